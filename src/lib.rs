@@ -1,0 +1,5 @@
+//! peerpods-build: `kustomize build`, byte for byte, in Rust.
+pub mod error;
+pub mod patch;
+pub mod resource;
+pub mod yaml;

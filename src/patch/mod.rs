@@ -1,0 +1,1 @@
+//! Patching: strategic merge (with the Kubernetes schema) and RFC 6902 JSON patches.

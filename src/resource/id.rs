@@ -1,0 +1,72 @@
+//! Resource identity: group/version/kind plus namespace and name, printed as kustomize prints it.
+use std::fmt;
+
+/// Group, version and kind of a resource (`apps/v1` + `Deployment`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Gvk {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+}
+
+impl Gvk {
+    /// Splits an apiVersion (`apps/v1`, `v1`) into group and version.
+    pub fn from_api_version(api_version: &str, kind: &str) -> Self {
+        let (group, version) = match api_version.rsplit_once('/') {
+            Some((g, v)) => (g.to_string(), v.to_string()),
+            None => (String::new(), api_version.to_string()),
+        };
+        Gvk { group, version, kind: kind.to_string() }
+    }
+
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// kustomize's `IsSelected`: empty fields of the selector match anything.
+    pub fn is_selected_by(&self, selector: &Gvk) -> bool {
+        (selector.group.is_empty() || selector.group == self.group)
+            && (selector.version.is_empty() || selector.version == self.version)
+            && (selector.kind.is_empty() || selector.kind == self.kind)
+    }
+}
+
+impl fmt::Display for Gvk {
+    /// `Deployment.v1.apps`, with `[noVer]`/`[noGrp]` for empty parts, as kustomize's `Gvk.String`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let version = if self.version.is_empty() { "[noVer]" } else { &self.version };
+        let group = if self.group.is_empty() { "[noGrp]" } else { &self.group };
+        write!(f, "{}.{}.{}", self.kind, version, group)
+    }
+}
+
+/// The identity of one resource in a build.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ResId {
+    pub gvk: Gvk,
+    pub namespace: String,
+    pub name: String,
+}
+
+impl ResId {
+    /// The namespace as kustomize compares it: empty and `default` are the same place.
+    pub fn effective_namespace(&self) -> &str {
+        if self.namespace.is_empty() {
+            "default"
+        } else {
+            &self.namespace
+        }
+    }
+}
+
+impl fmt::Display for ResId {
+    /// `Deployment.v1.apps/name.namespace`, with `[noNs]` for no namespace, as kustomize's `ResId.String`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ns = if self.namespace.is_empty() { "[noNs]" } else { &self.namespace };
+        write!(f, "{}/{}.{}", self.gvk, self.name, ns)
+    }
+}

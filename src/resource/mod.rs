@@ -1,0 +1,184 @@
+//! The resource model: one Kubernetes object, its identity and the history of that identity.
+mod id;
+mod resmap;
+
+pub use id::{Gvk, ResId};
+pub use resmap::ResMap;
+
+use serde_json::{Map, Value};
+
+/// How a generated ConfigMap/Secret combines with one of the same name from a lower layer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Behavior {
+    #[default]
+    Create,
+    Replace,
+    Merge,
+}
+
+/// One Kubernetes object in a build.
+#[derive(Clone, Debug)]
+pub struct Resource {
+    /// The object itself, always a JSON object.
+    pub value: Value,
+    /// Ids this resource had before renames (prefix, suffix, namespace, patches), oldest first.
+    pub previous_ids: Vec<ResId>,
+    /// Prefixes and suffixes applied so far, for name references that must follow them.
+    pub prefixes: Vec<String>,
+    pub suffixes: Vec<String>,
+    /// Generator behaviour, for resources made by configMapGenerator/secretGenerator.
+    pub behavior: Behavior,
+    /// Whether the name gets a content hash suffix at the end of the build.
+    pub needs_hash_suffix: bool,
+    /// Whether this resource came from a generator (kept for merge/replace across layers).
+    pub generated: bool,
+    /// `config.kubernetes.io/origin` data, when buildMetadata asks for it.
+    pub origin: Option<Value>,
+}
+
+impl Resource {
+    pub fn new(value: Value) -> Self {
+        Resource {
+            value,
+            previous_ids: Vec::new(),
+            prefixes: Vec::new(),
+            suffixes: Vec::new(),
+            behavior: Behavior::Create,
+            needs_hash_suffix: false,
+            generated: false,
+            origin: None,
+        }
+    }
+
+    pub fn map(&self) -> &Map<String, Value> {
+        self.value.as_object().expect("a resource is always a mapping")
+    }
+
+    pub fn map_mut(&mut self) -> &mut Map<String, Value> {
+        self.value.as_object_mut().expect("a resource is always a mapping")
+    }
+
+    fn str_at(&self, key: &str) -> &str {
+        self.value.get(key).and_then(Value::as_str).unwrap_or("")
+    }
+
+    fn metadata_str(&self, key: &str) -> &str {
+        self.value.get("metadata").and_then(|m| m.get(key)).and_then(Value::as_str).unwrap_or("")
+    }
+
+    pub fn api_version(&self) -> &str {
+        self.str_at("apiVersion")
+    }
+
+    pub fn kind(&self) -> &str {
+        self.str_at("kind")
+    }
+
+    pub fn name(&self) -> &str {
+        self.metadata_str("name")
+    }
+
+    pub fn namespace(&self) -> &str {
+        self.metadata_str("namespace")
+    }
+
+    pub fn gvk(&self) -> Gvk {
+        Gvk::from_api_version(self.api_version(), self.kind())
+    }
+
+    /// The id the resource has now.
+    pub fn current_id(&self) -> ResId {
+        ResId { gvk: self.gvk(), namespace: self.namespace().to_string(), name: self.name().to_string() }
+    }
+
+    /// The id the resource had when it was first loaded or generated.
+    pub fn original_id(&self) -> ResId {
+        self.previous_ids.first().cloned().unwrap_or_else(|| self.current_id())
+    }
+
+    /// Every id this resource has had, the current one last.
+    pub fn all_ids(&self) -> Vec<ResId> {
+        let mut ids = self.previous_ids.clone();
+        ids.push(self.current_id());
+        ids
+    }
+
+    /// The metadata mapping, created when absent.
+    pub fn metadata_mut(&mut self) -> &mut Map<String, Value> {
+        let map = self.map_mut();
+        let meta = map.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
+        if !meta.is_object() {
+            *meta = Value::Object(Map::new());
+        }
+        meta.as_object_mut().unwrap()
+    }
+
+    /// Renames the resource, remembering the old id for name references and patch targets.
+    pub fn set_name(&mut self, name: &str) {
+        if self.name() == name {
+            return;
+        }
+        self.remember_current_id();
+        self.metadata_mut().insert("name".into(), Value::String(name.to_string()));
+    }
+
+    /// Moves the resource to a namespace, remembering the old id.
+    pub fn set_namespace(&mut self, namespace: &str) {
+        if self.namespace() == namespace {
+            return;
+        }
+        self.remember_current_id();
+        self.metadata_mut().insert("namespace".into(), Value::String(namespace.to_string()));
+    }
+
+    pub fn remember_current_id(&mut self) {
+        let id = self.current_id();
+        if self.previous_ids.last() != Some(&id) {
+            self.previous_ids.push(id);
+        }
+    }
+
+    /// A string-to-string map under metadata (`labels`, `annotations`).
+    pub fn metadata_map(&self, field: &str) -> Option<&Map<String, Value>> {
+        self.value.get("metadata")?.get(field)?.as_object()
+    }
+
+    pub fn labels(&self) -> Option<&Map<String, Value>> {
+        self.metadata_map("labels")
+    }
+
+    pub fn annotations(&self) -> Option<&Map<String, Value>> {
+        self.metadata_map("annotations")
+    }
+
+    pub fn annotation(&self, key: &str) -> Option<&str> {
+        self.annotations()?.get(key)?.as_str()
+    }
+
+    /// Sets or removes (with `None`) one entry of `metadata.labels`/`metadata.annotations`.
+    pub fn set_metadata_entry(&mut self, field: &str, key: &str, value: Option<&str>) {
+        let meta = self.metadata_mut();
+        match value {
+            Some(v) => {
+                let m = meta.entry(field).or_insert_with(|| Value::Object(Map::new()));
+                if !m.is_object() {
+                    *m = Value::Object(Map::new());
+                }
+                m.as_object_mut().unwrap().insert(key.to_string(), Value::String(v.to_string()));
+            }
+            None => {
+                if let Some(m) = meta.get_mut(field).and_then(Value::as_object_mut) {
+                    m.shift_remove(key);
+                    if m.is_empty() {
+                        meta.shift_remove(field);
+                    }
+                }
+            }
+        }
+    }
+
+    /// kustomize drops resources annotated `config.kubernetes.io/local-config: "true"` from the output.
+    pub fn is_local_config(&self) -> bool {
+        self.annotation("config.kubernetes.io/local-config") == Some("true")
+    }
+}
