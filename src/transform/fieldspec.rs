@@ -1,0 +1,212 @@
+//! Field specs: the data that says which kinds and which paths a transformer touches,
+//! and the walker that visits those paths (kyaml's fieldspec filter).
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+use crate::resource::Gvk;
+
+/// One "kind + path" rule, as written in kustomize's tables and `configurations` files.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FieldSpec {
+    /// Which resources the rule applies to; empty parts match anything.
+    pub gvk: Gvk,
+    /// Slash-separated path (`spec/template/metadata/labels`); `\/` escapes a slash.
+    pub path: String,
+    /// Whether a missing field is created.
+    pub create: bool,
+}
+
+impl FieldSpec {
+    /// Reads `{group, version, kind, path, create}`.
+    pub fn from_value(v: &Value) -> Result<Self> {
+        let obj = v.as_object().ok_or_else(|| Error::msg(format!("a field spec must be a mapping, got {v}")))?;
+        let s = |k: &str| obj.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        Ok(FieldSpec {
+            gvk: Gvk { group: s("group"), version: s("version"), kind: s("kind") },
+            path: s("path"),
+            create: obj.get("create").and_then(Value::as_bool).unwrap_or(false),
+        })
+    }
+
+    pub fn list_from_value(v: Option<&Value>) -> Result<Vec<Self>> {
+        match v {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(items)) => items.iter().map(FieldSpec::from_value).collect(),
+            Some(other) => Err(Error::msg(format!("field specs must be a list, got {other}"))),
+        }
+    }
+
+    /// kyaml's `isMatchGVK`: kind, group and version compared only when the spec sets them.
+    pub fn applies_to(&self, api_version: &str, kind: &str) -> bool {
+        if !self.gvk.kind.is_empty() && self.gvk.kind != kind {
+            return false;
+        }
+        let (group, version) = split_api_version(api_version);
+        (self.gvk.group.is_empty() || self.gvk.group == group)
+            && (self.gvk.version.is_empty() || self.gvk.version == version)
+    }
+
+    /// The path split on unescaped slashes.
+    pub fn path_parts(&self) -> Vec<String> {
+        split_path(&self.path)
+    }
+}
+
+/// `apps/v1` -> (`apps`, `v1`); `v1` -> (``, `v1`).
+pub fn split_api_version(api_version: &str) -> (&str, &str) {
+    match api_version.rsplit_once('/') {
+        Some((g, v)) => (g, v),
+        None => ("", api_version),
+    }
+}
+
+/// kustomize's `PathSplitter`: split on `/`, except where the slash is escaped as `\/`.
+pub fn split_path(path: &str) -> Vec<String> {
+    let mut parts: Vec<String> = Vec::new();
+    for (i, piece) in path.split('/').enumerate() {
+        match parts.last_mut() {
+            Some(last) if i > 0 && last.ends_with('\\') => {
+                last.pop();
+                last.push('/');
+                last.push_str(piece);
+            }
+            _ => parts.push(piece.to_string()),
+        }
+    }
+    parts
+}
+
+/// What to create at the end of a path that is missing, when the spec says `create: true`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CreateKind {
+    /// Never create (the spec's `create` is ignored).
+    Nothing,
+    /// A scalar field (names, namespaces, images...).
+    Scalar,
+    /// A mapping (labels, annotations, selectors).
+    Mapping,
+}
+
+/// Visits every node at `parts` below `node`, calling `visit` on each (kyaml's fieldspec filter):
+/// sequences met on the way are walked element by element; a missing field stops the walk unless
+/// `create` asks for it.
+pub fn walk(
+    node: &mut Value,
+    parts: &[String],
+    create: bool,
+    create_kind: CreateKind,
+    visit: &mut dyn FnMut(&mut Value) -> Result<()>,
+) -> Result<()> {
+    let Some((first, rest)) = parts.split_first() else {
+        return visit(node);
+    };
+    match node {
+        Value::Null => Ok(()),
+        Value::Array(items) => {
+            for item in items.iter_mut() {
+                walk(item, parts, create, create_kind, visit)?;
+            }
+            Ok(())
+        }
+        Value::Object(map) => {
+            let (name, is_seq) = match first.strip_suffix("[]") {
+                Some(n) => (n, true),
+                None => (first.as_str(), false),
+            };
+            if name.is_empty() {
+                return Err(Error::msg("cannot set or create an empty field name"));
+            }
+            let creating = create && create_kind != CreateKind::Nothing && !is_seq;
+            if !map.contains_key(name) {
+                if !creating {
+                    return Ok(());
+                }
+                let fresh = if rest.is_empty() && create_kind == CreateKind::Scalar {
+                    Value::Null
+                } else {
+                    Value::Object(Map::new())
+                };
+                map.insert(name.to_string(), fresh);
+            }
+            let child = map.get_mut(name).unwrap();
+            // A field that exists but is null takes the kind it is being created as.
+            if child.is_null() && creating && !(rest.is_empty() && create_kind == CreateKind::Scalar) {
+                *child = Value::Object(Map::new());
+            }
+            walk(child, rest, create, create_kind, visit)
+                .map_err(|e| e.context(format!("fieldName: {name}")))
+        }
+        _ => Err(Error::msg("expected sequence or mapping node")),
+    }
+}
+
+/// Applies `visit` at every path of `specs` that applies to the resource `value`.
+pub fn apply_field_specs(
+    value: &mut Value,
+    specs: &[FieldSpec],
+    create_kind: CreateKind,
+    visit: &mut dyn FnMut(&mut Value) -> Result<()>,
+) -> Result<()> {
+    let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or("").to_string();
+    let kind = value.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
+    for spec in specs {
+        if !spec.applies_to(&api_version, &kind) {
+            continue;
+        }
+        walk(value, &spec.path_parts(), spec.create, create_kind, visit)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn spec(path: &str, create: bool) -> FieldSpec {
+        FieldSpec { gvk: Gvk::default(), path: path.into(), create }
+    }
+
+    #[test]
+    fn escaped_slash_stays_in_one_path_part() {
+        assert_eq!(split_path(r"metadata/annotations/a.io\/b"), vec!["metadata", "annotations", "a.io/b"]);
+    }
+
+    #[test]
+    fn walk_visits_every_element_of_sequences_on_the_path() {
+        let mut v = json!({"spec": {"containers": [{"image": "a"}, {"image": "b"}, {"name": "c"}]}});
+        let mut seen = Vec::new();
+        walk(&mut v, &split_path("spec/containers/image"), false, CreateKind::Scalar, &mut |n| {
+            seen.push(n.as_str().unwrap().to_string());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, vec!["a", "b"]);
+    }
+
+    #[test]
+    fn walk_creates_missing_mappings_only_when_asked() {
+        let mut v = json!({"metadata": {}});
+        let s = spec("spec/selector/matchLabels", true);
+        apply_field_specs(&mut v, &[s], CreateKind::Mapping, &mut |n| {
+            n.as_object_mut().unwrap().insert("a".into(), json!("b"));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(v, json!({"metadata": {}, "spec": {"selector": {"matchLabels": {"a": "b"}}}}));
+        let mut untouched = json!({"metadata": {}});
+        apply_field_specs(&mut untouched, &[spec("spec/selector", false)], CreateKind::Mapping, &mut |_| {
+            panic!("must not visit a missing field")
+        })
+        .unwrap();
+        assert_eq!(untouched, json!({"metadata": {}}));
+    }
+
+    #[test]
+    fn spec_with_kind_applies_only_to_that_kind_and_group() {
+        let s = FieldSpec { gvk: Gvk { group: "apps".into(), version: String::new(), kind: "Deployment".into() }, path: "x".into(), create: false };
+        assert!(s.applies_to("apps/v1", "Deployment"));
+        assert!(!s.applies_to("v1", "Deployment"));
+        assert!(!s.applies_to("apps/v1", "StatefulSet"));
+    }
+}
