@@ -1,0 +1,179 @@
+//! Reading files for one kustomization, inside the root the load restrictor allows.
+use std::path::{Component, Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// The names kustomize accepts for a kustomization file, in its order of preference.
+pub const KUSTOMIZATION_FILE_NAMES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// Whether files must stay inside their kustomization's folder (`--load-restrictor`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LoadRestrictor {
+    /// `LoadRestrictionsRootOnly`, kustomize's default.
+    #[default]
+    RootOnly,
+    /// `LoadRestrictionsNone`.
+    None,
+}
+
+/// Reads the files of one kustomization root.
+#[derive(Clone, Debug)]
+pub struct Loader {
+    /// The kustomization folder, with symlinks resolved.
+    root: PathBuf,
+    restrictor: LoadRestrictor,
+}
+
+impl Loader {
+    pub fn new(root: &Path, restrictor: LoadRestrictor) -> Result<Self> {
+        let root = root.canonicalize().map_err(|e| Error::Io {
+            path: root.to_path_buf(),
+            message: format!("must build at directory: {}", io_reason(&e)),
+        })?;
+        if !root.is_dir() {
+            return Err(Error::msg(format!("must build at directory: '{}': file is not directory", root.display())));
+        }
+        Ok(Loader { root, restrictor })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn restrictor(&self) -> LoadRestrictor {
+        self.restrictor
+    }
+
+    /// A loader for a sub-kustomization (a folder in `resources` or `components`).
+    /// Folders are not restricted, as in kustomize; only the files each root reads are.
+    pub fn child(&self, relative: &str) -> Result<Loader> {
+        Loader::new(&self.root.join(relative), self.restrictor)
+    }
+
+    /// The absolute, symlink-resolved path of `relative`, checked against the restrictor.
+    pub fn resolve(&self, relative: &str) -> Result<PathBuf> {
+        let joined = self.root.join(relative);
+        let real = joined.canonicalize().map_err(|e| Error::Io { path: joined.clone(), message: io_reason(&e) })?;
+        if self.restrictor == LoadRestrictor::RootOnly && !real.starts_with(&self.root) {
+            return Err(Error::OutsideRoot { path: real.display().to_string(), root: self.root.display().to_string() });
+        }
+        Ok(real)
+    }
+
+    /// Reads a file named relative to the root.
+    pub fn read(&self, relative: &str) -> Result<(PathBuf, String)> {
+        let path = self.resolve(relative)?;
+        let bytes = std::fs::read(&path).map_err(|e| Error::Io { path: path.clone(), message: io_reason(&e) })?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Error::Io { path: path.clone(), message: "file is not valid UTF-8".into() })?;
+        Ok((path, text))
+    }
+
+    /// Whether `relative` names an existing file (not folder) below the root, ignoring the restrictor.
+    pub fn is_file(&self, relative: &str) -> bool {
+        self.root.join(relative).is_file()
+    }
+
+    pub fn is_dir(&self, relative: &str) -> bool {
+        self.root.join(relative).is_dir()
+    }
+
+    /// The kustomization file of this root: exactly one of the accepted names must exist.
+    pub fn find_kustomization_file(&self) -> Result<PathBuf> {
+        let found: Vec<PathBuf> =
+            KUSTOMIZATION_FILE_NAMES.iter().map(|n| self.root.join(n)).filter(|p| p.is_file()).collect();
+        match found.len() {
+            0 => Err(Error::msg(format!(
+                "unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{}'",
+                self.root.display()
+            ))),
+            1 => Ok(found.into_iter().next().unwrap()),
+            _ => Err(Error::msg(format!("Found multiple kustomization files under: {}", self.root.display()))),
+        }
+    }
+
+    /// A path relative to this root, for messages.
+    pub fn display_relative(&self, relative: &str) -> String {
+        normalize(&self.root.join(relative)).display().to_string()
+    }
+}
+
+/// Lexically removes `.` and `..` parts.
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree() -> tempdir::TempTree {
+        tempdir::TempTree::new()
+    }
+
+    mod tempdir {
+        use std::path::PathBuf;
+        pub struct TempTree(pub PathBuf);
+        impl TempTree {
+            pub fn new() -> Self {
+                let n = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+                let p = std::env::temp_dir().join(format!("ppb-loader-{}-{n}", std::process::id()));
+                std::fs::create_dir_all(p.join("app")).unwrap();
+                TempTree(p)
+            }
+        }
+        impl Drop for TempTree {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
+    }
+
+    #[test]
+    fn root_only_refuses_a_file_above_the_root() {
+        let t = tree();
+        std::fs::write(t.0.join("secret.env"), "A=1").unwrap();
+        let l = Loader::new(&t.0.join("app"), LoadRestrictor::RootOnly).unwrap();
+        let err = l.read("../secret.env").unwrap_err().to_string();
+        assert!(err.contains("is not in or below"), "{err}");
+        let open = Loader::new(&t.0.join("app"), LoadRestrictor::None).unwrap();
+        assert_eq!(open.read("../secret.env").unwrap().1, "A=1");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn root_only_refuses_a_symlink_that_escapes_the_root() {
+        let t = tree();
+        std::fs::write(t.0.join("outside.yaml"), "a: 1").unwrap();
+        std::os::unix::fs::symlink(t.0.join("outside.yaml"), t.0.join("app/link.yaml")).unwrap();
+        let l = Loader::new(&t.0.join("app"), LoadRestrictor::RootOnly).unwrap();
+        assert!(matches!(l.read("link.yaml"), Err(Error::OutsideRoot { .. })));
+    }
+
+    #[test]
+    fn two_kustomization_files_in_one_folder_is_an_error() {
+        let t = tree();
+        std::fs::write(t.0.join("app/kustomization.yaml"), "").unwrap();
+        std::fs::write(t.0.join("app/Kustomization"), "").unwrap();
+        let l = Loader::new(&t.0.join("app"), LoadRestrictor::RootOnly).unwrap();
+        assert!(l.find_kustomization_file().unwrap_err().to_string().contains("Found multiple kustomization files"));
+    }
+}

@@ -1,0 +1,6 @@
+//! kustomization.yaml: its types, and the loader that reads files under the load restrictor.
+pub mod loader;
+pub mod types;
+
+pub use loader::{LoadRestrictor, Loader};
+pub use types::Kustomization;
