@@ -1,2 +1,46 @@
-pub mod parse;
+//! YAML at the edges: parsing (typed as kustomize types scalars) and kustomize's exact output bytes.
 pub mod emit;
+pub mod parse;
+
+/// A JSON number as Go's `encoding/json` prints it (kustomize round-trips every resource through it).
+pub fn go_number_json(n: &serde_json::Number) -> String {
+    if let Some(i) = n.as_i64() {
+        return i.to_string();
+    }
+    if let Some(u) = n.as_u64() {
+        return u.to_string();
+    }
+    let f = n.as_f64().unwrap_or(0.0);
+    let abs = f.abs();
+    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        let rust = format!("{f:e}");
+        let (mantissa, exp) = rust.split_once('e').unwrap_or((&rust, "0"));
+        let exp: i32 = exp.parse().unwrap_or(0);
+        if exp < 0 {
+            format!("{mantissa}e-{}", -exp)
+        } else {
+            format!("{mantissa}e+{exp:02}")
+        }
+    } else {
+        format!("{f}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::go_number_json;
+
+    fn n(f: f64) -> String {
+        go_number_json(&serde_json::Number::from_f64(f).unwrap())
+    }
+
+    #[test]
+    fn floats_print_as_go_encoding_json_prints_them() {
+        assert_eq!(n(1.0), "1");
+        assert_eq!(n(1.5), "1.5");
+        assert_eq!(n(1e20), "100000000000000000000");
+        assert_eq!(n(1e21), "1e+21");
+        assert_eq!(n(1e-7), "1e-7");
+        assert_eq!(n(-2.5e-9), "-2.5e-9");
+    }
+}

@@ -1,0 +1,217 @@
+//! configMapGenerator and secretGenerator: ConfigMaps and Secrets made from literals, files and env files.
+pub mod hash;
+
+use base64::Engine;
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, Result};
+use crate::kustomization::types::{GeneratorArgs, GeneratorOptions, StringMap};
+use crate::kustomization::Loader;
+use crate::resource::{Behavior, Resource};
+
+/// Which object a generator makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GeneratedKind {
+    ConfigMap,
+    Secret,
+}
+
+/// Makes one ConfigMap or Secret from a generator entry and the kustomization's `generatorOptions`.
+pub fn generate(
+    kind: GeneratedKind,
+    args: &GeneratorArgs,
+    global: Option<&GeneratorOptions>,
+    loader: &Loader,
+) -> Result<Resource> {
+    let options = merge_options(args.options.as_ref(), global);
+    let behavior = match args.behavior.as_str() {
+        "" | "create" => Behavior::Create,
+        "merge" => Behavior::Merge,
+        "replace" => Behavior::Replace,
+        other => return Err(Error::msg(format!("unknown generator behavior '{other}'"))),
+    };
+    let pairs = key_value_pairs(args, loader)?;
+
+    let mut metadata = Map::new();
+    metadata.insert("name".into(), Value::String(args.name.clone()));
+    if !args.namespace.is_empty() {
+        metadata.insert("namespace".into(), Value::String(args.namespace.clone()));
+    }
+    insert_string_map(&mut metadata, "labels", &options.labels);
+    insert_string_map(&mut metadata, "annotations", &options.annotations);
+
+    let mut object = Map::new();
+    object.insert("apiVersion".into(), json!("v1"));
+    object.insert("kind".into(), json!(match kind {
+        GeneratedKind::ConfigMap => "ConfigMap",
+        GeneratedKind::Secret => "Secret",
+    }));
+    object.insert("metadata".into(), Value::Object(metadata));
+
+    let mut data = Map::new();
+    let mut binary_data = Map::new();
+    let b64 = base64::engine::general_purpose::STANDARD;
+    for (key, bytes) in pairs {
+        let target = match kind {
+            GeneratedKind::Secret => {
+                check_key(&key, &data, "Secret", &args.name)?;
+                data.insert(key, Value::String(b64.encode(&bytes)));
+                continue;
+            }
+            GeneratedKind::ConfigMap => match String::from_utf8(bytes) {
+                Ok(text) => {
+                    check_key(&key, &data, "ConfigMap", &args.name)?;
+                    check_key(&key, &binary_data, "ConfigMap", &args.name)?;
+                    (&mut data, Value::String(text))
+                }
+                Err(e) => {
+                    check_key(&key, &data, "ConfigMap", &args.name)?;
+                    (&mut binary_data, Value::String(b64.encode(e.into_bytes())))
+                }
+            },
+        };
+        target.0.insert(key, target.1);
+    }
+    if !data.is_empty() {
+        object.insert("data".into(), Value::Object(data));
+    }
+    if !binary_data.is_empty() {
+        object.insert("binaryData".into(), Value::Object(binary_data));
+    }
+    if kind == GeneratedKind::Secret {
+        let secret_type = if args.secret_type.is_empty() { "Opaque" } else { &args.secret_type };
+        object.insert("type".into(), Value::String(secret_type.to_string()));
+    }
+    if options.immutable {
+        object.insert("immutable".into(), Value::Bool(true));
+    }
+
+    let mut resource = Resource::new(Value::Object(object));
+    resource.behavior = behavior;
+    resource.needs_hash_suffix = !options.disable_name_suffix_hash.unwrap_or(false);
+    resource.generated = true;
+    Ok(resource)
+}
+
+/// kustomize's `MergeGlobalOptionsIntoLocal`: the kustomization-wide options override the entry's.
+fn merge_options(local: Option<&GeneratorOptions>, global: Option<&GeneratorOptions>) -> GeneratorOptions {
+    let mut merged = local.cloned().unwrap_or_default();
+    if let Some(g) = global {
+        merged.labels.extend(g.labels.iter().map(|(k, v)| (k.clone(), v.clone())));
+        merged.annotations.extend(g.annotations.iter().map(|(k, v)| (k.clone(), v.clone())));
+        if g.disable_name_suffix_hash == Some(true) {
+            merged.disable_name_suffix_hash = Some(true);
+        }
+        merged.immutable |= g.immutable;
+    }
+    merged
+}
+
+fn insert_string_map(target: &mut Map<String, Value>, field: &str, map: &StringMap) {
+    if !map.is_empty() {
+        let m = map.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+        target.insert(field.into(), Value::Object(m));
+    }
+}
+
+fn check_key(key: &str, existing: &Map<String, Value>, kind: &str, name: &str) -> Result<()> {
+    if existing.contains_key(key) {
+        return Err(Error::msg(format!(
+            "cannot add key {key}, another key by that name already exists in Data for {kind} \"{name}\""
+        )));
+    }
+    if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) {
+        return Err(Error::msg(format!("\"{key}\" is not a valid key name for a {kind}")));
+    }
+    Ok(())
+}
+
+/// The generator's key/value pairs in kustomize's order: env files, then literals, then files.
+fn key_value_pairs(args: &GeneratorArgs, loader: &Loader) -> Result<Vec<(String, Vec<u8>)>> {
+    let mut pairs = Vec::new();
+    let env_files = args.envs.iter().chain(std::iter::once(&args.env).filter(|e| !e.is_empty()));
+    for env_file in env_files {
+        let (_, text) = loader.read(env_file)?;
+        pairs.extend(parse_env_file(&text).map_err(|e| e.context(format!("env source file {env_file}")))?);
+    }
+    for literal in &args.literals {
+        let (key, value) = parse_literal(literal)?;
+        pairs.push((key, value.into_bytes()));
+    }
+    for file in &args.files {
+        let (key, path) = match file.split_once('=') {
+            Some((k, p)) if !k.is_empty() && !p.is_empty() => (k.to_string(), p),
+            Some(_) => return Err(Error::msg(format!("key or file path is missing in file source '{file}'"))),
+            None => (file.rsplit('/').next().unwrap_or(file).to_string(), file.as_str()),
+        };
+        let resolved = loader.resolve(path)?;
+        let bytes = std::fs::read(&resolved)
+            .map_err(|e| Error::Io { path: resolved.clone(), message: e.to_string() })?;
+        pairs.push((key, bytes));
+    }
+    Ok(pairs)
+}
+
+/// `KEY=value`, with one pair of matching surrounding quotes removed from the value.
+fn parse_literal(literal: &str) -> Result<(String, String)> {
+    let Some((key, value)) = literal.split_once('=') else {
+        return Err(Error::msg(format!("invalid literal source {literal}, expected key=value")));
+    };
+    if key.is_empty() {
+        return Err(Error::msg(format!("invalid literal source {literal}, expected key=value")));
+    }
+    let unquoted = match value.as_bytes() {
+        [first @ (b'"' | b'\''), .., last] if first == last && value.len() >= 2 => &value[1..value.len() - 1],
+        _ => value,
+    };
+    Ok((key.to_string(), unquoted.to_string()))
+}
+
+/// An env file: `KEY=value` lines; blank lines and `#` comments skipped; a bare `KEY` takes the
+/// value of that environment variable, as kustomize does.
+fn parse_env_file(text: &str) -> Result<Vec<(String, Vec<u8>)>> {
+    let mut pairs = Vec::new();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    for (number, raw) in text.split('\n').enumerate() {
+        let line = raw.strip_suffix('\r').unwrap_or(raw).trim_start();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (key, value) = match line.split_once('=') {
+            Some((k, v)) => (k, v.to_string()),
+            None => (line, std::env::var(line).unwrap_or_default()),
+        };
+        if key.is_empty()
+            || key.starts_with(|c: char| c.is_ascii_digit())
+            || !key.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        {
+            return Err(Error::msg(format!(
+                "line {}: invalid key \"{key}\": a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit",
+                number + 1
+            )));
+        }
+        pairs.push((key.to_string(), value.into_bytes()));
+    }
+    Ok(pairs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_values_lose_one_pair_of_matching_quotes() {
+        assert_eq!(parse_literal("A='x y'").unwrap(), ("A".into(), "x y".into()));
+        assert_eq!(parse_literal("A=\"x\"").unwrap(), ("A".into(), "x".into()));
+        assert_eq!(parse_literal("A='x\"").unwrap(), ("A".into(), "'x\"".into()));
+        assert_eq!(parse_literal("A=b=c").unwrap(), ("A".into(), "b=c".into()));
+        assert!(parse_literal("novalue").is_err());
+    }
+
+    #[test]
+    fn env_files_skip_comments_and_keep_values_verbatim() {
+        let pairs = parse_env_file("# c\n\n  A=1 \nB='q'\r\n").unwrap();
+        assert_eq!(pairs, vec![("A".into(), b"1 ".to_vec()), ("B".into(), b"'q'".to_vec())]);
+        assert!(parse_env_file("1A=x").is_err());
+    }
+}
