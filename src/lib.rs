@@ -1,8 +1,110 @@
 //! peerpods-build: `kustomize build`, byte for byte, in Rust.
+//!
+//! [`build`] is the whole pipeline, in kustomize's order: accumulate the kustomization tree
+//! ([`target`]), then, at the top level only, add hash suffixes, fix name references, resolve
+//! vars, drop local-config resources and sort.
+pub mod diagnostics;
 pub mod error;
 pub mod generate;
 pub mod kustomization;
 pub mod patch;
-pub mod transform;
 pub mod resource;
+pub mod target;
+pub mod transform;
 pub mod yaml;
+
+use std::path::Path;
+
+use diagnostics::Diagnostics;
+use error::{Error, Result};
+use kustomization::{LoadRestrictor, Loader};
+use resource::ResMap;
+use transform::sort;
+
+/// `--reorder`: the deprecated output order flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reorder {
+    Legacy,
+    None,
+}
+
+/// How to build.
+#[derive(Clone, Debug, Default)]
+pub struct BuildOptions {
+    pub load_restrictor: LoadRestrictor,
+    /// `--reorder`, when given; otherwise the kustomization's `sortOptions` (default legacy) decide.
+    pub reorder: Option<Reorder>,
+}
+
+/// The result of a build: the resources to print and the warnings to show.
+pub struct Build {
+    pub resources: ResMap,
+    pub diagnostics: Diagnostics,
+}
+
+impl Build {
+    /// The output, byte for byte as `kustomize build` prints it.
+    pub fn to_yaml(&self) -> String {
+        yaml::emit::emit_stream(self.resources.iter().map(|r| &r.value))
+    }
+}
+
+/// Builds the kustomization in `dir`, as `kustomize build DIR` does.
+pub fn build(dir: &Path, options: &BuildOptions) -> Result<Build> {
+    let loader = Loader::new(dir, options.load_restrictor)?;
+    let mut ctx = target::Context::new(options.load_restrictor);
+    let top = target::Target::load(loader, &mut ctx.diagnostics)?;
+    if top.kustomization.kind == "Component" {
+        return Err(Error::msg(format!("expected kind != 'Component' for path '{}'", top.loader.root().display())));
+    }
+    let mut acc = target::Accumulated::default();
+    target::accumulate(&mut ctx, &top, &mut acc)?;
+    let mut resources = acc.resources;
+
+    add_hash_suffixes(&mut resources);
+    transform::namereference::resolve_name_references(&mut resources, &acc.tables.name_reference)?;
+    transform::vars::resolve_vars(&mut resources, &acc.vars, &acc.tables.var_reference)?;
+    resources.retain(|r| !r.is_local_config());
+    order(&mut resources, &top.kustomization, options)?;
+    Ok(Build { resources, diagnostics: ctx.diagnostics })
+}
+
+/// Generated ConfigMaps and Secrets get `-<hash of their final content>` appended to their names.
+fn add_hash_suffixes(resources: &mut ResMap) {
+    for r in resources.iter_mut().filter(|r| r.needs_hash_suffix) {
+        let hash = generate::hash::content_hash(&r.value);
+        let name = format!("{}-{hash}", r.name());
+        r.set_name(&name);
+    }
+    resources.reindex();
+}
+
+/// The output order: `--reorder` when given, else `sortOptions`, else kustomize's legacy order.
+fn order(resources: &mut ResMap, k: &kustomization::Kustomization, options: &BuildOptions) -> Result<()> {
+    let sort_options = k.sort_options.as_ref();
+    match (options.reorder, sort_options.map(|s| s.order.as_str())) {
+        (Some(Reorder::None), _) => {}
+        (Some(Reorder::Legacy), _) | (None, None) => {
+            sort::legacy_sort(resources, &sort::default_order_first(), &sort::default_order_last())
+        }
+        (None, Some("fifo")) => {
+            if sort_options.is_some_and(|s| s.legacy_sort_options.is_some()) {
+                return Err(Error::msg(
+                    "the field 'sortOptions.legacySortOptions' is set but the selected sort order is 'fifo', not 'legacy'",
+                ));
+            }
+        }
+        (None, Some("legacy")) => {
+            let legacy = sort_options.and_then(|s| s.legacy_sort_options.clone()).unwrap_or_default();
+            let first = if legacy.order_first.is_empty() && legacy.order_last.is_empty() { sort::default_order_first() } else { legacy.order_first };
+            let last = if first.is_empty() && legacy.order_last.is_empty() { sort::default_order_last() } else { legacy.order_last };
+            sort::legacy_sort(resources, &first, &last);
+        }
+        (None, Some(other)) => {
+            return Err(Error::msg(format!(
+                "unable to load builtin SortOrderTransformer.builtin.[noGrp]/SortOrderTransformer.[noNs]: the field 'sortOptions.order' must be one of [fifo, legacy], got '{other}'"
+            )))
+        }
+    }
+    Ok(())
+}

@@ -1,1 +1,144 @@
-fn main(){}
+//! The command line: parse flags, call the library, print, exit codes.
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use peerpods_build::kustomization::LoadRestrictor;
+use peerpods_build::{build, BuildOptions, Reorder};
+
+/// The kustomize version whose output this build reproduces byte for byte.
+const KUSTOMIZE_COMPATIBLE: &str = "v5.6.0";
+
+#[derive(Parser)]
+#[command(name = "peerpods-build", version, about = "Build a kustomization target, byte for byte as `kustomize build` does")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build a kustomization target from a directory (the default command).
+    Build(BuildArgs),
+    /// Print the version.
+    Version {
+        /// Print only the semantic version (Argo CD parses this).
+        #[arg(long)]
+        short: bool,
+    },
+}
+
+#[derive(Args)]
+struct BuildArgs {
+    /// The kustomization directory.
+    #[arg(default_value = ".")]
+    dir: PathBuf,
+    /// Write to this file, or, if it is an existing directory, one file per resource.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// LoadRestrictionsRootOnly (files must stay inside each kustomization's folder) or LoadRestrictionsNone.
+    #[arg(long, default_value = "LoadRestrictionsRootOnly")]
+    load_restrictor: String,
+    /// Deprecated kustomize flag: `legacy` or `none` output order.
+    #[arg(long)]
+    reorder: Option<String>,
+    /// Fail when a patch target or an images entry matches nothing (otherwise a warning).
+    #[arg(long)]
+    strict: bool,
+    /// Inflate helmCharts (runs `helm`): not supported yet.
+    #[arg(long)]
+    enable_helm: bool,
+    /// Run KRM function plugins: not supported yet.
+    #[arg(long)]
+    enable_alpha_plugins: bool,
+    /// Run exec plugins: not supported yet.
+    #[arg(long)]
+    enable_exec: bool,
+}
+
+fn main() -> ExitCode {
+    let mut args: Vec<String> = std::env::args().collect();
+    // `peerpods-build DIR` means `peerpods-build build DIR`, as with `kubectl kustomize DIR`.
+    let first = args.get(1).map(String::as_str);
+    let is_command_or_help = matches!(first, Some("build" | "version" | "help" | "-h" | "--help" | "-V" | "--version"));
+    if !is_command_or_help {
+        args.insert(1, "build".into());
+    }
+    let cli = Cli::parse_from(args);
+    match cli.command {
+        Command::Version { short } => {
+            let ours = env!("CARGO_PKG_VERSION");
+            if short {
+                println!("{KUSTOMIZE_COMPATIBLE}+peerpods-build.{ours}");
+            } else {
+                println!("peerpods-build {ours} (output compatible with kustomize {KUSTOMIZE_COMPATIBLE})");
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Build(b) => match run_build(&b) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => {
+                eprintln!("Error: {message}");
+                ExitCode::FAILURE
+            }
+        },
+    }
+}
+
+fn run_build(args: &BuildArgs) -> Result<(), String> {
+    for (on, flag) in [(args.enable_helm, "--enable-helm"), (args.enable_alpha_plugins, "--enable-alpha-plugins"), (args.enable_exec, "--enable-exec")] {
+        if on {
+            return Err(format!("{flag} is not supported yet: peerpods-build never runs other programs"));
+        }
+    }
+    let load_restrictor = match args.load_restrictor.as_str() {
+        "LoadRestrictionsRootOnly" | "rootOnly" => LoadRestrictor::RootOnly,
+        "LoadRestrictionsNone" | "none" => LoadRestrictor::None,
+        other => return Err(format!("illegal value for --load-restrictor: '{other}' (LoadRestrictionsRootOnly or LoadRestrictionsNone)")),
+    };
+    let reorder = match args.reorder.as_deref() {
+        None => None,
+        Some("legacy") => Some(Reorder::Legacy),
+        Some("none") => Some(Reorder::None),
+        Some(other) => return Err(format!("illegal value for --reorder: '{other}' (legacy or none)")),
+    };
+    let options = BuildOptions { load_restrictor, reorder };
+    let result = build(&args.dir, &options).map_err(|e| e.to_string())?;
+    for warning in &result.diagnostics.warnings {
+        eprintln!("{warning}");
+    }
+    if args.strict && !result.diagnostics.unmatched.is_empty() {
+        return Err(format!("--strict: {} rule(s) matched nothing", result.diagnostics.unmatched.len()));
+    }
+    match &args.output {
+        None => {
+            let yaml = result.to_yaml();
+            std::io::stdout().lock().write_all(yaml.as_bytes()).map_err(|e| format!("writing output: {e}"))
+        }
+        Some(dir) if dir.is_dir() => write_individual_files(dir, &result),
+        Some(file) => write_atomically(file, &result.to_yaml()),
+    }
+}
+
+/// One file per resource, named as kustomize names them (`[namespace_]group_kind_name.yaml`).
+fn write_individual_files(dir: &Path, result: &peerpods_build::Build) -> Result<(), String> {
+    let namespaces: std::collections::BTreeSet<&str> = result.resources.iter().map(|r| r.namespace()).filter(|n| !n.is_empty()).collect();
+    for r in result.resources.iter() {
+        let gvk = r.gvk();
+        let kind = if gvk.group.is_empty() { gvk.kind.clone() } else { format!("{}_{}", gvk.group, gvk.kind) };
+        let mut name = format!("{}_{}.yaml", kind.to_lowercase(), r.name().to_lowercase());
+        if namespaces.len() > 1 && !r.namespace().is_empty() {
+            name = format!("{}_{name}", r.namespace().to_lowercase());
+        }
+        write_atomically(&dir.join(name), &peerpods_build::yaml::emit::emit_stream([&r.value]))?;
+    }
+    Ok(())
+}
+
+/// Writes through a temporary file, so a failure never leaves a half-written output.
+fn write_atomically(path: &Path, content: &str) -> Result<(), String> {
+    let tmp = path.with_extension("peerpods-build.tmp");
+    std::fs::write(&tmp, content).map_err(|e| format!("writing {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("writing {}: {e}", path.display()))
+}

@@ -1,6 +1,7 @@
 //! The resource model: one Kubernetes object, its identity and the history of that identity.
 mod id;
 mod resmap;
+pub mod scope;
 
 pub use id::{Gvk, ResId};
 pub use resmap::ResMap;

@@ -1,1 +1,1566 @@
+//! kustomize's exact output bytes.
+//!
+//! kustomize prints every resource as `sigs.k8s.io/yaml.JSONToYAML(json.Marshal(obj))`:
+//! the object is JSON-encoded by Go, re-read by go-yaml v2 into plain Go values and
+//! marshalled again by go-yaml v2, whose emitter is a port of libyaml (best width 80,
+//! indent 2, unicode on).  This module reproduces that pipeline in one pass:
+//!
+//! * mapping keys are ordered by go-yaml v2's `keyList.Less` (sorted with Go's
+//!   `sort.Sort`, whose pdqsort is ported too so that even odd key sets come out in
+//!   the same order);
+//! * numbers are rendered as Go's `encoding/json` prints them and then re-typed the way
+//!   go-yaml v2 resolves that text (integers stay digits, floats use `%g`);
+//! * strings pick their style as go-yaml v2's `encoder.stringv` does (YAML 1.1
+//!   resolution decides whether a plain scalar would be read back as something else);
+//! * the libyaml emitter state (column, indentation, whitespace flags) is simulated and
+//!   its scalar analysis and writers (plain, single-quoted, double-quoted, literal)
+//!   are ported faithfully, including line folding past column 80.
 
+use serde_json::{Map, Number, Value};
+use std::fmt::Write as _;
+
+/// Appends one document (no leading `---`) in kustomize's exact bytes; ends with a newline.
+pub fn emit_document(value: &Value, out: &mut String) {
+    let mut e = Emitter {
+        out,
+        column: 0,
+        indent: -1,
+        indents: Vec::new(),
+        whitespace: true,
+        indention: true,
+        scratch: String::new(),
+    };
+    e.emit_node(value, true, false, false);
+    // DOCUMENT-END (implicit): only an indent, which ends the last line.
+    e.write_indent();
+}
+
+/// Documents joined by "---\n" (empty string for no documents).
+pub fn emit_stream<'a>(docs: impl IntoIterator<Item = &'a Value>) -> String {
+    let mut out = String::new();
+    for (i, doc) in docs.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        emit_document(doc, &mut out);
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// Emitter state machine (libyaml / go-yaml v2 emitterc.go, block context only)
+// ---------------------------------------------------------------------------
+
+const BEST_INDENT: i32 = 2;
+const BEST_WIDTH: usize = 80;
+/// Longest scalar (in bytes) that may be written as a simple `key: value` key.
+const MAX_SIMPLE_KEY_LEN: usize = 128;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Style {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+}
+
+struct Emitter<'o> {
+    out: &'o mut String,
+    /// Column in characters (libyaml counts one per character, not per byte).
+    column: usize,
+    indent: i32,
+    indents: Vec<i32>,
+    whitespace: bool,
+    indention: bool,
+    scratch: String,
+}
+
+impl Emitter<'_> {
+    /// `yaml_emitter_emit_node`: `root`, `mapping`, `simple_key` are the emitter's context flags.
+    fn emit_node(&mut self, value: &Value, root: bool, mapping: bool, simple_key: bool) {
+        match value {
+            Value::Null => self.emit_plain_word("null", root, simple_key),
+            Value::Bool(true) => self.emit_plain_word("true", root, simple_key),
+            Value::Bool(false) => self.emit_plain_word("false", root, simple_key),
+            Value::Number(n) => {
+                let mut s = std::mem::take(&mut self.scratch);
+                s.clear();
+                format_number(n, &mut s);
+                self.emit_plain_word(&s, root, simple_key);
+                self.scratch = s;
+            }
+            Value::String(s) => {
+                let a = analyze_scalar(s);
+                self.emit_scalar(s, string_style(s), &a, simple_key);
+            }
+            Value::Array(items) if items.is_empty() => self.emit_empty_flow("[", "]"),
+            Value::Object(map) if map.is_empty() => self.emit_empty_flow("{", "}"),
+            Value::Array(items) => self.emit_block_sequence(items, mapping),
+            Value::Object(map) => self.emit_block_mapping(map),
+        }
+    }
+
+    fn emit_plain_word(&mut self, s: &str, _root: bool, simple_key: bool) {
+        let a = analyze_scalar(s);
+        self.emit_scalar(s, Style::Plain, &a, simple_key);
+    }
+
+    /// An empty collection: the emitter switches to flow style (`[]` / `{}`).
+    fn emit_empty_flow(&mut self, open: &str, close: &str) {
+        self.write_indicator(open, true, true, false);
+        self.increase_indent(true, false);
+        self.pop_indent();
+        self.write_indicator(close, false, false, false);
+    }
+
+    fn emit_block_sequence(&mut self, items: &[Value], mapping_context: bool) {
+        let indentless = mapping_context && !self.indention;
+        self.increase_indent(false, indentless);
+        for item in items {
+            self.write_indent();
+            self.write_indicator("-", true, false, true);
+            self.emit_node(item, false, false, false);
+        }
+        self.pop_indent();
+    }
+
+    fn emit_block_mapping(&mut self, map: &Map<String, Value>) {
+        self.increase_indent(false, false);
+        let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+        go_sort(&mut entries, |a, b| key_less(a.0, b.0));
+        for (key, value) in entries {
+            self.write_indent();
+            let a = analyze_scalar(key);
+            if !a.multiline && key.len() <= MAX_SIMPLE_KEY_LEN {
+                self.emit_scalar(key, string_style(key), &a, true);
+                self.write_indicator(":", false, false, false);
+            } else {
+                self.write_indicator("?", true, false, true);
+                self.emit_scalar(key, string_style(key), &a, false);
+                self.write_indent();
+                self.write_indicator(":", true, false, true);
+            }
+            self.emit_node(value, false, true, false);
+        }
+        self.pop_indent();
+    }
+
+    /// `yaml_emitter_emit_scalar`: select the style, then write it one level deeper.
+    fn emit_scalar(&mut self, value: &str, requested: Style, a: &Analysis, simple_key: bool) {
+        let style = select_style(requested, a, value.is_empty(), simple_key);
+        self.increase_indent(true, false);
+        let allow_breaks = !simple_key;
+        match style {
+            Style::Plain => self.write_plain(value, allow_breaks),
+            Style::SingleQuoted => self.write_single_quoted(value, allow_breaks),
+            Style::DoubleQuoted => self.write_double_quoted(value, allow_breaks),
+            Style::Literal => self.write_literal(value),
+        }
+        self.pop_indent();
+    }
+
+    fn increase_indent(&mut self, flow: bool, indentless: bool) {
+        self.indents.push(self.indent);
+        if self.indent < 0 {
+            self.indent = if flow { BEST_INDENT } else { 0 };
+        } else if !indentless {
+            self.indent += BEST_INDENT;
+        }
+    }
+
+    fn pop_indent(&mut self) {
+        self.indent = self.indents.pop().unwrap_or(-1);
+    }
+
+    // -- low level writers -------------------------------------------------
+
+    #[inline]
+    fn put(&mut self, c: u8) {
+        self.out.push(c as char);
+        self.column += 1;
+    }
+
+    #[inline]
+    fn put_break(&mut self) {
+        self.out.push('\n');
+        self.column = 0;
+    }
+
+    /// Copies the character starting at byte `*i` and advances `*i` past it.
+    #[inline]
+    fn write(&mut self, value: &str, i: &mut usize) {
+        let w = width(value.as_bytes()[*i]);
+        self.out.push_str(&value[*i..*i + w]);
+        self.column += 1;
+        *i += w;
+    }
+
+    #[inline]
+    fn write_break(&mut self, value: &str, i: &mut usize) {
+        if value.as_bytes()[*i] == b'\n' {
+            self.put_break();
+            *i += 1;
+        } else {
+            self.write(value, i);
+            self.column = 0;
+        }
+    }
+
+    fn write_indent(&mut self) {
+        let indent = self.indent.max(0) as usize;
+        if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
+            self.put_break();
+        }
+        while self.column < indent {
+            self.put(b' ');
+        }
+        self.whitespace = true;
+        self.indention = true;
+    }
+
+    fn write_indicator(&mut self, indicator: &str, need_whitespace: bool, is_whitespace: bool, is_indention: bool) {
+        if need_whitespace && !self.whitespace {
+            self.put(b' ');
+        }
+        self.out.push_str(indicator);
+        self.column += indicator.chars().count();
+        self.whitespace = is_whitespace;
+        self.indention = self.indention && is_indention;
+    }
+
+    // -- scalar writers ------------------------------------------------------
+
+    fn write_plain(&mut self, value: &str, allow_breaks: bool) {
+        let b = value.as_bytes();
+        if !self.whitespace {
+            self.put(b' ');
+        }
+        let mut spaces = false;
+        let mut breaks = false;
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b' ' {
+                if allow_breaks && !spaces && self.column > BEST_WIDTH && !is_space_at(b, i + 1) {
+                    self.write_indent();
+                    i += 1;
+                } else {
+                    self.write(value, &mut i);
+                }
+                spaces = true;
+            } else if is_break(b, i) {
+                if !breaks && b[i] == b'\n' {
+                    self.put_break();
+                }
+                self.write_break(value, &mut i);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                self.write(value, &mut i);
+                self.indention = false;
+                spaces = false;
+                breaks = false;
+            }
+        }
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn write_single_quoted(&mut self, value: &str, allow_breaks: bool) {
+        let b = value.as_bytes();
+        self.write_indicator("'", true, false, false);
+        let mut spaces = false;
+        let mut breaks = false;
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b' ' {
+                if allow_breaks
+                    && !spaces
+                    && self.column > BEST_WIDTH
+                    && i > 0
+                    && i + 1 < b.len()
+                    && !is_space_at(b, i + 1)
+                {
+                    self.write_indent();
+                    i += 1;
+                } else {
+                    self.write(value, &mut i);
+                }
+                spaces = true;
+            } else if is_break(b, i) {
+                if !breaks && b[i] == b'\n' {
+                    self.put_break();
+                }
+                self.write_break(value, &mut i);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                if b[i] == b'\'' {
+                    self.put(b'\'');
+                }
+                self.write(value, &mut i);
+                self.indention = false;
+                spaces = false;
+                breaks = false;
+            }
+        }
+        self.write_indicator("'", false, false, false);
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn write_double_quoted(&mut self, value: &str, allow_breaks: bool) {
+        let b = value.as_bytes();
+        // go-yaml's is_bom() looks at the start of the value whatever the index, so a
+        // value that starts with a BOM gets every character escaped.
+        let bom = b.starts_with(&[0xEF, 0xBB, 0xBF]);
+        let mut spaces = false;
+        self.write_indicator("\"", true, false, false);
+        let mut i = 0;
+        while i < b.len() {
+            if bom || !is_printable(b, i) || is_break(b, i) || b[i] == b'"' || b[i] == b'\\' {
+                let w = width(b[i]);
+                let v = value[i..i + w].chars().next().map_or(0, |c| c as u32);
+                i += w;
+                self.put(b'\\');
+                let esc = match v {
+                    0x00 => Some(b'0'),
+                    0x07 => Some(b'a'),
+                    0x08 => Some(b'b'),
+                    0x09 => Some(b't'),
+                    0x0A => Some(b'n'),
+                    0x0B => Some(b'v'),
+                    0x0C => Some(b'f'),
+                    0x0D => Some(b'r'),
+                    0x1B => Some(b'e'),
+                    0x22 => Some(b'"'),
+                    0x5C => Some(b'\\'),
+                    0x85 => Some(b'N'),
+                    0xA0 => Some(b'_'),
+                    0x2028 => Some(b'L'),
+                    0x2029 => Some(b'P'),
+                    _ => None,
+                };
+                match esc {
+                    Some(c) => self.put(c),
+                    None => {
+                        let (prefix, digits) = if v <= 0xFF {
+                            (b'x', 2)
+                        } else if v <= 0xFFFF {
+                            (b'u', 4)
+                        } else {
+                            (b'U', 8)
+                        };
+                        self.put(prefix);
+                        for k in (0..digits).rev() {
+                            let d = ((v >> (k * 4)) & 0x0F) as u8;
+                            self.put(if d < 10 { b'0' + d } else { b'A' + d - 10 });
+                        }
+                    }
+                }
+                spaces = false;
+            } else if b[i] == b' ' {
+                if allow_breaks && !spaces && self.column > BEST_WIDTH && i > 0 && i + 1 < b.len() {
+                    self.write_indent();
+                    if is_space_at(b, i + 1) {
+                        self.put(b'\\');
+                    }
+                    i += 1;
+                } else {
+                    self.write(value, &mut i);
+                }
+                spaces = true;
+            } else {
+                self.write(value, &mut i);
+                spaces = false;
+            }
+        }
+        self.write_indicator("\"", false, false, false);
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn write_block_scalar_hints(&mut self, value: &str) {
+        let b = value.as_bytes();
+        if !b.is_empty() && (b[0] == b' ' || is_break(b, 0)) {
+            self.write_indicator("2", false, false, false);
+        }
+        let chomp = if b.is_empty() {
+            Some("-")
+        } else {
+            let mut i = b.len() - 1;
+            while b[i] & 0xC0 == 0x80 {
+                i -= 1;
+            }
+            if !is_break(b, i) {
+                Some("-")
+            } else if i == 0 {
+                Some("+")
+            } else {
+                i -= 1;
+                while b[i] & 0xC0 == 0x80 {
+                    i -= 1;
+                }
+                if is_break(b, i) {
+                    Some("+")
+                } else {
+                    None
+                }
+            }
+        };
+        if let Some(c) = chomp {
+            self.write_indicator(c, false, false, false);
+        }
+    }
+
+    fn write_literal(&mut self, value: &str) {
+        let b = value.as_bytes();
+        self.write_indicator("|", true, false, false);
+        self.write_block_scalar_hints(value);
+        self.put_break();
+        self.indention = true;
+        self.whitespace = true;
+        let mut breaks = true;
+        let mut i = 0;
+        while i < b.len() {
+            if is_break(b, i) {
+                self.write_break(value, &mut i);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                // Copy the rest of the line in one go (no breaks inside it).
+                let start = i;
+                while i < b.len() && !is_break(b, i) {
+                    i += width(b[i]);
+                    self.column += 1;
+                }
+                self.out.push_str(&value[start..i]);
+                self.indention = false;
+                breaks = false;
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Scalar analysis and style selection
+// ---------------------------------------------------------------------------
+
+/// The parts of `yaml_emitter_analyze_scalar` that matter in block context.
+#[derive(Debug, Clone, Copy)]
+struct Analysis {
+    multiline: bool,
+    block_plain_allowed: bool,
+    single_quoted_allowed: bool,
+    block_allowed: bool,
+}
+
+fn analyze_scalar(value: &str) -> Analysis {
+    let b = value.as_bytes();
+    if b.is_empty() {
+        return Analysis {
+            multiline: false,
+            block_plain_allowed: true,
+            single_quoted_allowed: true,
+            block_allowed: false,
+        };
+    }
+    let mut block_indicators = b.len() >= 3 && (b.starts_with(b"---") || b.starts_with(b"..."));
+    let mut line_breaks = false;
+    let mut special_characters = false;
+    let mut leading_space = false;
+    let mut leading_break = false;
+    let mut trailing_space = false;
+    let mut trailing_break = false;
+    let mut break_space = false;
+    let mut space_break = false;
+    let mut preceded_by_whitespace = true;
+    let mut previous_space = false;
+    let mut previous_break = false;
+
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let w = width(c);
+        let followed_by_whitespace = i + w >= b.len() || is_blank(b, i + w);
+        if i == 0 {
+            match c {
+                b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\'' | b'"'
+                | b'%' | b'@' | b'`' => block_indicators = true,
+                b'?' | b':' | b'-' if followed_by_whitespace => block_indicators = true,
+                _ => {}
+            }
+        } else {
+            match c {
+                b':' if followed_by_whitespace => block_indicators = true,
+                b'#' if preceded_by_whitespace => block_indicators = true,
+                _ => {}
+            }
+        }
+        // Fast path for the common printable ASCII characters.
+        if !(0x20..=0x7E).contains(&c) && !is_printable(b, i) {
+            special_characters = true;
+        }
+        if c == b' ' {
+            if i == 0 {
+                leading_space = true;
+            }
+            if i + w == b.len() {
+                trailing_space = true;
+            }
+            if previous_break {
+                break_space = true;
+            }
+            previous_space = true;
+            previous_break = false;
+        } else if is_break(b, i) {
+            line_breaks = true;
+            if i == 0 {
+                leading_break = true;
+            }
+            if i + w == b.len() {
+                trailing_break = true;
+            }
+            if previous_space {
+                space_break = true;
+            }
+            previous_space = false;
+            previous_break = true;
+        } else {
+            previous_space = false;
+            previous_break = false;
+        }
+        preceded_by_whitespace = is_blank(b, i) || is_break(b, i) || c == 0;
+        i += w.max(1);
+    }
+
+    let mut a = Analysis {
+        multiline: line_breaks,
+        block_plain_allowed: true,
+        single_quoted_allowed: true,
+        block_allowed: true,
+    };
+    if leading_space || leading_break || trailing_space || trailing_break {
+        a.block_plain_allowed = false;
+    }
+    if trailing_space {
+        a.block_allowed = false;
+    }
+    if break_space {
+        a.block_plain_allowed = false;
+        a.single_quoted_allowed = false;
+    }
+    if space_break || special_characters {
+        a.block_plain_allowed = false;
+        a.single_quoted_allowed = false;
+        a.block_allowed = false;
+    }
+    if line_breaks || block_indicators {
+        a.block_plain_allowed = false;
+    }
+    a
+}
+
+/// `yaml_emitter_select_scalar_style` for implicit, untagged scalars outside flow context.
+fn select_style(requested: Style, a: &Analysis, empty: bool, simple_key: bool) -> Style {
+    let mut style = requested;
+    if simple_key && a.multiline {
+        style = Style::DoubleQuoted;
+    }
+    if style == Style::Plain && (!a.block_plain_allowed || (empty && simple_key)) {
+        style = Style::SingleQuoted;
+    }
+    if style == Style::SingleQuoted && !a.single_quoted_allowed {
+        style = Style::DoubleQuoted;
+    }
+    if style == Style::Literal && (!a.block_allowed || simple_key) {
+        style = Style::DoubleQuoted;
+    }
+    style
+}
+
+/// go-yaml v2 `encoder.stringv`: the style requested for a string value or key.
+fn string_style(s: &str) -> Style {
+    if s.contains('\n') {
+        Style::Literal
+    } else if !resolves_to_non_string(s) && !is_base60_float(s) {
+        Style::Plain
+    } else {
+        Style::DoubleQuoted
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Character classes (go-yaml v2 yamlprivateh.go), on UTF-8 bytes
+// ---------------------------------------------------------------------------
+
+#[inline]
+fn width(b: u8) -> usize {
+    if b & 0x80 == 0x00 {
+        1
+    } else if b & 0xE0 == 0xC0 {
+        2
+    } else if b & 0xF0 == 0xE0 {
+        3
+    } else if b & 0xF8 == 0xF0 {
+        4
+    } else {
+        0
+    }
+}
+
+#[inline]
+fn at(b: &[u8], i: usize) -> u8 {
+    b.get(i).copied().unwrap_or(0)
+}
+
+#[inline]
+fn is_space_at(b: &[u8], i: usize) -> bool {
+    at(b, i) == b' '
+}
+
+#[inline]
+fn is_blank(b: &[u8], i: usize) -> bool {
+    let c = at(b, i);
+    c == b' ' || c == b'\t'
+}
+
+#[inline]
+fn is_break(b: &[u8], i: usize) -> bool {
+    match at(b, i) {
+        b'\r' | b'\n' => true,
+        0xC2 => at(b, i + 1) == 0x85,
+        0xE2 => at(b, i + 1) == 0x80 && matches!(at(b, i + 2), 0xA8 | 0xA9),
+        _ => false,
+    }
+}
+
+#[inline]
+fn is_printable(b: &[u8], i: usize) -> bool {
+    let c = at(b, i);
+    c == 0x0A
+        || (0x20..=0x7E).contains(&c)
+        || (c == 0xC2 && at(b, i + 1) >= 0xA0)
+        || (c > 0xC2 && c < 0xED)
+        || (c == 0xED && at(b, i + 1) < 0xA0)
+        || c == 0xEE
+        || (c == 0xEF
+            && !(at(b, i + 1) == 0xBB && at(b, i + 2) == 0xBF)
+            && !(at(b, i + 1) == 0xBF && matches!(at(b, i + 2), 0xBE | 0xBF)))
+}
+
+// ---------------------------------------------------------------------------
+// Numbers: Go encoding/json text, re-resolved by go-yaml v2
+// ---------------------------------------------------------------------------
+
+fn format_number(n: &Number, out: &mut String) {
+    if let Some(u) = n.as_u64() {
+        let _ = write!(out, "{u}");
+    } else if let Some(i) = n.as_i64() {
+        let _ = write!(out, "{i}");
+    } else if let Some(f) = n.as_f64() {
+        format_float(f, out);
+    }
+}
+
+/// A float64 as `encoding/json` writes it, read back by go-yaml v2 and written again:
+/// integral values below 1e21 are printed by JSON without a fraction and so become
+/// YAML integers (if they fit 64 bits); everything else is a float printed with
+/// `strconv.FormatFloat(f, 'g', -1, 64)`.
+fn format_float(f: f64, out: &mut String) {
+    if !f.is_finite() {
+        // Not representable in JSON; print go-yaml's spelling anyway.
+        out.push_str(if f.is_nan() {
+            ".nan"
+        } else if f > 0.0 {
+            ".inf"
+        } else {
+            "-.inf"
+        });
+        return;
+    }
+    if f.fract() == 0.0 && f.abs() < 1e21 {
+        // JSON 'f' format: shortest digits, no exponent (Rust's Display matches it).
+        let text = format!("{f}");
+        if let Ok(i) = text.parse::<i64>() {
+            let _ = write!(out, "{i}");
+            return;
+        }
+        if let Ok(u) = text.parse::<u64>() {
+            let _ = write!(out, "{u}");
+            return;
+        }
+    }
+    format_go_g(f, out);
+}
+
+/// `strconv.FormatFloat(f, 'g', -1, 64)`.
+fn format_go_g(f: f64, out: &mut String) {
+    // Rust's `{:e}` gives the shortest round-trip digits, e.g. "-1.2345675e6".
+    let e = format!("{f:e}");
+    let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (neg, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => (true, m),
+        None => (false, mantissa),
+    };
+    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    let digits = if digits.is_empty() { "0".to_string() } else { digits };
+    let nd = digits.len() as i32;
+    let dp = exp + 1; // position of the decimal point relative to the digits
+    if neg {
+        out.push('-');
+    }
+    if exp < -4 || exp >= 6 {
+        out.push_str(&digits[..1]);
+        if nd > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if exp < 0 { '-' } else { '+' });
+        let ae = exp.unsigned_abs();
+        if ae < 10 {
+            out.push('0');
+        }
+        let _ = write!(out, "{ae}");
+    } else if dp <= 0 {
+        out.push_str("0.");
+        for _ in 0..(-dp) {
+            out.push('0');
+        }
+        out.push_str(&digits);
+    } else if dp >= nd {
+        out.push_str(&digits);
+        for _ in 0..(dp - nd) {
+            out.push('0');
+        }
+    } else {
+        out.push_str(&digits[..dp as usize]);
+        out.push('.');
+        out.push_str(&digits[dp as usize..]);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// go-yaml v2 resolve(): would this text, unquoted, be read as a non-string?
+// ---------------------------------------------------------------------------
+
+fn resolves_to_non_string(s: &str) -> bool {
+    let b = s.as_bytes();
+    let Some(&first) = b.first() else {
+        return true; // "" is null
+    };
+    let hint = match first {
+        b'+' | b'-' => b'S',
+        b'0'..=b'9' => b'D',
+        b'y' | b'Y' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'o' | b'O' | b'~' => b'M',
+        b'.' => b'.',
+        _ => return false,
+    };
+    if in_resolve_map(s) {
+        return true;
+    }
+    match hint {
+        b'.' => go_parse_float_ok(s),
+        b'D' | b'S' => {
+            if parse_timestamp(b) {
+                return true;
+            }
+            let plain: String = s.chars().filter(|&c| c != '_').collect();
+            if go_parse_int(&plain, 0).is_some() || go_parse_uint(&plain, 0).is_some() {
+                return true;
+            }
+            if yaml_style_float(plain.as_bytes()) && go_parse_float_ok(&plain) {
+                return true;
+            }
+            if let Some(rest) = plain.strip_prefix("0b") {
+                go_parse_int(rest, 2).is_some() || go_parse_uint(rest, 2).is_some()
+            } else if let Some(rest) = plain.strip_prefix("-0b") {
+                go_parse_int(&format!("-{rest}"), 2).is_some()
+            } else {
+                false
+            }
+        }
+        _ => false,
+    }
+}
+
+fn in_resolve_map(s: &str) -> bool {
+    matches!(
+        s,
+        "y" | "Y"
+            | "yes"
+            | "Yes"
+            | "YES"
+            | "true"
+            | "True"
+            | "TRUE"
+            | "on"
+            | "On"
+            | "ON"
+            | "n"
+            | "N"
+            | "no"
+            | "No"
+            | "NO"
+            | "false"
+            | "False"
+            | "FALSE"
+            | "off"
+            | "Off"
+            | "OFF"
+            | ""
+            | "~"
+            | "null"
+            | "Null"
+            | "NULL"
+            | ".nan"
+            | ".NaN"
+            | ".NAN"
+            | ".inf"
+            | ".Inf"
+            | ".INF"
+            | "+.inf"
+            | "+.Inf"
+            | "+.INF"
+            | "-.inf"
+            | "-.Inf"
+            | "-.INF"
+            | "<<"
+    )
+}
+
+/// Go `strconv.ParseUint(s, base, 64)`; base 0 picks the base from a 0b/0o/0x/0 prefix.
+fn go_parse_uint(s: &str, base: u32) -> Option<u64> {
+    let b = s.as_bytes();
+    if b.is_empty() {
+        return None;
+    }
+    let base0 = base == 0;
+    let (base, digits) = if base0 {
+        if b[0] == b'0' {
+            let l = b.get(1).map(|c| c.to_ascii_lowercase());
+            if b.len() >= 3 && l == Some(b'b') {
+                (2, &b[2..])
+            } else if b.len() >= 3 && l == Some(b'o') {
+                (8, &b[2..])
+            } else if b.len() >= 3 && l == Some(b'x') {
+                (16, &b[2..])
+            } else {
+                (8, &b[1..])
+            }
+        } else {
+            (10, b)
+        }
+    } else {
+        (base, b)
+    };
+    let mut n: u64 = 0;
+    let mut underscores = false;
+    for &c in digits {
+        let d = match c {
+            b'_' if base0 => {
+                underscores = true;
+                continue;
+            }
+            b'0'..=b'9' => (c - b'0') as u32,
+            _ if c.is_ascii_alphabetic() => (c.to_ascii_lowercase() - b'a') as u32 + 10,
+            _ => return None,
+        };
+        if d >= base {
+            return None;
+        }
+        n = n.checked_mul(base as u64)?.checked_add(d as u64)?;
+    }
+    if underscores && !underscore_ok(b) {
+        return None;
+    }
+    Some(n)
+}
+
+/// Go `strconv.ParseInt(s, base, 64)`.
+fn go_parse_int(s: &str, base: u32) -> Option<i64> {
+    let (neg, rest) = match s.as_bytes().first() {
+        Some(b'+') => (false, &s[1..]),
+        Some(b'-') => (true, &s[1..]),
+        _ => (false, s),
+    };
+    let un = go_parse_uint(rest, base)?;
+    const CUTOFF: u64 = 1 << 63;
+    if !neg && un >= CUTOFF {
+        return None;
+    }
+    if neg && un > CUTOFF {
+        return None;
+    }
+    Some(if neg { (un as i64).wrapping_neg() } else { un as i64 })
+}
+
+/// Go's `underscoreOK`: underscores only between digits (or after a base prefix).
+fn underscore_ok(s: &[u8]) -> bool {
+    let mut saw = b'^';
+    let mut s = s;
+    if !s.is_empty() && (s[0] == b'-' || s[0] == b'+') {
+        s = &s[1..];
+    }
+    let mut hex = false;
+    let mut i = 0;
+    if s.len() >= 2 && s[0] == b'0' && matches!(s[1].to_ascii_lowercase(), b'b' | b'o' | b'x') {
+        i = 2;
+        saw = b'0';
+        hex = s[1].to_ascii_lowercase() == b'x';
+    }
+    while i < s.len() {
+        let c = s[i];
+        if c.is_ascii_digit() || (hex && c.is_ascii_hexdigit()) {
+            saw = b'0';
+        } else if c == b'_' {
+            if saw != b'0' {
+                return false;
+            }
+            saw = b'_';
+        } else {
+            if saw == b'_' {
+                return false;
+            }
+            saw = b'!';
+        }
+        i += 1;
+    }
+    saw != b'_'
+}
+
+/// Whether Go's `strconv.ParseFloat(s, 64)` succeeds, for the texts resolve() hands it:
+/// decimal forms (hint '.', or texts matching yamlStyleFloat).  Overflow to ±Inf is an error.
+fn go_parse_float_ok(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.contains(&b'_') && !underscore_ok(b) {
+        return false;
+    }
+    let t: String = s.chars().filter(|&c| c != '_').collect();
+    let tb = t.as_bytes();
+    // [+-]? (digits [. digits?] | . digits) ([eE][+-]?digits)?
+    let mut i = 0;
+    if i < tb.len() && (tb[i] == b'+' || tb[i] == b'-') {
+        i += 1;
+    }
+    let mut mant_digits = 0;
+    while i < tb.len() && tb[i].is_ascii_digit() {
+        i += 1;
+        mant_digits += 1;
+    }
+    if i < tb.len() && tb[i] == b'.' {
+        i += 1;
+        while i < tb.len() && tb[i].is_ascii_digit() {
+            i += 1;
+            mant_digits += 1;
+        }
+    }
+    if mant_digits == 0 {
+        return false;
+    }
+    if i < tb.len() && (tb[i] == b'e' || tb[i] == b'E') {
+        i += 1;
+        if i < tb.len() && (tb[i] == b'+' || tb[i] == b'-') {
+            i += 1;
+        }
+        let start = i;
+        while i < tb.len() && tb[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+    }
+    if i != tb.len() {
+        return false;
+    }
+    t.parse::<f64>().map(|f| f.is_finite()).unwrap_or(false)
+}
+
+/// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`
+fn yaml_style_float(b: &[u8]) -> bool {
+    let mut i = 0;
+    if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
+        i += 1;
+    }
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+    } else {
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+        if i < b.len() && b[i] == b'.' {
+            i += 1;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+        }
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
+            i += 1;
+        }
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+/// go-yaml v2 isBase60Float: `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`
+fn is_base60_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let Some(&c) = b.first() else { return false };
+    if !(c == b'+' || c == b'-' || c.is_ascii_digit()) || !b.contains(&b':') {
+        return false;
+    }
+    let mut i = 0;
+    if b[i] == b'+' || b[i] == b'-' {
+        i += 1;
+    }
+    if i >= b.len() || !b[i].is_ascii_digit() {
+        return false;
+    }
+    i += 1;
+    while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
+        i += 1;
+    }
+    let mut groups = 0;
+    while i < b.len() && b[i] == b':' {
+        i += 1;
+        let d1 = at(b, i);
+        let d2 = at(b, i + 1);
+        if (b'0'..=b'5').contains(&d1) && d2.is_ascii_digit() {
+            i += 2;
+        } else if d1.is_ascii_digit() {
+            i += 1;
+        } else {
+            return false;
+        }
+        groups += 1;
+    }
+    if groups == 0 {
+        return false;
+    }
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
+            i += 1;
+        }
+    }
+    i == b.len()
+}
+
+/// go-yaml v2 parseTimestamp: Go's time.Parse with the layouts
+/// `2006-1-2T15:4:5.999999999Z07:00`, the same with a lower-case `t`,
+/// `2006-1-2 15:4:5.999999999` and `2006-1-2`.
+fn parse_timestamp(s: &[u8]) -> bool {
+    let mut i = 0;
+    while i < s.len() && s[i].is_ascii_digit() {
+        i += 1;
+    }
+    if i != 4 || i == s.len() || s[i] != b'-' {
+        return false;
+    }
+    let year: u32 = s[..4].iter().fold(0, |n, &c| n * 10 + (c - b'0') as u32);
+    let mut p = 5;
+    let Some(month) = getnum(s, &mut p) else { return false };
+    if !(1..=12).contains(&month) {
+        return false;
+    }
+    if at(s, p) != b'-' {
+        return false;
+    }
+    p += 1;
+    let Some(day) = getnum(s, &mut p) else { return false };
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days_in = match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if day < 1 || day > days_in {
+        return false;
+    }
+    if p == s.len() {
+        return true; // "2006-1-2"
+    }
+    let with_zone = match s[p] {
+        b'T' | b't' => {
+            p += 1;
+            true
+        }
+        b' ' => {
+            while p < s.len() && s[p] == b' ' {
+                p += 1;
+            }
+            false
+        }
+        _ => return false,
+    };
+    let Some(hour) = getnum(s, &mut p) else { return false };
+    if hour >= 24 || at(s, p) != b':' {
+        return false;
+    }
+    p += 1;
+    let Some(min) = getnum(s, &mut p) else { return false };
+    if min >= 60 || at(s, p) != b':' {
+        return false;
+    }
+    p += 1;
+    let Some(sec) = getnum(s, &mut p) else { return false };
+    if sec >= 60 {
+        return false;
+    }
+    if p + 1 < s.len() && matches!(s[p], b'.' | b',') && s[p + 1].is_ascii_digit() {
+        p += 1;
+        while p < s.len() && s[p].is_ascii_digit() {
+            p += 1;
+        }
+    }
+    if with_zone {
+        if at(s, p) == b'Z' {
+            p += 1;
+        } else {
+            if s.len() - p < 6 || s[p + 3] != b':' || !matches!(s[p], b'+' | b'-') {
+                return false;
+            }
+            let two = |q: usize| -> Option<u32> {
+                (s[q].is_ascii_digit() && s[q + 1].is_ascii_digit())
+                    .then(|| ((s[q] - b'0') * 10 + (s[q + 1] - b'0')) as u32)
+            };
+            let (Some(hh), Some(mm)) = (two(p + 1), two(p + 4)) else { return false };
+            if hh > 24 || mm > 60 {
+                return false;
+            }
+            p += 6;
+        }
+    }
+    p == s.len()
+}
+
+/// Go time's getnum(s, false): one or two digits.
+fn getnum(s: &[u8], p: &mut usize) -> Option<u32> {
+    let d0 = at(s, *p);
+    if !d0.is_ascii_digit() {
+        return None;
+    }
+    let d1 = at(s, *p + 1);
+    if !d1.is_ascii_digit() {
+        *p += 1;
+        return Some((d0 - b'0') as u32);
+    }
+    *p += 2;
+    Some(((d0 - b'0') * 10 + (d1 - b'0')) as u32)
+}
+
+// ---------------------------------------------------------------------------
+// Key order: go-yaml v2 keyList.Less, sorted by Go's sort.Sort (pdqsort)
+// ---------------------------------------------------------------------------
+
+fn key_less(a: &str, b: &str) -> bool {
+    if a.is_ascii() && b.is_ascii() {
+        key_less_units(a.as_bytes(), b.as_bytes(), |c| c.is_ascii_alphabetic(), |c| c.is_ascii_digit(), |c| c as i64)
+    } else {
+        let ar: Vec<char> = a.chars().collect();
+        let br: Vec<char> = b.chars().collect();
+        key_less_units(&ar, &br, |c| c.is_alphabetic(), go_is_digit, |c| c as i64)
+    }
+}
+
+/// Go's unicode.IsDigit (approximated outside Latin-1 by Rust's numeric class).
+fn go_is_digit(c: char) -> bool {
+    if (c as u32) <= 0xFF {
+        c.is_ascii_digit()
+    } else {
+        c.is_numeric()
+    }
+}
+
+fn key_less_units<T: Copy + PartialEq + PartialOrd>(
+    ar: &[T],
+    br: &[T],
+    is_letter: impl Fn(T) -> bool,
+    is_digit: impl Fn(T) -> bool,
+    code: impl Fn(T) -> i64,
+) -> bool {
+    let zero = b'0' as i64;
+    let n = ar.len().min(br.len());
+    for i in 0..n {
+        if ar[i] == br[i] {
+            continue;
+        }
+        let al = is_letter(ar[i]);
+        let bl = is_letter(br[i]);
+        if al && bl {
+            return ar[i] < br[i];
+        }
+        if al || bl {
+            return bl;
+        }
+        let mut an: i64 = 0;
+        let mut bn: i64 = 0;
+        if code(ar[i]) == zero || code(br[i]) == zero {
+            let mut j = i;
+            while j > 0 && is_digit(ar[j - 1]) {
+                j -= 1;
+                if code(ar[j]) != zero {
+                    an = 1;
+                    bn = 1;
+                    break;
+                }
+            }
+        }
+        let mut ai = i;
+        while ai < ar.len() && is_digit(ar[ai]) {
+            an = an.wrapping_mul(10).wrapping_add(code(ar[ai]) - zero);
+            ai += 1;
+        }
+        let mut bi = i;
+        while bi < br.len() && is_digit(br[bi]) {
+            bn = bn.wrapping_mul(10).wrapping_add(code(br[bi]) - zero);
+            bi += 1;
+        }
+        if an != bn {
+            return an < bn;
+        }
+        if ai != bi {
+            return ai < bi;
+        }
+        return ar[i] < br[i];
+    }
+    ar.len() < br.len()
+}
+
+/// Go's `sort.Sort` (pattern-defeating quicksort, Go 1.19+), so the resulting order is
+/// the same as Go's even if `less` is not a strict weak order.
+fn go_sort<T>(data: &mut [T], less: impl Fn(&T, &T) -> bool) {
+    let n = data.len();
+    if n <= 1 {
+        return;
+    }
+    let limit = usize::BITS - n.leading_zeros();
+    let mut s = GoSorter { data, less };
+    s.pdqsort(0, n, limit as usize);
+}
+
+struct GoSorter<'d, T, F> {
+    data: &'d mut [T],
+    less: F,
+}
+
+#[derive(PartialEq, Eq)]
+enum Hint {
+    Unknown,
+    Increasing,
+    Decreasing,
+}
+
+impl<T, F: Fn(&T, &T) -> bool> GoSorter<'_, T, F> {
+    #[inline]
+    fn less(&self, i: usize, j: usize) -> bool {
+        (self.less)(&self.data[i], &self.data[j])
+    }
+
+    #[inline]
+    fn swap(&mut self, i: usize, j: usize) {
+        self.data.swap(i, j);
+    }
+
+    fn insertion_sort(&mut self, a: usize, b: usize) {
+        for i in a + 1..b {
+            let mut j = i;
+            while j > a && self.less(j, j - 1) {
+                self.swap(j, j - 1);
+                j -= 1;
+            }
+        }
+    }
+
+    fn sift_down(&mut self, lo: usize, hi: usize, first: usize) {
+        let mut root = lo;
+        loop {
+            let mut child = 2 * root + 1;
+            if child >= hi {
+                return;
+            }
+            if child + 1 < hi && self.less(first + child, first + child + 1) {
+                child += 1;
+            }
+            if !self.less(first + root, first + child) {
+                return;
+            }
+            self.swap(first + root, first + child);
+            root = child;
+        }
+    }
+
+    fn heap_sort(&mut self, a: usize, b: usize) {
+        let first = a;
+        let hi = b - a;
+        let mut i = (hi as isize - 1) / 2;
+        while i >= 0 {
+            self.sift_down(i as usize, hi, first);
+            i -= 1;
+        }
+        let mut i = hi as isize - 1;
+        while i >= 0 {
+            self.swap(first, first + i as usize);
+            self.sift_down(0, i as usize, first);
+            i -= 1;
+        }
+    }
+
+    fn pdqsort(&mut self, mut a: usize, mut b: usize, mut limit: usize) {
+        const MAX_INSERTION: usize = 12;
+        let mut was_balanced = true;
+        let mut was_partitioned = true;
+        loop {
+            let length = b - a;
+            if length <= MAX_INSERTION {
+                self.insertion_sort(a, b);
+                return;
+            }
+            if limit == 0 {
+                self.heap_sort(a, b);
+                return;
+            }
+            if !was_balanced {
+                self.break_patterns(a, b);
+                limit -= 1;
+            }
+            let (mut pivot, mut hint) = self.choose_pivot(a, b);
+            if hint == Hint::Decreasing {
+                self.reverse_range(a, b);
+                pivot = (b - 1) - (pivot - a);
+                hint = Hint::Increasing;
+            }
+            if was_balanced && was_partitioned && hint == Hint::Increasing && self.partial_insertion_sort(a, b) {
+                return;
+            }
+            if a > 0 && !self.less(a - 1, pivot) {
+                let mid = self.partition_equal(a, b, pivot);
+                a = mid;
+                continue;
+            }
+            let (mid, already) = self.partition(a, b, pivot);
+            was_partitioned = already;
+            let (left_len, right_len) = (mid - a, b - mid);
+            let balance_threshold = length / 8;
+            if left_len < right_len {
+                was_balanced = left_len >= balance_threshold;
+                self.pdqsort(a, mid, limit);
+                a = mid + 1;
+            } else {
+                was_balanced = right_len >= balance_threshold;
+                self.pdqsort(mid + 1, b, limit);
+                b = mid;
+            }
+        }
+    }
+
+    fn partition(&mut self, a: usize, b: usize, pivot: usize) -> (usize, bool) {
+        self.swap(a, pivot);
+        let (mut i, mut j) = (a as isize + 1, b as isize - 1);
+        while i <= j && self.less(i as usize, a) {
+            i += 1;
+        }
+        while i <= j && !self.less(j as usize, a) {
+            j -= 1;
+        }
+        if i > j {
+            self.swap(j as usize, a);
+            return (j as usize, true);
+        }
+        self.swap(i as usize, j as usize);
+        i += 1;
+        j -= 1;
+        loop {
+            while i <= j && self.less(i as usize, a) {
+                i += 1;
+            }
+            while i <= j && !self.less(j as usize, a) {
+                j -= 1;
+            }
+            if i > j {
+                break;
+            }
+            self.swap(i as usize, j as usize);
+            i += 1;
+            j -= 1;
+        }
+        self.swap(j as usize, a);
+        (j as usize, false)
+    }
+
+    fn partition_equal(&mut self, a: usize, b: usize, pivot: usize) -> usize {
+        self.swap(a, pivot);
+        let (mut i, mut j) = (a as isize + 1, b as isize - 1);
+        loop {
+            while i <= j && !self.less(a, i as usize) {
+                i += 1;
+            }
+            while i <= j && self.less(a, j as usize) {
+                j -= 1;
+            }
+            if i > j {
+                break;
+            }
+            self.swap(i as usize, j as usize);
+            i += 1;
+            j -= 1;
+        }
+        i as usize
+    }
+
+    fn partial_insertion_sort(&mut self, a: usize, b: usize) -> bool {
+        const MAX_STEPS: usize = 5;
+        const SHORTEST_SHIFTING: usize = 50;
+        let mut i = a + 1;
+        for _ in 0..MAX_STEPS {
+            while i < b && !self.less(i, i - 1) {
+                i += 1;
+            }
+            if i == b {
+                return true;
+            }
+            if b - a < SHORTEST_SHIFTING {
+                return false;
+            }
+            self.swap(i, i - 1);
+            if i - a >= 2 {
+                let mut j = i - 1;
+                while j >= 1 {
+                    if !self.less(j, j - 1) {
+                        break;
+                    }
+                    self.swap(j, j - 1);
+                    j -= 1;
+                }
+            }
+            if b - i >= 2 {
+                let mut j = i + 1;
+                while j < b {
+                    if !self.less(j, j - 1) {
+                        break;
+                    }
+                    self.swap(j, j - 1);
+                    j += 1;
+                }
+            }
+        }
+        false
+    }
+
+    fn break_patterns(&mut self, a: usize, b: usize) {
+        let length = b - a;
+        if length >= 8 {
+            let mut random = length as u64;
+            let modulus = 1usize << (usize::BITS - length.leading_zeros());
+            let idx = a + (length / 4) * 2 - 1;
+            for i in 0..3 {
+                random ^= random << 13;
+                random ^= random >> 7;
+                random ^= random << 17;
+                let mut other = (random as usize) & (modulus - 1);
+                if other >= length {
+                    other -= length;
+                }
+                self.swap(idx - 1 + i, a + other);
+            }
+        }
+    }
+
+    fn choose_pivot(&mut self, a: usize, b: usize) -> (usize, Hint) {
+        const SHORTEST_NINTHER: usize = 50;
+        const MAX_SWAPS: usize = 4 * 3;
+        let l = b - a;
+        let mut swaps = 0;
+        let mut i = a + l / 4;
+        let mut j = a + l / 4 * 2;
+        let mut k = a + l / 4 * 3;
+        if l >= 8 {
+            if l >= SHORTEST_NINTHER {
+                i = self.median(i - 1, i, i + 1, &mut swaps);
+                j = self.median(j - 1, j, j + 1, &mut swaps);
+                k = self.median(k - 1, k, k + 1, &mut swaps);
+            }
+            j = self.median(i, j, k, &mut swaps);
+        }
+        match swaps {
+            0 => (j, Hint::Increasing),
+            MAX_SWAPS => (j, Hint::Decreasing),
+            _ => (j, Hint::Unknown),
+        }
+    }
+
+    fn order2(&self, a: usize, b: usize, swaps: &mut usize) -> (usize, usize) {
+        if self.less(b, a) {
+            *swaps += 1;
+            (b, a)
+        } else {
+            (a, b)
+        }
+    }
+
+    fn median(&self, a: usize, b: usize, c: usize, swaps: &mut usize) -> usize {
+        let (a, b) = self.order2(a, b, swaps);
+        let (b, c) = self.order2(b, c, swaps);
+        let _ = c;
+        let (_a, b) = self.order2(a, b, swaps);
+        b
+    }
+
+    fn reverse_range(&mut self, a: usize, b: usize) {
+        let (mut i, mut j) = (a, b - 1);
+        while i < j {
+            self.swap(i, j);
+            i += 1;
+            j -= 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn doc(v: Value) -> String {
+        let mut s = String::new();
+        emit_document(&v, &mut s);
+        s
+    }
+
+    #[test]
+    fn empty_stream() {
+        assert_eq!(emit_stream(std::iter::empty()), "");
+    }
+}

@@ -1,0 +1,398 @@
+//! One kustomization, accumulated: its resources, generators, components and transformers, in
+//! kustomize's order (`api/internal/target/kusttarget.go`).
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::diagnostics::Diagnostics;
+use crate::error::{Error, Result};
+use crate::generate::{self, GeneratedKind};
+use crate::kustomization::types::Kustomization;
+use crate::kustomization::{LoadRestrictor, Loader};
+use crate::patch::Schema;
+use crate::resource::{Behavior, ResMap, Resource};
+use crate::transform::fieldspec::FieldSpec;
+use crate::transform::fieldspec_tables::FieldSpecTables;
+use crate::transform::namespace::NamespaceOptions;
+use crate::transform::{images, metadata_maps, name_affix, namespace, patches, replicas};
+use crate::yaml::parse::parse_documents;
+
+/// What one kustomization (and everything below it) contributes.
+#[derive(Default)]
+pub struct Accumulated {
+    pub resources: ResMap,
+    /// Field specs: the builtin ones plus `configurations` and `crds` from this tree.
+    pub tables: FieldSpecTables,
+    /// `vars` declared in this tree.
+    pub vars: Vec<Value>,
+}
+
+/// State shared by every kustomization of one build.
+pub struct Context {
+    pub restrictor: LoadRestrictor,
+    pub diagnostics: Diagnostics,
+    pub schema: Schema,
+    /// Roots being accumulated, to refuse cycles.
+    visiting: Vec<PathBuf>,
+}
+
+impl Context {
+    pub fn new(restrictor: LoadRestrictor) -> Self {
+        Context { restrictor, diagnostics: Diagnostics::default(), schema: Schema::builtin(), visiting: Vec::new() }
+    }
+}
+
+/// A kustomization file, read and checked.
+pub struct Target {
+    pub loader: Loader,
+    pub kustomization: Kustomization,
+    /// The kustomization file, for messages.
+    pub file: PathBuf,
+}
+
+impl Target {
+    /// Reads the kustomization in `loader`'s root.
+    pub fn load(loader: Loader, diagnostics: &mut Diagnostics) -> Result<Target> {
+        let file = loader.find_kustomization_file()?;
+        let text = std::fs::read_to_string(&file).map_err(|e| Error::Io { path: file.clone(), message: e.to_string() })?;
+        let value = crate::yaml::parse::parse_document(&text).map_err(|e| Error::Parse {
+            file: file.display().to_string(),
+            line: e.line,
+            column: e.column,
+            message: e.message.clone(),
+        })?;
+        let value = if value.is_null() { Value::Object(Default::default()) } else { value };
+        let mut kustomization: Kustomization = serde_json::from_value(value)
+            .map_err(|e| Error::msg(format!("invalid Kustomization: {}: {e}", file.display())))?;
+        fix_deprecated_fields(&mut kustomization, diagnostics);
+        check_kind(&kustomization, &file)?;
+        Ok(Target { loader, kustomization, file })
+    }
+
+    fn is_component(&self) -> bool {
+        self.kustomization.kind == "Component"
+    }
+
+    fn name(&self) -> String {
+        self.file.display().to_string()
+    }
+}
+
+fn check_kind(k: &Kustomization, file: &Path) -> Result<()> {
+    match k.kind.as_str() {
+        "" | "Kustomization" => Ok(()),
+        "Component" if k.api_version == "kustomize.config.k8s.io/v1alpha1" => Ok(()),
+        "Component" => Err(Error::msg(format!(
+            "apiVersion for Component should be kustomize.config.k8s.io/v1alpha1: {}",
+            file.display()
+        ))),
+        other => Err(Error::msg(format!("kind should be Kustomization or Component, got '{other}': {}", file.display()))),
+    }
+}
+
+/// kustomize's `FixKustomization`: old field names folded into the new ones, with its warnings.
+fn fix_deprecated_fields(k: &mut Kustomization, diagnostics: &mut Diagnostics) {
+    let deprecated = |field: &str, instead: &str| {
+        format!(
+            "# Warning: '{field}' is deprecated. Please use '{instead}' instead. Run 'kustomize edit fix' to update your Kustomization automatically."
+        )
+    };
+    if !k.bases.is_empty() {
+        diagnostics.warn(deprecated("bases", "resources"));
+        let bases = std::mem::take(&mut k.bases);
+        k.resources.extend(bases);
+    }
+    if !k.common_labels.is_empty() {
+        diagnostics.warn(deprecated("commonLabels", "labels"));
+    }
+    if !k.patches_strategic_merge.is_empty() {
+        diagnostics.warn(deprecated("patchesStrategicMerge", "patches"));
+    }
+    if !k.patches_json6902.is_empty() {
+        diagnostics.warn(deprecated("patchesJson6902", "patches"));
+    }
+    if !k.image_tags.is_empty() {
+        diagnostics.warn(deprecated("imageTags", "images"));
+        let tags = std::mem::take(&mut k.image_tags);
+        k.images.extend(tags);
+    }
+    if !k.vars.is_empty() {
+        diagnostics.warn(deprecated("vars", "replacements"));
+    }
+}
+
+/// Accumulates a kustomization into `acc` (kustomize's `accumulateTarget`).
+pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
+    let k = &target.kustomization;
+    accumulate_resources(ctx, target, acc)?;
+    for path in &k.configurations {
+        let (file, text) = target.loader.read(path)?;
+        for doc in parse_file(&file, &text)? {
+            acc.tables.merge(FieldSpecTables::from_config_value(&doc)?);
+        }
+    }
+    for path in &k.crds {
+        let (file, text) = target.loader.read(path)?;
+        for doc in parse_file(&file, &text)? {
+            acc.tables.merge(FieldSpecTables::from_crd(&doc));
+        }
+    }
+    run_generators(target, acc)?;
+    for component in &k.components {
+        let loader = target.loader.child(component).map_err(|e| {
+            e.context(format!("accumulating components: accumulateDirectory: \"{component}\""))
+        })?;
+        let sub = Target::load(loader, &mut ctx.diagnostics)?;
+        if !sub.is_component() {
+            return Err(Error::msg(format!(
+                "accumulating components: accumulateDirectory: \"expected kind 'Component' for path '{}' but got '{}'\"",
+                sub.loader.root().display(),
+                if sub.kustomization.kind.is_empty() { "Kustomization" } else { &sub.kustomization.kind }
+            )));
+        }
+        enter(ctx, &sub)?;
+        let result = accumulate(ctx, &sub, acc);
+        ctx.visiting.pop();
+        result?;
+    }
+    run_transformers(ctx, target, acc)?;
+    acc.vars.extend(k.vars.iter().cloned());
+    Ok(())
+}
+
+fn enter(ctx: &mut Context, target: &Target) -> Result<()> {
+    let root = target.loader.root().to_path_buf();
+    if ctx.visiting.contains(&root) {
+        return Err(Error::msg(format!("cycle detected: candidate root '{}' contains visited root", root.display())));
+    }
+    ctx.visiting.push(root);
+    Ok(())
+}
+
+/// Builds a sub-kustomization (a folder in `resources`) into its own accumulator.
+pub fn accumulate_directory(ctx: &mut Context, loader: Loader) -> Result<Accumulated> {
+    let sub = Target::load(loader, &mut ctx.diagnostics)?;
+    if sub.is_component() {
+        return Err(Error::msg(format!("expected kind != 'Component' for path '{}'", sub.loader.root().display())));
+    }
+    enter(ctx, &sub)?;
+    let mut acc = Accumulated::default();
+    let result = accumulate(ctx, &sub, &mut acc);
+    ctx.visiting.pop();
+    result.map(|_| acc)
+}
+
+fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
+    for entry in &target.kustomization.resources {
+        if entry.contains("://") || entry.starts_with("git@") || entry.starts_with("github.com/") {
+            return Err(Error::msg(format!(
+                "accumulating resources: '{entry}': remote resources are not supported; nothing is fetched (vendor the files and refer to them locally)"
+            )));
+        }
+        if target.loader.is_file(entry) {
+            let (file, text) = target.loader.read(entry).map_err(|e| e.context("accumulating resources"))?;
+            for resource in resources_from_file(&file, &text)? {
+                acc.resources.append(resource).map_err(|e| e.context("accumulating resources"))?;
+            }
+        } else if target.loader.is_dir(entry) {
+            let loader = target.loader.child(entry)?;
+            let sub = accumulate_directory(ctx, loader)
+                .map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
+            acc.resources.append_all(sub.resources).map_err(|e| e.context("accumulating resources"))?;
+            acc.tables.merge(sub.tables);
+            merge_vars(&mut acc.vars, sub.vars)?;
+        } else {
+            return Err(Error::msg(format!(
+                "accumulating resources: accumulation err='accumulating resources from '{entry}': open {}: no such file or directory'",
+                target.loader.display_relative(entry)
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn merge_vars(into: &mut Vec<Value>, more: Vec<Value>) -> Result<()> {
+    for var in more {
+        let name = var.get("name").and_then(Value::as_str).unwrap_or("");
+        if into.iter().any(|v| v.get("name").and_then(Value::as_str) == Some(name)) {
+            return Err(Error::msg(format!("var '{name}' already encountered")));
+        }
+        into.push(var);
+    }
+    Ok(())
+}
+
+fn parse_file(file: &Path, text: &str) -> Result<Vec<Value>> {
+    let docs = parse_documents(text).map_err(|e| Error::Parse {
+        file: file.display().to_string(),
+        line: e.line,
+        column: e.column,
+        message: e.message.clone(),
+    })?;
+    Ok(docs.into_iter().filter(|d| !d.is_null()).collect())
+}
+
+/// The resources of one YAML/JSON file; `kind: *List` documents contribute their items.
+pub fn resources_from_file(file: &Path, text: &str) -> Result<Vec<Resource>> {
+    let mut out = Vec::new();
+    let mut pending: Vec<Value> = parse_file(file, text)?;
+    pending.reverse();
+    while let Some(doc) = pending.pop() {
+        if !doc.is_object() {
+            return Err(Error::msg(format!("{}: expected a mapping (a Kubernetes object), got {doc}", file.display())));
+        }
+        let is_list = doc.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List"));
+        if is_list {
+            if let Some(Value::Array(items)) = doc.get("items") {
+                pending.extend(items.iter().rev().cloned());
+                continue;
+            }
+        }
+        if doc.get("kind").and_then(Value::as_str).is_none_or(str::is_empty) {
+            return Err(Error::msg(format!("{}: missing Resource metadata: a document has no kind", file.display())));
+        }
+        out.push(Resource::new(doc));
+    }
+    Ok(out)
+}
+
+fn run_generators(target: &Target, acc: &mut Accumulated) -> Result<()> {
+    let k = &target.kustomization;
+    let global = k.generator_options.as_ref();
+    let configmaps = k.config_map_generator.iter().map(|a| (GeneratedKind::ConfigMap, a));
+    let secrets = k.secret_generator.iter().map(|a| (GeneratedKind::Secret, a));
+    for (kind, args) in configmaps.chain(secrets) {
+        let generated = generate::generate(kind, args, global, &target.loader)?;
+        absorb(&mut acc.resources, generated)?;
+    }
+    Ok(())
+}
+
+/// Adds a generated resource, or merges it into / replaces the one of the same id from a lower layer.
+fn absorb(resources: &mut ResMap, mut generated: Resource) -> Result<()> {
+    let id = generated.current_id();
+    let matches: Vec<usize> = resources
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.all_ids().iter().any(|other| crate::transform::select::effective_namespace(other) == crate::transform::select::effective_namespace(&id) && other.gvk == id.gvk && other.name == id.name))
+        .map(|(i, _)| i)
+        .collect();
+    match (matches.as_slice(), generated.behavior) {
+        ([], Behavior::Create) => resources.append(generated),
+        ([], _) => Err(Error::msg(format!("id {id} does not exist; cannot merge or replace"))),
+        ([i], Behavior::Merge | Behavior::Replace) => {
+            let old = resources.get(*i).clone();
+            if generated.behavior == Behavior::Merge {
+                for field in ["data", "binaryData"] {
+                    merge_string_map_from(&mut generated.value, &old.value, field);
+                }
+            }
+            copy_merge_metadata(&mut generated, &old);
+            resources.replace(*i, generated);
+            Ok(())
+        }
+        ([_], Behavior::Create) => Err(Error::msg(format!("id {id} exists; behavior must be merge or replace"))),
+        (_, _) => Err(Error::msg(format!("found multiple objects that could accept merge of {id}"))),
+    }
+}
+
+/// `CopyMergeMetaDataFieldsFrom`: labels and annotations merged (new wins), name and namespace of the old.
+fn copy_merge_metadata(new: &mut Resource, old: &Resource) {
+    for field in ["labels", "annotations"] {
+        if let Some(old_map) = old.metadata_map(field) {
+            let mut merged = old_map.clone();
+            if let Some(new_map) = new.metadata_map(field) {
+                merged.extend(new_map.clone());
+            }
+            new.metadata_mut().insert(field.into(), Value::Object(merged));
+        }
+    }
+    let (name, ns) = (old.name().to_string(), old.namespace().to_string());
+    new.metadata_mut().insert("name".into(), Value::String(name));
+    if ns.is_empty() {
+        new.metadata_mut().shift_remove("namespace");
+    } else {
+        new.metadata_mut().insert("namespace".into(), Value::String(ns));
+    }
+    new.previous_ids = old.previous_ids.clone();
+    new.prefixes = old.prefixes.clone();
+    new.suffixes = old.suffixes.clone();
+}
+
+fn merge_string_map_from(new: &mut Value, old: &Value, field: &str) {
+    let Some(old_map) = old.get(field).and_then(Value::as_object) else { return };
+    let mut merged = old_map.clone();
+    if let Some(new_map) = new.get(field).and_then(Value::as_object) {
+        merged.extend(new_map.clone());
+    }
+    new.as_object_mut().unwrap().insert(field.into(), Value::Object(merged));
+}
+
+/// The builtin transformers, in kustomize's fixed order, then the `transformers` field.
+fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
+    let k = &target.kustomization;
+    let name = target.name();
+    let Accumulated { resources, tables, .. } = acc;
+    patches::apply_patches_strategic_merge(resources, &k.patches_strategic_merge, &target.loader, &ctx.schema)?;
+    for patch in &k.patches {
+        patches::apply_patch(resources, patch, &target.loader, &ctx.schema, &mut ctx.diagnostics, &name)?;
+    }
+    if !k.namespace.is_empty() {
+        let options = NamespaceOptions { namespace: k.namespace.clone(), field_specs: tables.namespace.clone(), ..Default::default() };
+        namespace::set_namespace(resources, &options)?;
+    }
+    if !k.name_prefix.is_empty() {
+        name_affix::add_name_affixes(resources, &k.name_prefix, "", &tables.name_prefix)?;
+    }
+    if !k.name_suffix.is_empty() {
+        name_affix::add_name_affixes(resources, "", &k.name_suffix, &tables.name_suffix)?;
+    }
+    for label in &k.labels {
+        let mut specs: Vec<FieldSpec> =
+            label.fields.iter().map(FieldSpec::from_value).collect::<Result<_>>()?;
+        if label.include_selectors {
+            merge_specs(&mut specs, &tables.common_labels);
+        } else {
+            merge_specs(&mut specs, &[FieldSpec { gvk: Default::default(), path: "metadata/labels".into(), create: true }]);
+            if label.include_templates {
+                merge_specs(&mut specs, &tables.template_labels);
+            }
+        }
+        metadata_maps::add_map_entries(resources, &label.pairs, &specs)?;
+    }
+    metadata_maps::add_map_entries(resources, &k.common_labels, &tables.common_labels)?;
+    metadata_maps::add_map_entries(resources, &k.common_annotations, &tables.common_annotations)?;
+    for patch in &k.patches_json6902 {
+        patches::apply_patch_json6902(resources, patch, &target.loader, &mut ctx.diagnostics, &name)?;
+    }
+    for replica in &k.replicas {
+        replicas::set_replicas(resources, replica, &tables.replicas)?;
+    }
+    if !k.images.is_empty() {
+        let matched = images::set_images(resources, &k.images, &tables.images)?;
+        for (image, hit) in k.images.iter().zip(matched) {
+            if !hit {
+                ctx.diagnostics.unmatched(&name, &format!("images entry '{}' matches no image", image.name));
+            }
+        }
+    }
+    if !k.replacements.is_empty() {
+        crate::transform::replacements::apply_replacements(resources, &k.replacements, &target.loader)?;
+    }
+    if !k.transformers.is_empty() || !k.generators.is_empty() {
+        return Err(Error::msg(format!("{name}: the 'transformers' and 'generators' fields are not supported yet")));
+    }
+    if !k.helm_charts.is_empty() || !k.helm_chart_inflation_generator.is_empty() {
+        return Err(Error::msg(format!("{name}: helmCharts needs --enable-helm, which is not supported yet")));
+    }
+    Ok(())
+}
+
+/// kustomize's `FsSlice.MergeAll`: add specs not already present.
+fn merge_specs(into: &mut Vec<FieldSpec>, more: &[FieldSpec]) {
+    for spec in more {
+        if !into.iter().any(|s| s.gvk == spec.gvk && s.path == spec.path) {
+            into.push(spec.clone());
+        }
+    }
+}

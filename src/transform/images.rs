@@ -1,0 +1,136 @@
+//! `images`: change image names, tags and digests in containers.
+use regex::Regex;
+use serde_json::Value;
+
+use super::fieldspec::{apply_field_specs, CreateKind, FieldSpec};
+use crate::error::{Error, Result};
+use crate::kustomization::types::Image;
+use crate::resource::ResMap;
+
+/// Splits `[host[:port]/]path[:tag][@digest]` into name, tag and digest (kustomize's `image.Split`).
+pub fn split_image(image: &str) -> (&str, &str, &str) {
+    let slash = image.find('/').filter(|&i| i > 0).unwrap_or(0);
+    let search = &image[slash..];
+    let at = search.find('@').map(|i| i + slash);
+    let colon = search.find(':').map(|i| i + slash);
+    match (colon, at) {
+        (None, None) => (image, "", ""),
+        (c, Some(a)) if c.is_none_or(|c| a < c) => (&image[..a], "", &image[a + 1..]),
+        (Some(c), Some(a)) => (&image[..c], &image[c + 1..a], &image[a + 1..]),
+        (Some(c), None) => (&image[..c], &image[c + 1..], ""),
+        (None, Some(_)) => unreachable!(),
+    }
+}
+
+/// One compiled `images` entry.
+struct ImageRule<'a> {
+    rule: &'a Image,
+    /// kustomize's `IsImageMatched`: the name is used as a regular expression, tag or digest optional.
+    matcher: Regex,
+}
+
+impl ImageRule<'_> {
+    fn rewrite(&self, image: &str) -> Option<String> {
+        if !self.matcher.is_match(image) {
+            return None;
+        }
+        let (name, tag, digest) = split_image(image);
+        let rule = self.rule;
+        let mut name = if rule.new_name.is_empty() { name.to_string() } else { rule.new_name.clone() };
+        let (tag, digest) = match (rule.new_tag.as_str(), rule.digest.as_str()) {
+            ("", "") => (tag.to_string(), digest.to_string()),
+            (t, "") => (t.to_string(), String::new()),
+            ("", d) => (String::new(), d.to_string()),
+            (t, d) => (t.to_string(), d.to_string()),
+        };
+        let tag = if rule.tag_suffix.is_empty() { tag } else { format!("{tag}{}", rule.tag_suffix) };
+        if !tag.is_empty() {
+            name = format!("{name}:{tag}");
+        }
+        if !digest.is_empty() {
+            name = format!("{name}@{digest}");
+        }
+        Some(name)
+    }
+}
+
+/// Applies every `images` entry; returns, per entry, whether it changed any image.
+pub fn set_images(resources: &mut ResMap, images: &[Image], specs: &[FieldSpec]) -> Result<Vec<bool>> {
+    let rules = images
+        .iter()
+        .map(|rule| {
+            let pattern = format!("^{}(@sha256)?(:[a-zA-Z0-9_.{{}}-]*)?$", rule.name);
+            Regex::new(&pattern)
+                .map(|matcher| ImageRule { rule, matcher })
+                .map_err(|e| Error::msg(format!("images: invalid name '{}': {e}", rule.name)))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut matched = vec![false; rules.len()];
+    resources.for_each_mut(|r| {
+        for (i, rule) in rules.iter().enumerate() {
+            let mut update = |node: &mut Value| {
+                if let Some(new) = node.as_str().and_then(|s| rule.rewrite(s)) {
+                    matched[i] = true;
+                    *node = Value::String(new);
+                }
+                Ok(())
+            };
+            update_containers_anywhere(&mut r.value, &mut update)?;
+            apply_field_specs(&mut r.value, specs, CreateKind::Nothing, &mut update)?;
+        }
+        Ok::<(), Error>(())
+    })?;
+    Ok(matched)
+}
+
+/// kustomize's legacy image filter: every `containers`/`initContainers` list at any depth.
+fn update_containers_anywhere(node: &mut Value, update: &mut dyn FnMut(&mut Value) -> Result<()>) -> Result<()> {
+    match node {
+        Value::Array(items) => items.iter_mut().try_for_each(|i| update_containers_anywhere(i, update)),
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                update_containers_anywhere(value, update)?;
+                if key == "containers" || key == "initContainers" {
+                    if let Value::Array(containers) = value {
+                        for image in containers.iter_mut().filter_map(|c| c.get_mut("image")) {
+                            update(image)?;
+                        }
+                    }
+                }
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_keeps_a_registry_port_in_the_name() {
+        assert_eq!(split_image("192.168.122.1:5000/cloud-api-adaptor"), ("192.168.122.1:5000/cloud-api-adaptor", "", ""));
+        assert_eq!(split_image("192.168.122.1:5000/caa:v1"), ("192.168.122.1:5000/caa", "v1", ""));
+        assert_eq!(split_image("nginx@sha256:abc"), ("nginx", "", "sha256:abc"));
+        assert_eq!(split_image("nginx:1.2@sha256:abc"), ("nginx", "1.2", "sha256:abc"));
+        assert_eq!(split_image("nginx"), ("nginx", "", ""));
+    }
+
+    fn rule(name: &str, new_name: &str, new_tag: &str, digest: &str) -> Image {
+        Image { name: name.into(), new_name: new_name.into(), new_tag: new_tag.into(), digest: digest.into(), ..Default::default() }
+    }
+
+    fn rewrite(r: &Image, image: &str) -> Option<String> {
+        let pattern = format!("^{}(@sha256)?(:[a-zA-Z0-9_.{{}}-]*)?$", r.name);
+        ImageRule { rule: r, matcher: Regex::new(&pattern).unwrap() }.rewrite(image)
+    }
+
+    #[test]
+    fn new_tag_replaces_tag_and_digest() {
+        assert_eq!(rewrite(&rule("nginx", "", "1.25", ""), "nginx@sha256:abc").as_deref(), Some("nginx:1.25"));
+        assert_eq!(rewrite(&rule("nginx", "my/nginx", "", ""), "nginx:1.0").as_deref(), Some("my/nginx:1.0"));
+        assert_eq!(rewrite(&rule("nginx", "", "", "sha256:d"), "nginx:1.0").as_deref(), Some("nginx@sha256:d"));
+        assert_eq!(rewrite(&rule("nginx", "", "", ""), "nginx-other:1.0"), None);
+    }
+}

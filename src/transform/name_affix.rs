@@ -1,0 +1,43 @@
+//! `namePrefix` and `nameSuffix`: add text around resource names (and the fields the specs name).
+use serde_json::Value;
+
+use super::fieldspec::{walk, CreateKind, FieldSpec};
+use crate::error::Result;
+use crate::resource::{Gvk, ResMap};
+
+/// Kinds whose names kustomize never prefixes or suffixes.
+fn is_skipped(gvk: &Gvk) -> bool {
+    gvk.kind == "CustomResourceDefinition"
+        || (gvk.kind == "APIService" && gvk.group == "apiregistration.k8s.io")
+        || gvk.kind == "Namespace"
+}
+
+/// Adds `prefix` and `suffix` at every field spec path (normally just `metadata/name`).
+pub fn add_name_affixes(resources: &mut ResMap, prefix: &str, suffix: &str, specs: &[FieldSpec]) -> Result<()> {
+    resources.for_each_mut(|r| {
+        let original = r.original_id();
+        if is_skipped(&original.gvk) {
+            return Ok(());
+        }
+        for spec in specs {
+            if !original.gvk.is_selected_by(&spec.gvk) {
+                continue;
+            }
+            if spec.path == "metadata/name" {
+                // Recorded even when empty: name references compare these lists.
+                r.prefixes.push(prefix.to_string());
+                r.suffixes.push(suffix.to_string());
+                if !prefix.is_empty() || !suffix.is_empty() {
+                    r.remember_current_id();
+                }
+            }
+            walk(&mut r.value, &spec.path_parts(), spec.create, CreateKind::Scalar, &mut |node| {
+                if let Value::String(s) = node {
+                    *s = format!("{prefix}{s}{suffix}");
+                }
+                Ok(())
+            })?;
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,77 @@
+//! `namespace`: moves namespaced resources, and the fields that name a namespace, into one namespace.
+use serde_json::Value;
+
+use super::fieldspec::{apply_field_specs, CreateKind, FieldSpec};
+use crate::error::{Error, Result};
+use crate::resource::{scope::is_namespaced, ResMap};
+
+/// Which RoleBinding/ClusterRoleBinding subjects get the namespace (NamespaceTransformer option).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SubjectsMode {
+    /// Only subjects named `default` (kustomize's default).
+    #[default]
+    DefaultOnly,
+    /// Every ServiceAccount subject.
+    AllServiceAccounts,
+    /// None.
+    None,
+}
+
+/// The NamespaceTransformer's settings.
+#[derive(Clone, Debug, Default)]
+pub struct NamespaceOptions {
+    pub namespace: String,
+    pub field_specs: Vec<FieldSpec>,
+    /// Set the namespace only where none is set yet.
+    pub unset_only: bool,
+    pub subjects: SubjectsMode,
+}
+
+/// Sets the namespace of every namespaced resource and of the fields the specs name.
+pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Result<()> {
+    let ns = options.namespace.as_str();
+    // metadata/namespace is handled apart: it must skip cluster-scoped kinds.
+    let specs: Vec<FieldSpec> = options.field_specs.iter().filter(|s| s.path != "metadata/namespace").cloned().collect();
+    resources.for_each_mut(|r| {
+        if is_namespaced(r.api_version(), r.kind()) && !(options.unset_only && !r.namespace().is_empty()) {
+            r.set_namespace(ns);
+        }
+        let id = r.current_id();
+        if matches!(r.kind(), "RoleBinding" | "ClusterRoleBinding") {
+            set_subject_namespaces(&mut r.value, ns, options.subjects);
+        }
+        apply_field_specs(&mut r.value, &specs, CreateKind::Scalar, &mut |node| match node {
+            Value::Null | Value::String(_) | Value::Number(_) | Value::Bool(_) => {
+                let is_set = matches!(node, Value::String(s) if !s.is_empty());
+                if !(options.unset_only && is_set) {
+                    *node = Value::String(ns.to_string());
+                }
+                Ok(())
+            }
+            other => Err(Error::msg(format!(
+                "wrong node kind: expected ScalarNode but got {}: node contents:\n{}",
+                if other.is_array() { "SequenceNode" } else { "MappingNode" },
+                crate::yaml::emit::emit_stream([&*other])
+            ))),
+        })
+        .map_err(|e| {
+            Error::msg(format!("namespace field specs must target scalar nodes: considering field of object {id}: {e}"))
+        })
+    })
+}
+
+fn set_subject_namespaces(binding: &mut Value, ns: &str, mode: SubjectsMode) {
+    let Some(subjects) = binding.get_mut("subjects").and_then(Value::as_array_mut) else { return };
+    for subject in subjects.iter_mut().filter_map(Value::as_object_mut) {
+        let name = subject.get("name").and_then(Value::as_str).unwrap_or("");
+        let kind = subject.get("kind").and_then(Value::as_str).unwrap_or("");
+        let selected = match mode {
+            SubjectsMode::DefaultOnly => name == "default",
+            SubjectsMode::AllServiceAccounts => kind == "ServiceAccount",
+            SubjectsMode::None => false,
+        };
+        if selected {
+            subject.insert("namespace".into(), Value::String(ns.to_string()));
+        }
+    }
+}

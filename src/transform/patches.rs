@@ -1,0 +1,243 @@
+//! The patch transformers: `patchesStrategicMerge`, `patches` and `patchesJson6902`, choosing their
+//! targets as kustomize does and handing the merge itself to [`crate::patch`].
+use serde_json::Value;
+
+use super::select::{effective_namespace, CompiledSelector};
+use crate::diagnostics::Diagnostics;
+use crate::error::{Error, Result};
+use crate::kustomization::types::{Patch, Selector};
+use crate::kustomization::Loader;
+use crate::patch::{apply_json6902, strategic_merge, Schema};
+use crate::resource::{ResId, ResMap, Resource};
+use crate::yaml::parse::parse_documents;
+
+/// A patch read from a file or written inline.
+pub enum LoadedPatch {
+    /// One or more strategic merge patches (each a partial object).
+    Strategic(Vec<Value>),
+    /// An RFC 6902 operation list.
+    Json6902(Value),
+}
+
+/// Parses patch text, telling a strategic merge patch (mappings) from a JSON 6902 one (a list).
+pub fn parse_patch_text(text: &str, origin: &str) -> Result<LoadedPatch> {
+    let docs = parse_documents(text).map_err(|e| Error::Parse {
+        file: origin.to_string(),
+        line: e.line,
+        column: e.column,
+        message: e.message.clone(),
+    })?;
+    let docs: Vec<Value> = docs.into_iter().filter(|d| !d.is_null()).collect();
+    match docs.as_slice() {
+        [] => Err(Error::msg(format!("patch appears to be empty; {origin}"))),
+        [Value::Array(_)] => Ok(LoadedPatch::Json6902(docs.into_iter().next().unwrap())),
+        _ if docs.iter().all(Value::is_object) => Ok(LoadedPatch::Strategic(docs)),
+        _ => Err(Error::msg(format!("unable to parse SM or JSON patch from {text}"))),
+    }
+}
+
+/// The text of a `patches`/`patchesJson6902` entry: its file or its inline `patch`.
+fn patch_text(path: &str, inline: &str, loader: &Loader, entry: &str) -> Result<(String, String)> {
+    let inline = inline.trim();
+    match (path.is_empty(), inline.is_empty()) {
+        (true, true) => Err(Error::msg(format!("must specify one of patch and path in\n{entry}"))),
+        (false, false) => Err(Error::msg(format!("patch and path can't be set at the same time\n{entry}"))),
+        (false, true) => {
+            let (file, text) = loader.read(path)?;
+            Ok((text, file.display().to_string()))
+        }
+        (true, false) => Ok((inline.to_string(), "inline patch".to_string())),
+    }
+}
+
+/// The single resource a patch without target applies to, matched by any of its ids.
+fn unique_target(resources: &ResMap, id: &ResId) -> Result<usize> {
+    let found: Vec<usize> = resources
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.all_ids().iter().any(|other| same_id(other, id)))
+        .map(|(i, _)| i)
+        .collect();
+    match found.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(Error::msg(format!("no matches for Id {id}; failed to find unique target for patch {id}"))),
+        _ => Err(Error::msg(format!("multiple matches for Id {id}; failed to find unique target for patch {id}"))),
+    }
+}
+
+/// kustomize's `ResId.Equals`: same gvk and name, namespaces equal with empty meaning `default`.
+fn same_id(a: &ResId, b: &ResId) -> bool {
+    a.gvk == b.gvk && a.name == b.name && effective_namespace(a) == effective_namespace(b)
+}
+
+/// The id a strategic merge patch names.
+fn patch_id(patch: &Value) -> ResId {
+    Resource::new(patch.clone()).current_id()
+}
+
+/// Merges one strategic merge patch into `r`; returns false when the patch deleted the resource.
+fn merge_into(r: &mut Resource, patch: &Value, allow_name_change: bool, allow_kind_change: bool, schema: &Schema) -> Result<bool> {
+    let (name, namespace, kind) = (r.name().to_string(), r.namespace().to_string(), r.kind().to_string());
+    if allow_name_change || allow_kind_change {
+        r.remember_current_id();
+    }
+    strategic_merge(&mut r.value, patch, schema).map_err(|e| Error::msg(e.to_string()))?;
+    if r.value.as_object().is_none_or(|m| m.is_empty()) {
+        return Ok(false);
+    }
+    if !allow_kind_change {
+        r.map_mut().insert("kind".into(), Value::String(kind));
+    }
+    if !allow_name_change {
+        r.metadata_mut().insert("name".into(), Value::String(name));
+    }
+    if namespace.is_empty() {
+        r.metadata_mut().shift_remove("namespace");
+    } else {
+        r.metadata_mut().insert("namespace".into(), Value::String(namespace));
+    }
+    Ok(true)
+}
+
+/// Applies strategic merge patches to the resources at `indices`, dropping the ones a patch deletes.
+fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, options: (bool, bool), schema: &Schema) -> Result<()> {
+    let mut deleted = Vec::new();
+    for &i in indices {
+        let r = resources.get_mut(i);
+        let mut copy = patch.clone();
+        // The patch takes the target's apiVersion, as kustomize's ApplySmPatch does.
+        if let (Some(obj), api) = (copy.as_object_mut(), r.api_version().to_string()) {
+            obj.insert("apiVersion".into(), Value::String(api));
+        }
+        if !merge_into(r, &copy, options.0, options.1, schema)? {
+            deleted.push(i);
+        }
+    }
+    if deleted.is_empty() {
+        resources.reindex();
+    } else {
+        let mut index = 0;
+        resources.retain(|_| {
+            index += 1;
+            !deleted.contains(&(index - 1))
+        });
+    }
+    Ok(())
+}
+
+/// The deprecated `patchesStrategicMerge`: each entry a file or inline YAML; each patch names its target.
+pub fn apply_patches_strategic_merge(resources: &mut ResMap, entries: &[String], loader: &Loader, schema: &Schema) -> Result<()> {
+    for entry in entries {
+        let (text, origin) = if loader.is_file(entry) || !entry.contains('\n') && !entry.contains(':') {
+            let (file, text) = loader.read(entry)?;
+            (text, file.display().to_string())
+        } else {
+            (entry.clone(), "inline patch".to_string())
+        };
+        let LoadedPatch::Strategic(patches) = parse_patch_text(&text, &origin)? else {
+            return Err(Error::msg(format!("{origin}: a patchesStrategicMerge entry must be a strategic merge patch, not a list")));
+        };
+        for patch in patches {
+            let target = unique_target(resources, &patch_id(&patch))?;
+            merge_selected(resources, &[target], &patch, (false, false), schema)?;
+        }
+    }
+    Ok(())
+}
+
+/// One `patches` entry (strategic merge or JSON 6902, with or without a target).
+pub fn apply_patch(resources: &mut ResMap, entry: &Patch, loader: &Loader, schema: &Schema, diagnostics: &mut Diagnostics, kustomization: &str) -> Result<()> {
+    let described = describe(entry);
+    let (text, origin) = patch_text(&entry.path, &entry.patch, loader, &described)?;
+    let allow = (
+        entry.options.get("allowNameChange").copied().unwrap_or(false),
+        entry.options.get("allowKindChange").copied().unwrap_or(false),
+    );
+    match parse_patch_text(&text, &origin)? {
+        LoadedPatch::Strategic(patches) => match &entry.target {
+            Some(target) => {
+                if patches.len() > 1 {
+                    return Err(Error::msg(format!(
+                        "Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field: {}",
+                        entry.path
+                    )));
+                }
+                let selected = select(resources, target)?;
+                if selected.is_empty() {
+                    diagnostics.unmatched(kustomization, &format!("patch {described} selects no resource"));
+                }
+                merge_selected(resources, &selected, &patches[0], allow, schema)
+            }
+            None => {
+                for patch in &patches {
+                    let target = unique_target(resources, &patch_id(patch))?;
+                    merge_selected(resources, &[target], patch, allow, schema)?;
+                }
+                Ok(())
+            }
+        },
+        LoadedPatch::Json6902(ops) => {
+            let Some(target) = &entry.target else {
+                return Err(Error::msg(format!("must specify a target for JSON patch {text}")));
+            };
+            apply_json6902_to_selected(resources, target, &ops, diagnostics, kustomization, &described)
+        }
+    }
+}
+
+/// One deprecated `patchesJson6902` entry.
+pub fn apply_patch_json6902(resources: &mut ResMap, entry: &Patch, loader: &Loader, diagnostics: &mut Diagnostics, kustomization: &str) -> Result<()> {
+    let described = describe(entry);
+    let Some(target) = &entry.target else {
+        return Err(Error::msg(format!("must specify a target for patch {described}")));
+    };
+    let (text, origin) = match (entry.path.is_empty(), entry.patch.trim().is_empty()) {
+        (true, true) => return Err(Error::msg("empty file path and empty jsonOp")),
+        (false, false) => return Err(Error::msg("must specify a file path or jsonOp, not both")),
+        _ => patch_text(&entry.path, &entry.patch, loader, &described)?,
+    };
+    let ops = match parse_patch_text(&text, &origin)? {
+        LoadedPatch::Json6902(ops) => ops,
+        LoadedPatch::Strategic(_) => {
+            return Err(Error::msg(format!(
+                "json: cannot unmarshal object into Go value of type jsonpatch.Patch ({origin}: cannot unmarshal string into Go value of type jsonpatch.Patch)"
+            )))
+        }
+    };
+    apply_json6902_to_selected(resources, target, &ops, diagnostics, kustomization, &described)
+}
+
+fn apply_json6902_to_selected(resources: &mut ResMap, target: &Selector, ops: &Value, diagnostics: &mut Diagnostics, kustomization: &str, described: &str) -> Result<()> {
+    let selected = select(resources, target)?;
+    if selected.is_empty() {
+        diagnostics.unmatched(kustomization, &format!("patch {described} selects no resource"));
+    }
+    for i in selected {
+        let r = resources.get_mut(i);
+        r.remember_current_id();
+        let id = r.current_id();
+        apply_json6902(&mut r.value, ops).map_err(|e| Error::msg(format!("{e} (patching {id})")))?;
+    }
+    resources.reindex();
+    Ok(())
+}
+
+/// Positions of the resources a selector picks, in build order.
+pub fn select(resources: &ResMap, target: &Selector) -> Result<Vec<usize>> {
+    let compiled = CompiledSelector::new(target)?;
+    Ok(resources.iter().enumerate().filter(|(_, r)| compiled.matches(r)).map(|(i, _)| i).collect())
+}
+
+/// A short description of a patch entry for messages.
+fn describe(entry: &Patch) -> String {
+    let mut d = if entry.path.is_empty() { "(inline)".to_string() } else { format!("'{}'", entry.path) };
+    if let Some(t) = &entry.target {
+        let parts: Vec<String> = [("group", &t.group), ("version", &t.version), ("kind", &t.kind), ("name", &t.name), ("namespace", &t.namespace), ("labelSelector", &t.label_selector), ("annotationSelector", &t.annotation_selector)]
+            .iter()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        d.push_str(&format!(" with target {}", parts.join(",")));
+    }
+    d
+}

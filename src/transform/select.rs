@@ -1,0 +1,172 @@
+//! Patch and replacement targets: kustomize's `Selector` (anchored regular expressions for
+//! group, version, kind, name and namespace; label and annotation selectors).
+use regex::Regex;
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+use crate::kustomization::types::Selector;
+use crate::resource::{scope::is_namespaced, ResId, Resource};
+
+/// A compiled selector.
+pub struct CompiledSelector {
+    group: Option<Regex>,
+    version: Option<Regex>,
+    kind: Option<Regex>,
+    name: Option<Regex>,
+    namespace: Option<Regex>,
+    labels: Vec<Requirement>,
+    annotations: Vec<Requirement>,
+}
+
+fn anchored(pattern: &str) -> Result<Option<Regex>> {
+    if pattern.is_empty() {
+        return Ok(None);
+    }
+    Regex::new(&format!("^(?:{pattern})$"))
+        .map(Some)
+        .map_err(|e| Error::msg(format!("invalid regular expression '{pattern}' in target: {e}")))
+}
+
+/// kustomize's `EffectiveNamespace`: `default` for an empty namespace, a marker for cluster-scoped kinds.
+pub fn effective_namespace(id: &ResId) -> &str {
+    if !is_namespaced(&id.gvk.api_version(), &id.gvk.kind) {
+        "_non_namespaceable_"
+    } else if id.namespace.is_empty() {
+        "default"
+    } else {
+        &id.namespace
+    }
+}
+
+impl CompiledSelector {
+    pub fn new(s: &Selector) -> Result<Self> {
+        Ok(CompiledSelector {
+            group: anchored(&s.group)?,
+            version: anchored(&s.version)?,
+            kind: anchored(&s.kind)?,
+            name: anchored(&s.name)?,
+            namespace: anchored(&s.namespace)?,
+            labels: parse_selector(&s.label_selector)?,
+            annotations: parse_selector(&s.annotation_selector)?,
+        })
+    }
+
+    /// Whether `r` is selected: name and namespace may match the original or the current id.
+    pub fn matches(&self, r: &Resource) -> bool {
+        let current = r.current_id();
+        let original = r.original_id();
+        let ok = |re: &Option<Regex>, a: &str, b: &str| re.as_ref().is_none_or(|re| re.is_match(a) || re.is_match(b));
+        ok(&self.namespace, effective_namespace(&original), effective_namespace(&current))
+            && ok(&self.name, &original.name, &current.name)
+            && ok(&self.group, &current.gvk.group, &current.gvk.group)
+            && ok(&self.version, &current.gvk.version, &current.gvk.version)
+            && ok(&self.kind, &current.gvk.kind, &current.gvk.kind)
+            && self.labels.iter().all(|q| q.matches(r.labels()))
+            && self.annotations.iter().all(|q| q.matches(r.annotations()))
+    }
+}
+
+/// One term of a Kubernetes label selector.
+#[derive(Debug, PartialEq)]
+enum Requirement {
+    Equals(String, String),
+    NotEquals(String, String),
+    In(String, Vec<String>),
+    NotIn(String, Vec<String>),
+    Exists(String),
+    NotExists(String),
+}
+
+impl Requirement {
+    fn matches(&self, map: Option<&Map<String, Value>>) -> bool {
+        let get = |k: &str| map.and_then(|m| m.get(k)).and_then(Value::as_str);
+        match self {
+            Requirement::Equals(k, v) => get(k) == Some(v.as_str()),
+            Requirement::NotEquals(k, v) => get(k) != Some(v.as_str()),
+            Requirement::In(k, vs) => get(k).is_some_and(|x| vs.iter().any(|v| v == x)),
+            Requirement::NotIn(k, vs) => get(k).is_none_or(|x| !vs.iter().any(|v| v == x)),
+            Requirement::Exists(k) => get(k).is_some(),
+            Requirement::NotExists(k) => get(k).is_none(),
+        }
+    }
+}
+
+/// Parses `a=b,c!=d,e in (x,y),f notin (z),g,!h`.
+fn parse_selector(text: &str) -> Result<Vec<Requirement>> {
+    let mut terms = Vec::new();
+    let mut rest = text.trim();
+    while !rest.is_empty() {
+        // A term ends at a comma outside parentheses.
+        let mut depth = 0;
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+                c == ',' && depth == 0
+            })
+            .map(|(i, _)| i)
+            .unwrap_or(rest.len());
+        terms.push(parse_term(rest[..end].trim(), text)?);
+        rest = rest[end..].trim_start_matches(',').trim();
+    }
+    Ok(terms)
+}
+
+fn parse_term(term: &str, whole: &str) -> Result<Requirement> {
+    let bad = || Error::msg(format!("unable to parse requirement '{term}' in selector '{whole}'"));
+    let set = |s: &str| -> Result<Vec<String>> {
+        let inner = s.trim().strip_prefix('(').and_then(|s| s.strip_suffix(')')).ok_or_else(bad)?;
+        Ok(inner.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect())
+    };
+    if let Some(key) = term.strip_prefix('!') {
+        return Ok(Requirement::NotExists(key.trim().to_string()));
+    }
+    if let Some((k, v)) = term.split_once("!=") {
+        return Ok(Requirement::NotEquals(k.trim().into(), v.trim().into()));
+    }
+    if let Some((k, v)) = term.split_once("==").or_else(|| term.split_once('=')) {
+        return Ok(Requirement::Equals(k.trim().into(), v.trim().into()));
+    }
+    if let Some((k, v)) = term.split_once(" notin ") {
+        return Ok(Requirement::NotIn(k.trim().into(), set(v)?));
+    }
+    if let Some((k, v)) = term.split_once(" in ") {
+        return Ok(Requirement::In(k.trim().into(), set(v)?));
+    }
+    if term.contains(char::is_whitespace) || term.is_empty() {
+        return Err(bad());
+    }
+    Ok(Requirement::Exists(term.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn labels(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn label_selector_terms_follow_kubernetes_syntax() {
+        let reqs = parse_selector("app=web, tier in (a, b),!legacy,env!=prod").unwrap();
+        let m = labels(json!({"app": "web", "tier": "b", "env": "dev"}));
+        assert!(reqs.iter().all(|r| r.matches(Some(&m))));
+        let m2 = labels(json!({"app": "web", "tier": "c"}));
+        assert!(!reqs.iter().all(|r| r.matches(Some(&m2))));
+    }
+
+    #[test]
+    fn name_patterns_are_anchored() {
+        let s = CompiledSelector::new(&Selector { name: "app".into(), ..Default::default() }).unwrap();
+        let r = Resource::new(json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "my-app"}}));
+        assert!(!s.matches(&r));
+        let s = CompiledSelector::new(&Selector { name: ".*app".into(), ..Default::default() }).unwrap();
+        assert!(s.matches(&r));
+    }
+}

@@ -1,0 +1,58 @@
+//! Output order: kustomize's legacy order (by kind priority, then group/version/kind, namespace, name),
+//! or the input order (`fifo`).
+use std::collections::HashMap;
+
+use crate::resource::{Gvk, ResId, ResMap};
+
+/// Kinds printed first, in this order, by the legacy sort.
+pub const LEGACY_ORDER_FIRST: [&str; 22] = [
+    "Namespace", "ResourceQuota", "StorageClass", "CustomResourceDefinition", "ServiceAccount",
+    "PodSecurityPolicy", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding", "ConfigMap", "Secret",
+    "Endpoints", "Service", "LimitRange", "PriorityClass", "PersistentVolume", "PersistentVolumeClaim",
+    "Deployment", "StatefulSet", "CronJob", "PodDisruptionBudget",
+];
+
+/// Kinds printed last, in this order, by the legacy sort.
+pub const LEGACY_ORDER_LAST: [&str; 2] = ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
+
+/// Sorts in kustomize's legacy order with the given first/last kind lists.
+pub fn legacy_sort(resources: &mut ResMap, order_first: &[String], order_last: &[String]) {
+    let mut rank: HashMap<&str, i64> = HashMap::new();
+    for (i, kind) in order_first.iter().enumerate() {
+        rank.insert(kind, i as i64 - order_first.len() as i64);
+    }
+    for (i, kind) in order_last.iter().enumerate() {
+        rank.insert(kind, 1 + i as i64);
+    }
+    let mut keyed: Vec<(i64, String, String, usize)> = resources
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let id = r.current_id();
+            (rank.get(id.gvk.kind.as_str()).copied().unwrap_or(0), gvk_sort_string(&id.gvk), id_sort_string(&id), i)
+        })
+        .collect();
+    keyed.sort();
+    let mut slots: Vec<Option<crate::resource::Resource>> = std::mem::take(resources).into_vec().into_iter().map(Some).collect();
+    let sorted = keyed.into_iter().map(|(_, _, _, i)| slots[i].take().unwrap()).collect();
+    *resources = ResMap::from_vec(sorted);
+}
+
+fn gvk_sort_string(gvk: &Gvk) -> String {
+    let or = |s: &str, d: &'static str| if s.is_empty() { d.to_string() } else { s.to_string() };
+    format!("{}_{}_{}", or(&gvk.group, "~G"), or(&gvk.version, "~V"), or(&gvk.kind, "~K"))
+}
+
+fn id_sort_string(id: &ResId) -> String {
+    let ns = if id.namespace.is_empty() { "~X" } else { &id.namespace };
+    let name = if id.name.is_empty() { "~N" } else { &id.name };
+    format!("{}|{}|{}", id.gvk, ns, name)
+}
+
+pub fn default_order_first() -> Vec<String> {
+    LEGACY_ORDER_FIRST.iter().map(|s| s.to_string()).collect()
+}
+
+pub fn default_order_last() -> Vec<String> {
+    LEGACY_ORDER_LAST.iter().map(|s| s.to_string()).collect()
+}
