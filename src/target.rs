@@ -31,14 +31,15 @@ pub struct Accumulated {
 pub struct Context {
     pub restrictor: LoadRestrictor,
     pub diagnostics: Diagnostics,
-    pub schema: Schema,
+    /// A custom OpenAPI schema (`openapi: {path: ...}`), which replaces the builtin one, as in kustomize.
+    pub custom_schema: Option<Schema>,
     /// Roots being accumulated, to refuse cycles.
     visiting: Vec<PathBuf>,
 }
 
 impl Context {
     pub fn new(restrictor: LoadRestrictor) -> Self {
-        Context { restrictor, diagnostics: Diagnostics::default(), schema: Schema::builtin(), visiting: Vec::new() }
+        Context { restrictor, diagnostics: Diagnostics::default(), custom_schema: None, visiting: Vec::new() }
     }
 }
 
@@ -124,6 +125,7 @@ fn fix_deprecated_fields(k: &mut Kustomization, diagnostics: &mut Diagnostics) {
 /// Accumulates a kustomization into `acc` (kustomize's `accumulateTarget`).
 pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
     let k = &target.kustomization;
+    load_openapi(ctx, target)?;
     accumulate_resources(ctx, target, acc)?;
     for path in &k.configurations {
         let (file, text) = target.loader.read(path)?;
@@ -157,6 +159,29 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     }
     run_transformers(ctx, target, acc)?;
     acc.vars.extend(k.vars.iter().cloned());
+    Ok(())
+}
+
+/// `openapi: {path}` loads a custom schema; `openapi: {version}` may only name the builtin one.
+fn load_openapi(ctx: &mut Context, target: &Target) -> Result<()> {
+    let openapi = &target.kustomization.openapi;
+    if let Some(path) = openapi.get("path") {
+        if openapi.contains_key("version") {
+            return Err(Error::msg("builtin version and custom schema provided, cannot use both"));
+        }
+        let (file, text) = target.loader.read(path)?;
+        let doc = crate::yaml::parse::parse_document(&text).map_err(|e| Error::Parse {
+            file: file.display().to_string(),
+            line: e.line,
+            column: e.column,
+            message: e.message.clone(),
+        })?;
+        ctx.custom_schema = Some(Schema::with_custom(&doc)?);
+    } else if let Some(version) = openapi.get("version") {
+        if version != crate::patch::BUILTIN_VERSION {
+            return Err(Error::msg(format!("the specified OpenAPI version is not built in: {version}")));
+        }
+    }
     Ok(())
 }
 
@@ -333,9 +358,10 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     let k = &target.kustomization;
     let name = target.name();
     let Accumulated { resources, tables, .. } = acc;
-    patches::apply_patches_strategic_merge(resources, &k.patches_strategic_merge, &target.loader, &ctx.schema)?;
+    let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
+    patches::apply_patches_strategic_merge(resources, &k.patches_strategic_merge, &target.loader, schema)?;
     for patch in &k.patches {
-        patches::apply_patch(resources, patch, &target.loader, &ctx.schema, &mut ctx.diagnostics, &name)?;
+        patches::apply_patch(resources, patch, &target.loader, schema, &mut ctx.diagnostics, &name)?;
     }
     if !k.namespace.is_empty() {
         let options = NamespaceOptions { namespace: k.namespace.clone(), field_specs: tables.namespace.clone(), ..Default::default() };

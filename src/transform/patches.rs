@@ -81,7 +81,7 @@ fn merge_into(r: &mut Resource, patch: &Value, allow_name_change: bool, allow_ki
     if allow_name_change || allow_kind_change {
         r.remember_current_id();
     }
-    strategic_merge(&mut r.value, patch, schema).map_err(|e| Error::msg(e.to_string()))?;
+    strategic_merge(&mut r.value, patch, schema)?;
     if r.value.as_object().is_none_or(|m| m.is_empty()) {
         return Ok(false);
     }

@@ -1,0 +1,317 @@
+//! RFC 6902 JSON patches, applied as kustomize v5.6.0 does with evanphx/json-patch v4
+//! (`DecodePatch` + `Apply`, default options):
+//! - array indexes may be negative (`-1` is the last element; for `add`, `-1` inserts
+//!   before the end position, i.e. appends); `-` appends on `add`;
+//! - `add` on an index equal to the length appends; beyond it is an error;
+//! - `remove` of a missing key or index is an error, as are `replace` of a missing
+//!   index and `add` under a missing parent; `replace` of a missing key adds it; `test` compares numbers by value (1 == 1.0);
+//! - a missing `value` counts as `null`.
+//!
+//! kustomize round-trips the whole object through JSON (`float64` numbers) around the
+//! patch, so after applying, every number is normalized the same way: whole numbers
+//! become integers (`1.0` -> `1`) and integers beyond 2^53 lose precision.
+use serde_json::{Map, Number, Value};
+
+use super::PatchError;
+
+/// Apply the operations `ops` (a parsed JSON array, from JSON or YAML text) to `target`.
+pub fn apply_json6902(target: &mut Value, ops: &Value) -> Result<(), PatchError> {
+    let Value::Array(list) = ops else {
+        return Err(PatchError::new(format!(
+            "json patch must be a list of operations, got: {}",
+            serde_json::to_string(ops).unwrap_or_default()
+        )));
+    };
+    for (i, op) in list.iter().enumerate() {
+        let Value::Object(op) = op else {
+            return Err(PatchError::new(format!("json patch operation {i} is not a map")));
+        };
+        let kind = op.get("op").and_then(Value::as_str).unwrap_or("unknown");
+        let path = op.get("path").and_then(Value::as_str).unwrap_or("unknown");
+        apply_one(target, kind, path, op).map_err(|e| {
+            PatchError::new(format!("json patch operation {i} ({kind} {path}): {e}"))
+        })?;
+    }
+    normalize_numbers(target);
+    Ok(())
+}
+
+fn apply_one(doc: &mut Value, kind: &str, path: &str, op: &Map<String, Value>) -> Result<(), String> {
+    let value = || op.get("value").cloned().unwrap_or(Value::Null);
+    match kind {
+        "add" => {
+            let (parent, key) = find_object(doc, path)
+                .ok_or_else(|| format!("add operation does not apply: doc is missing path: \"{path}\": missing value"))?;
+            add(parent, &key, value()).map_err(|e| format!("error in add for path: '{path}': {e}"))
+        }
+        "remove" => {
+            let (parent, key) = find_object(doc, path)
+                .ok_or_else(|| format!("remove operation does not apply: doc is missing path: \"{path}\": missing value"))?;
+            remove(parent, &key).map(|_| ()).map_err(|e| format!("error in remove for path: '{path}': {e}"))
+        }
+        "replace" => {
+            let (parent, key) = find_object(doc, path)
+                .ok_or_else(|| format!("replace operation does not apply: doc is missing path: {path}: missing value"))?;
+            // evanphx v4 sets a missing object key; only a bad array index fails
+            let missing = || format!("replace operation does not apply: doc is missing key: {path}: missing value");
+            match parent {
+                Value::Object(m) => {
+                    m.insert(key, value());
+                }
+                _ => *get_mut(parent, &key).map_err(|_| missing())?.ok_or_else(missing)? = value(),
+            }
+            Ok(())
+        }
+        "move" | "copy" => {
+            let from = op.get("from").and_then(Value::as_str).unwrap_or("unknown");
+            let (parent, key) = find_object(doc, from)
+                .ok_or_else(|| format!("{kind} operation does not apply: doc is missing from path: {from}: missing value"))?;
+            let val = if kind == "move" {
+                remove(parent, &key).map_err(|e| format!("error in move for path: '{key}': {e}"))?
+            } else {
+                // a missing object key copies as null, as in evanphx v4
+                get_mut(parent, &key)
+                    .map_err(|e| format!("error in copy for from: '{from}': {e}"))?
+                    .cloned()
+                    .unwrap_or(Value::Null)
+            };
+            let (parent, key) = find_object(doc, path)
+                .ok_or_else(|| format!("{kind} operation does not apply: doc is missing destination path: {path}: missing value"))?;
+            add(parent, &key, val).map_err(|e| format!("error in add for path: '{path}': {e}"))
+        }
+        "test" => {
+            let (parent, key) = find_object(doc, path)
+                .ok_or_else(|| format!("test operation does not apply: is missing path: {path}: missing value"))?;
+            let have = get_mut(parent, &key).ok().flatten().map(|v| &*v);
+            let want = op.get("value").unwrap_or(&Value::Null);
+            let ok = match have {
+                None | Some(Value::Null) => want.is_null(),
+                Some(v) => json_equal(v, want),
+            };
+            if ok {
+                Ok(())
+            } else {
+                Err(format!("testing value {path} failed: test failed"))
+            }
+        }
+        other => Err(format!("Unexpected kind: {other}")),
+    }
+}
+
+fn decode_key(part: &str) -> String {
+    part.replace("~1", "/").replace("~0", "~")
+}
+
+/// evanphx `findObject`: the container holding the last path segment, and that segment.
+fn find_object<'a>(doc: &'a mut Value, path: &str) -> Option<(&'a mut Value, String)> {
+    let mut split: Vec<&str> = path.split('/').collect();
+    if split.len() < 2 {
+        return None;
+    }
+    let key = decode_key(split.pop().unwrap());
+    let mut cur = doc;
+    for part in &split[1..] {
+        let part = decode_key(part);
+        let next = match cur {
+            Value::Object(m) => m.get_mut(&part)?,
+            Value::Array(a) => {
+                let i = array_index(&part, a.len(), false).ok()?;
+                a.get_mut(i)?
+            }
+            _ => return None,
+        };
+        if !(next.is_object() || next.is_array()) {
+            return None;
+        }
+        cur = next;
+    }
+    if !(cur.is_object() || cur.is_array()) {
+        return None;
+    }
+    Some((cur, key))
+}
+
+/// An array index as evanphx reads it; negative counts from the end (of `len`).
+fn array_index(key: &str, len: usize, for_add: bool) -> Result<usize, String> {
+    let idx: i64 = key.parse().map_err(|_| format!("value was not a proper array index: '{key}'"))?;
+    let size = if for_add { len as i64 + 1 } else { len as i64 };
+    let invalid = || format!("Unable to access invalid index: {idx}: invalid index referenced");
+    let idx = if idx < 0 {
+        if idx < -size {
+            return Err(invalid());
+        }
+        idx + size
+    } else {
+        idx
+    };
+    if idx >= size {
+        return Err(invalid());
+    }
+    Ok(idx as usize)
+}
+
+fn add(parent: &mut Value, key: &str, val: Value) -> Result<(), String> {
+    match parent {
+        Value::Object(m) => {
+            m.insert(key.to_string(), val);
+            Ok(())
+        }
+        Value::Array(a) => {
+            if key == "-" {
+                a.push(val);
+                return Ok(());
+            }
+            let i = array_index(key, a.len(), true)?;
+            a.insert(i, val);
+            Ok(())
+        }
+        _ => Err(format!("add operation does not apply: doc is missing path: \"{key}\": missing value")),
+    }
+}
+
+fn remove(parent: &mut Value, key: &str) -> Result<Value, String> {
+    match parent {
+        Value::Object(m) => m
+            .shift_remove(key)
+            .ok_or_else(|| format!("Unable to remove nonexistent key: {key}: missing value")),
+        Value::Array(a) => {
+            let i = array_index(key, a.len(), false)?;
+            Ok(a.remove(i))
+        }
+        _ => Err(format!("Unable to remove nonexistent key: {key}: missing value")),
+    }
+}
+
+fn get_mut<'a>(parent: &'a mut Value, key: &str) -> Result<Option<&'a mut Value>, String> {
+    match parent {
+        Value::Object(m) => Ok(m.get_mut(key)),
+        Value::Array(a) => {
+            let i = array_index(key, a.len(), false)?;
+            Ok(a.get_mut(i))
+        }
+        _ => Ok(None),
+    }
+}
+
+fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equal(p, q)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// The number every value becomes after kustomize's JSON round trip (float64, printed
+/// as Go's encoding/json does, read back as YAML): integral values are integers.
+fn normalize_numbers(v: &mut Value) {
+    match v {
+        Value::Number(n) => {
+            if let Some(f) = n.as_f64() {
+                if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e21 {
+                    // shortest digits, as Go prints a float64, then read back as an integer
+                    let text = format!("{f}");
+                    if let Ok(u) = text.parse::<u64>() {
+                        *n = Number::from(u);
+                    } else if let Ok(i) = text.parse::<i64>() {
+                        *n = Number::from(i);
+                    } else if let Some(x) = Number::from_f64(f) {
+                        *n = x;
+                    }
+                } else if let Some(x) = Number::from_f64(f) {
+                    *n = x;
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(normalize_numbers),
+        Value::Object(m) => m.values_mut().for_each(normalize_numbers),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Expected results and error texts were checked with kustomize v5.6.0
+    //! (`patches:` with a target and an inline JSON 6902 patch).
+    use super::*;
+    use serde_json::json;
+
+    fn doc() -> Value {
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"},
+               "data": {"a": "1"}, "l": [1, 2, 3], "n": 1.0, "m": {"x": ["a", "b"]}})
+    }
+
+    fn apply(ops: Value) -> Result<Value, PatchError> {
+        let mut d = doc();
+        apply_json6902(&mut d, &ops).map(|_| d)
+    }
+
+    #[test]
+    fn add_appends_with_dash_length_and_minus_one() {
+        for path in ["/l/-", "/l/3", "/l/-1"] {
+            assert_eq!(apply(json!([{"op": "add", "path": path, "value": 4}])).unwrap()["l"], json!([1, 2, 3, 4]));
+        }
+        assert_eq!(apply(json!([{"op": "add", "path": "/l/-4", "value": 4}])).unwrap()["l"], json!([4, 1, 2, 3]));
+    }
+
+    #[test]
+    fn add_beyond_the_end_is_an_error() {
+        let e = apply(json!([{"op": "add", "path": "/l/4", "value": 4}])).unwrap_err();
+        assert!(e.0.ends_with("error in add for path: '/l/4': Unable to access invalid index: 4: invalid index referenced"), "{e}");
+        assert!(e.0.starts_with("json patch operation 0 (add /l/4)"), "{e}");
+    }
+
+    #[test]
+    fn remove_missing_key_is_an_error_with_the_path() {
+        let e = apply(json!([{"op": "remove", "path": "/data/zz"}])).unwrap_err();
+        assert!(e.0.ends_with("error in remove for path: '/data/zz': Unable to remove nonexistent key: zz: missing value"), "{e}");
+        assert_eq!(apply(json!([{"op": "remove", "path": "/l/-1"}])).unwrap()["l"], json!([1, 2]));
+    }
+
+    /// evanphx v4 `replace` sets a missing object key but rejects a missing index.
+    #[test]
+    fn replace_missing_key_adds_it_but_missing_index_fails() {
+        assert_eq!(apply(json!([{"op": "replace", "path": "/data/zz", "value": 1}])).unwrap()["data"], json!({"a": "1", "zz": 1}));
+        let e = apply(json!([{"op": "replace", "path": "/l/5", "value": 1}])).unwrap_err();
+        assert!(e.0.ends_with("replace operation does not apply: doc is missing key: /l/5: missing value"), "{e}");
+    }
+
+    #[test]
+    fn add_under_missing_parent_is_an_error() {
+        let e = apply(json!([{"op": "add", "path": "/x/y", "value": 1}])).unwrap_err();
+        assert!(e.0.ends_with("add operation does not apply: doc is missing path: \"/x/y\": missing value"), "{e}");
+    }
+
+    #[test]
+    fn test_op_compares_numbers_by_value() {
+        assert!(apply(json!([{"op": "test", "path": "/n", "value": 1}])).is_ok());
+        let e = apply(json!([{"op": "test", "path": "/n", "value": 2}])).unwrap_err();
+        assert!(e.0.ends_with("testing value /n failed: test failed"));
+        assert!(apply(json!([{"op": "test", "path": "/nope", "value": null}])).is_ok());
+    }
+
+    #[test]
+    fn move_and_copy() {
+        let d = apply(json!([{"op": "move", "from": "/m/x", "path": "/data/x"}])).unwrap();
+        assert_eq!(d["data"]["x"], json!(["a", "b"]));
+        assert_eq!(d["m"], json!({}));
+        let d = apply(json!([{"op": "copy", "from": "/m/x/0", "path": "/m/x/-"}])).unwrap();
+        assert_eq!(d["m"]["x"], json!(["a", "b", "a"]));
+    }
+
+    #[test]
+    fn unknown_op_is_an_error() {
+        let e = apply(json!([{"op": "bogus", "path": "/a"}])).unwrap_err();
+        assert!(e.0.ends_with("Unexpected kind: bogus"));
+    }
+
+    /// kustomize round-trips the object through float64 JSON: 1.0 -> 1, big ints lose digits.
+    #[test]
+    fn numbers_go_through_float64() {
+        let mut d = json!({"h": 1.0, "r": 1000000, "big": 12345678901234567890u64, "f": 0.5});
+        apply_json6902(&mut d, &json!([])).unwrap();
+        assert_eq!(d, json!({"h": 1, "r": 1000000, "big": 12345678901234567000u64, "f": 0.5}));
+    }
+}
