@@ -18,13 +18,18 @@ use crate::transform::{images, metadata_maps, name_affix, namespace, patches, re
 use crate::yaml::parse::parse_documents;
 
 /// What one kustomization (and everything below it) contributes.
-#[derive(Default)]
 pub struct Accumulated {
     pub resources: ResMap,
     /// Field specs: the builtin ones plus `configurations` and `crds` from this tree.
     pub tables: FieldSpecTables,
     /// `vars` declared in this tree.
     pub vars: Vec<Value>,
+}
+
+impl Default for Accumulated {
+    fn default() -> Self {
+        Accumulated { resources: ResMap::new(), tables: FieldSpecTables::builtin().clone(), vars: Vec::new() }
+    }
 }
 
 /// State shared by every kustomization of one build.
@@ -130,13 +135,13 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     for path in &k.configurations {
         let (file, text) = target.loader.read(path)?;
         for doc in parse_file(&file, &text)? {
-            acc.tables.merge(FieldSpecTables::from_config_value(&doc)?);
+            acc.tables.merge(FieldSpecTables::from_config_value(&doc)?)?;
         }
     }
     for path in &k.crds {
         let (file, text) = target.loader.read(path)?;
         for doc in parse_file(&file, &text)? {
-            acc.tables.merge(FieldSpecTables::from_crd(&doc));
+            acc.tables.merge(FieldSpecTables::from_crd(&doc)?)?;
         }
     }
     run_generators(target, acc)?;
@@ -224,7 +229,7 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
             let sub = accumulate_directory(ctx, loader)
                 .map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
             acc.resources.append_all(sub.resources).map_err(|e| e.context("accumulating resources"))?;
-            acc.tables.merge(sub.tables);
+            acc.tables.merge(sub.tables)?;
             merge_vars(&mut acc.vars, sub.vars)?;
         } else {
             return Err(Error::msg(format!(

@@ -1,14 +1,485 @@
-//! Placeholder until the tables land.
+//! The field spec tables that drive the transformers: kustomize's builtin ones (compiled in from
+//! `builtin_fieldspecs.yaml`), merged with the user's `configurations:` files and with what `crds:`
+//! files declare, the way kustomize's `TransformerConfig` merges them.
+use std::cmp::Ordering;
+use std::sync::OnceLock;
+
+use serde_json::{Map, Value};
+
 use super::fieldspec::FieldSpec;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::resource::Gvk;
-use serde_json::Value;
-#[derive(Clone, Debug, Default)]
-pub struct NameBackReference { pub gvk: Gvk, pub referrers: Vec<FieldSpec> }
-#[derive(Clone, Debug, Default)]
-pub struct FieldSpecTables { pub name_prefix: Vec<FieldSpec>, pub name_suffix: Vec<FieldSpec>, pub namespace: Vec<FieldSpec>, pub common_labels: Vec<FieldSpec>, pub template_labels: Vec<FieldSpec>, pub common_annotations: Vec<FieldSpec>, pub images: Vec<FieldSpec>, pub replicas: Vec<FieldSpec>, pub var_reference: Vec<FieldSpec>, pub name_reference: Vec<NameBackReference> }
+
+const BUILTIN_YAML: &str = include_str!("builtin_fieldspecs.yaml");
+
+/// "Resources of kind `gvk` are named by these fields of other resources" (one `nameReference` entry).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameBackReference {
+    /// The referral target: the kind whose `metadata/name` the referrers hold.
+    pub gvk: Gvk,
+    /// The fields, in referrer kinds, that hold such a name.
+    pub referrers: Vec<FieldSpec>,
+}
+
+/// Every table of a kustomize transformer configuration.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FieldSpecTables {
+    pub name_prefix: Vec<FieldSpec>,
+    pub name_suffix: Vec<FieldSpec>,
+    pub namespace: Vec<FieldSpec>,
+    /// `commonLabels` and `labels` with `includeSelectors`: metadata, templates and selectors.
+    pub common_labels: Vec<FieldSpec>,
+    /// The `labels:` key of a configuration file; kustomize's builtin tables leave it empty.
+    pub labels: Vec<FieldSpec>,
+    /// `labels` with `includeTemplates`: metadata and pod templates, no selectors.
+    pub template_labels: Vec<FieldSpec>,
+    pub common_annotations: Vec<FieldSpec>,
+    pub name_reference: Vec<NameBackReference>,
+    pub var_reference: Vec<FieldSpec>,
+    pub images: Vec<FieldSpec>,
+    pub replicas: Vec<FieldSpec>,
+}
+
 impl FieldSpecTables {
-    pub fn merge(&mut self, _o: FieldSpecTables) {}
-    pub fn from_config_value(_v: &Value) -> Result<Self> { Ok(Self::default()) }
-    pub fn from_crd(_v: &Value) -> Self { Self::default() }
+    /// kustomize's builtin tables, as its build sees them: parsed, sorted and deduplicated once.
+    pub fn builtin() -> &'static FieldSpecTables {
+        static BUILTIN: OnceLock<FieldSpecTables> = OnceLock::new();
+        BUILTIN.get_or_init(|| {
+            let value = crate::yaml::parse::parse_document(BUILTIN_YAML)
+                .unwrap_or_else(|e| panic!("builtin_fieldspecs.yaml does not parse: {e}"));
+            let parsed = FieldSpecTables::from_config_value(&value)
+                .unwrap_or_else(|e| panic!("builtin_fieldspecs.yaml is not a field spec configuration: {e}"));
+            // kustomize's resource accumulator starts from an empty configuration and merges the
+            // defaults into it, which drops the tables' duplicate entries.
+            let mut tables = FieldSpecTables::default();
+            tables.merge(parsed).unwrap_or_else(|e| panic!("builtin field specs conflict: {e}"));
+            tables
+        })
+    }
+
+    /// Reads one configuration file (`namePrefix: [...]`, `nameReference: [...]`, ...). Keys are
+    /// matched without regard to case and unknown keys are ignored, as Go's JSON decoding does;
+    /// the tables come out sorted, as kustomize sorts them after loading.
+    pub fn from_config_value(value: &Value) -> Result<FieldSpecTables> {
+        let mut tables = FieldSpecTables::default();
+        let map = match value {
+            Value::Null => return Ok(tables),
+            Value::Object(map) => map,
+            other => return Err(Error::msg(format!("a transformer configuration must be a mapping, got {other}"))),
+        };
+        for (key, entry) in map {
+            if key.eq_ignore_ascii_case("nameReference") {
+                tables.name_reference = name_back_references_from_value(entry)?;
+                continue;
+            }
+            if let Some(table) = tables.field_spec_tables_mut().into_iter().find(|t| key.eq_ignore_ascii_case(t.key)) {
+                *table.specs = FieldSpec::list_from_value(Some(entry)).map_err(|e| e.context(key))?;
+            }
+        }
+        tables.sort();
+        Ok(tables)
+    }
+
+    /// Adds `other`'s entries to these tables (kustomize's `TransformerConfig.Merge`): a field spec
+    /// already present is skipped, one that differs only in `create` is an error, nameReference
+    /// entries for the same kind pool their referrers; every table is sorted again afterwards.
+    pub fn merge(&mut self, mut other: FieldSpecTables) -> Result<()> {
+        let mut incoming_references = Some(std::mem::take(&mut other.name_reference));
+        let mut references = std::mem::take(&mut self.name_reference);
+        let mut result = Ok(());
+        for (mine, theirs) in self.field_spec_tables_mut().into_iter().zip(other.field_spec_tables_mut()) {
+            // kustomize merges nameReference between varReference and images; only which error
+            // is reported first depends on it.
+            if mine.merge_name == "Images" {
+                result = merge_name_back_references(&mut references, incoming_references.take().unwrap_or_default())
+                    .map_err(|e| e.context("failed to merge NameReference fieldSpec"));
+                if result.is_err() {
+                    break;
+                }
+            }
+            result = merge_field_specs(mine.specs, std::mem::take(theirs.specs))
+                .map_err(|e| e.context(format!("failed to merge {} fieldSpec", mine.merge_name)));
+            if result.is_err() {
+                break;
+            }
+        }
+        self.name_reference = references;
+        result?;
+        self.sort();
+        Ok(())
+    }
+
+    /// The tables a `crds:` file adds: an OpenAPI definitions map (type name -> `{Schema: ...}`),
+    /// as kustomize's `LoadConfigFromCRDs` reads it. For every type that looks like a Kubernetes
+    /// object, properties annotated `x-kubernetes-object-ref-kind` (with an api version) become
+    /// nameReference entries, and `x-kubernetes-annotation`, `x-kubernetes-label-selector` and
+    /// `x-kubernetes-identity` add commonAnnotations, commonLabels and namePrefix field specs.
+    pub fn from_crd(definitions: &Value) -> Result<FieldSpecTables> {
+        let map = match definitions {
+            Value::Object(map) => map,
+            Value::Null => return Ok(FieldSpecTables::default()),
+            other => return Err(Error::msg(format!("an OpenAPI definitions file must be a mapping, got {other}"))),
+        };
+        let mut result = FieldSpecTables::default();
+        for (type_name, definition) in map {
+            if !definition.is_object() {
+                return Err(Error::msg(format!("the OpenAPI definition of '{type_name}' must be a mapping")));
+            }
+            let Some(properties) = schema_properties(definition) else { continue };
+            if !["kind", "apiVersion", "metadata"].iter().all(|k| properties.contains_key(*k)) {
+                continue;
+            }
+            // The type name's last dot-separated part is the kind; group and version stay empty.
+            let kind = type_name.rsplit('.').next().unwrap_or(type_name);
+            let gvk = Gvk { kind: kind.to_string(), ..Gvk::default() };
+            let mut tables = FieldSpecTables::default();
+            let mut visiting = vec![type_name.as_str()];
+            load_crd_type(&mut tables, &gvk, map, type_name, &mut Vec::new(), &mut visiting);
+            result.merge(tables)?;
+        }
+        Ok(result)
+    }
+
+    fn sort(&mut self) {
+        for table in self.field_spec_tables_mut() {
+            table.specs.sort_by(|a, b| compare_gvk(&a.gvk, &b.gvk));
+        }
+        self.name_reference.sort_by(|a, b| compare_gvk(&a.gvk, &b.gvk));
+    }
+
+    /// The plain field spec tables, in the order kustomize merges them, with their configuration
+    /// key and the name kustomize's merge errors use.
+    fn field_spec_tables_mut(&mut self) -> [NamedTable<'_>; 10] {
+        let FieldSpecTables {
+            name_prefix,
+            name_suffix,
+            namespace,
+            common_labels,
+            labels,
+            template_labels,
+            common_annotations,
+            name_reference: _,
+            var_reference,
+            images,
+            replicas,
+        } = self;
+        [
+            NamedTable { key: "namePrefix", merge_name: "NamePrefix", specs: name_prefix },
+            NamedTable { key: "nameSuffix", merge_name: "NameSuffix", specs: name_suffix },
+            NamedTable { key: "namespace", merge_name: "NameSpace", specs: namespace },
+            NamedTable { key: "commonAnnotations", merge_name: "CommonAnnotations", specs: common_annotations },
+            NamedTable { key: "commonLabels", merge_name: "CommonLabels", specs: common_labels },
+            NamedTable { key: "labels", merge_name: "Labels", specs: labels },
+            NamedTable { key: "templateLabels", merge_name: "TemplateLabels", specs: template_labels },
+            NamedTable { key: "varReference", merge_name: "VarReference", specs: var_reference },
+            NamedTable { key: "images", merge_name: "Images", specs: images },
+            NamedTable { key: "replicas", merge_name: "Replicas", specs: replicas },
+        ]
+    }
+}
+
+struct NamedTable<'a> {
+    key: &'static str,
+    merge_name: &'static str,
+    specs: &'a mut Vec<FieldSpec>,
+}
+
+fn name_back_references_from_value(value: &Value) -> Result<Vec<NameBackReference>> {
+    let items = match value {
+        Value::Null => return Ok(Vec::new()),
+        Value::Array(items) => items,
+        other => return Err(Error::msg(format!("nameReference must be a list, got {other}"))),
+    };
+    items
+        .iter()
+        .map(|item| {
+            let map = item
+                .as_object()
+                .ok_or_else(|| Error::msg(format!("a nameReference entry must be a mapping, got {item}")))?;
+            let target = FieldSpec::from_value(item)?;
+            let referrers = map.iter().filter(|(k, _)| k.eq_ignore_ascii_case("fieldSpecs")).last().map(|(_, v)| v);
+            Ok(NameBackReference { gvk: target.gvk, referrers: FieldSpec::list_from_value(referrers)? })
+        })
+        .collect()
+}
+
+/// kustomize's `FsSlice.MergeAll`: appends the incoming specs not already present. A spec is
+/// present when one with the same path is selected by the incoming spec's group/version/kind
+/// (empty parts match anything).
+pub fn merge_field_specs(existing: &mut Vec<FieldSpec>, incoming: Vec<FieldSpec>) -> Result<()> {
+    for spec in incoming {
+        match existing.iter().find(|x| x.path == spec.path && x.gvk.is_selected_by(&spec.gvk)) {
+            Some(present) if present.create != spec.create => return Err(Error::msg("conflicting fieldspecs")),
+            Some(_) => {}
+            None => existing.push(spec),
+        }
+    }
+    Ok(())
+}
+
+/// kustomize's `nbrSlice.mergeAll`: an entry for a kind already listed pools its referrers into
+/// that entry; an entry for a new kind is appended as it is.
+fn merge_name_back_references(existing: &mut Vec<NameBackReference>, incoming: Vec<NameBackReference>) -> Result<()> {
+    for entry in incoming {
+        let mut found = false;
+        for present in existing.iter_mut().filter(|p| p.gvk == entry.gvk) {
+            merge_field_specs(&mut present.referrers, entry.referrers.clone())?;
+            found = true;
+        }
+        if !found {
+            existing.push(entry);
+        }
+    }
+    Ok(())
+}
+
+/// kyaml's `Gvk.IsLessThan`, the order kustomize sorts its tables in: a few well-known kinds
+/// first (namespaces, RBAC, config...), webhooks last, then by group, version and kind.
+fn compare_gvk(a: &Gvk, b: &Gvk) -> Ordering {
+    const FIRST: [&str; 22] = [
+        "Namespace",
+        "ResourceQuota",
+        "StorageClass",
+        "CustomResourceDefinition",
+        "ServiceAccount",
+        "PodSecurityPolicy",
+        "Role",
+        "ClusterRole",
+        "RoleBinding",
+        "ClusterRoleBinding",
+        "ConfigMap",
+        "Secret",
+        "Endpoints",
+        "Service",
+        "LimitRange",
+        "PriorityClass",
+        "PersistentVolume",
+        "PersistentVolumeClaim",
+        "Deployment",
+        "StatefulSet",
+        "CronJob",
+        "PodDisruptionBudget",
+    ];
+    const LAST: [&str; 2] = ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
+    let rank = |kind: &str| -> i64 {
+        if let Some(i) = FIRST.iter().position(|k| *k == kind) {
+            i as i64 - FIRST.len() as i64
+        } else if let Some(i) = LAST.iter().position(|k| *k == kind) {
+            1 + i as i64
+        } else {
+            0
+        }
+    };
+    let or = |s: &str, empty: &'static str| if s.is_empty() { empty.to_string() } else { s.to_string() };
+    let stable = |g: &Gvk| format!("{}_{}_{}", or(&g.group, "~G"), or(&g.version, "~V"), or(&g.kind, "~K"));
+    rank(&a.kind).cmp(&rank(&b.kind)).then_with(|| stable(a).cmp(&stable(b)))
+}
+
+/// The `properties` of a definition's schema (Go decodes the `Schema` key without regard to case).
+fn schema_properties(definition: &Value) -> Option<&Map<String, Value>> {
+    let schema = definition.as_object()?.iter().find(|(k, _)| k.eq_ignore_ascii_case("schema"))?.1;
+    schema.get("properties")?.as_object()
+}
+
+/// kustomize's `loadCrdIntoConfig`: walks the properties of `type_name`, following `$ref`s into
+/// other definitions of the same file, and records the annotated fields under `path`.
+fn load_crd_type<'a>(
+    tables: &mut FieldSpecTables,
+    gvk: &Gvk,
+    definitions: &'a Map<String, Value>,
+    type_name: &str,
+    path: &mut Vec<String>,
+    visiting: &mut Vec<&'a str>,
+) {
+    let Some(properties) = definitions.get(type_name).and_then(schema_properties) else { return };
+    let spec_at = |path: &[String]| FieldSpec { gvk: gvk.clone(), path: path.join("/"), create: false };
+    for (name, property) in properties {
+        let extension = |key: &str| property.get(key).and_then(Value::as_str);
+        path.push(name.clone());
+        // The merges below cannot conflict: every spec they add has `create: false`.
+        if extension("x-kubernetes-annotation").is_some() {
+            let _ = merge_field_specs(&mut tables.common_annotations, vec![spec_at(path)]);
+        }
+        if extension("x-kubernetes-label-selector").is_some() {
+            let _ = merge_field_specs(&mut tables.common_labels, vec![spec_at(path)]);
+        }
+        if extension("x-kubernetes-identity").is_some() {
+            let _ = merge_field_specs(&mut tables.name_prefix, vec![spec_at(path)]);
+        }
+        if let (Some(version), Some(kind)) =
+            (extension("x-kubernetes-object-ref-api-version"), extension("x-kubernetes-object-ref-kind"))
+        {
+            let name_key = extension("x-kubernetes-object-ref-name-key").unwrap_or("name");
+            let mut name_path = path.clone();
+            name_path.push(name_key.to_string());
+            let target = Gvk { group: String::new(), version: version.to_string(), kind: kind.to_string() };
+            let entry = NameBackReference { gvk: target, referrers: vec![spec_at(&name_path)] };
+            let _ = merge_name_back_references(&mut tables.name_reference, vec![entry]);
+        }
+        if let Some((reference, _)) = definitions.get_key_value(extension("$ref").unwrap_or_default()) {
+            // kustomize follows references without a guard; a type that contains itself would
+            // never end there, so this walk stops at the cycle instead.
+            if !visiting.contains(&reference.as_str()) {
+                visiting.push(reference);
+                load_crd_type(tables, gvk, definitions, reference, path, visiting);
+                visiting.pop();
+            }
+        }
+        path.pop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn gvk(group: &str, version: &str, kind: &str) -> Gvk {
+        Gvk { group: group.into(), version: version.into(), kind: kind.into() }
+    }
+
+    fn spec(kind: &str, path: &str, create: bool) -> FieldSpec {
+        FieldSpec { gvk: gvk("", "", kind), path: path.into(), create }
+    }
+
+    #[test]
+    fn builtin_tables_have_kustomize_sizes_after_deduplication() {
+        let t = FieldSpecTables::builtin();
+        assert_eq!(t.name_prefix, vec![spec("", "metadata/name", false)]);
+        assert_eq!(t.name_suffix, vec![spec("", "metadata/name", false)]);
+        assert_eq!(t.namespace.len(), 3);
+        assert_eq!(t.common_labels.len(), 32);
+        assert_eq!(t.template_labels.len(), 10);
+        assert_eq!(t.common_annotations.len(), 9);
+        assert_eq!(t.var_reference.len(), 72);
+        assert_eq!(t.images.len(), 4);
+        assert_eq!(t.replicas.len(), 4);
+        assert!(t.labels.is_empty());
+        assert_eq!(t.name_reference.len(), 16);
+    }
+
+    #[test]
+    fn builtin_name_reference_is_sorted_by_kind_rank_then_group_version_kind() {
+        let kinds: Vec<&str> = FieldSpecTables::builtin().name_reference.iter().map(|n| n.gvk.kind.as_str()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "StorageClass",
+                "ServiceAccount",
+                "Role",
+                "ClusterRole",
+                "ConfigMap",
+                "Secret",
+                "Service",
+                "PriorityClass",
+                "PersistentVolume",
+                "PersistentVolumeClaim",
+                "Deployment",
+                "StatefulSet",
+                // Unranked kinds, by group then version then kind ("~G" for no group sorts last).
+                "ValidatingAdmissionPolicy",
+                "IngressClass",
+                "ReplicaSet",
+                "ReplicationController",
+            ]
+        );
+    }
+
+    #[test]
+    fn builtin_secret_referrers_keep_the_duplicate_entry_kustomize_keeps() {
+        // Entries for new kinds are appended unmerged, so Ingress spec/tls/secretName stays twice.
+        let secret = FieldSpecTables::builtin().name_reference.iter().find(|n| n.gvk.kind == "Secret").unwrap();
+        let tls = secret.referrers.iter().filter(|f| f.path == "spec/tls/secretName").count();
+        assert_eq!(tls, 2);
+        assert_eq!(secret.gvk, gvk("", "v1", "Secret"));
+    }
+
+    #[test]
+    fn escaped_annotation_paths_survive_parsing() {
+        let cm = FieldSpecTables::builtin().name_reference.iter().find(|n| n.gvk.kind == "ConfigMap").unwrap();
+        let last = cm.referrers.last().unwrap();
+        assert_eq!(last.path, r"metadata/annotations/nginx.ingress.kubernetes.io\/fastcgi-params-configmap");
+        assert_eq!(last.gvk.kind, "Ingress");
+    }
+
+    #[test]
+    fn config_keys_match_without_case_and_tables_come_out_sorted() {
+        let v = json!({
+            "NamePrefix": [{"path": "spec/x", "kind": "Deployment"}, {"path": "spec/y", "kind": "Namespace"}],
+            "unknownKey": [1, 2],
+            "nameReference": [{"kind": "Bee", "version": "v1", "fieldSpecs": [{"path": "spec/bee", "kind": "Hive"}]}]
+        });
+        let t = FieldSpecTables::from_config_value(&v).unwrap();
+        assert_eq!(t.name_prefix, vec![spec("Namespace", "spec/y", false), spec("Deployment", "spec/x", false)]);
+        assert_eq!(t.name_reference[0].referrers, vec![spec("Hive", "spec/bee", false)]);
+    }
+
+    #[test]
+    fn merge_skips_specs_already_selected_and_rejects_create_conflicts() {
+        let mut t = FieldSpecTables { images: vec![spec("Pod", "spec/x", true)], ..Default::default() };
+        // A wildcard incoming spec selects the Pod one: already present.
+        t.merge(FieldSpecTables { images: vec![spec("", "spec/x", true)], ..Default::default() }).unwrap();
+        assert_eq!(t.images, vec![spec("Pod", "spec/x", true)]);
+        // A specific incoming spec does not select a wildcard one: appended.
+        let mut w = FieldSpecTables { images: vec![spec("", "spec/x", true)], ..Default::default() };
+        w.merge(FieldSpecTables { images: vec![spec("Pod", "spec/x", true)], ..Default::default() }).unwrap();
+        assert_eq!(w.images.len(), 2);
+        let err = t.merge(FieldSpecTables { images: vec![spec("Pod", "spec/x", false)], ..Default::default() });
+        assert_eq!(err.unwrap_err().to_string(), "failed to merge Images fieldSpec: conflicting fieldspecs");
+    }
+
+    #[test]
+    fn merge_pools_referrers_of_the_same_kind() {
+        let mut t = FieldSpecTables::builtin().clone();
+        let before = t.name_reference.iter().find(|n| n.gvk.kind == "ConfigMap").unwrap().referrers.len();
+        let user = json!({"nameReference": [
+            {"kind": "ConfigMap", "version": "v1", "fieldSpecs": [
+                {"path": "spec/configMapName", "kind": "MyKind"},
+                {"path": "spec/template/spec/volumes/configMap/name", "kind": "Deployment"}]},
+            {"kind": "Bee", "version": "v1beta1", "fieldSpecs": [{"path": "spec/beeRef/name", "kind": "MyKind"}]}
+        ]});
+        t.merge(FieldSpecTables::from_config_value(&user).unwrap()).unwrap();
+        let cm = t.name_reference.iter().find(|n| n.gvk.kind == "ConfigMap").unwrap();
+        assert_eq!(cm.referrers.len(), before + 1);
+        assert_eq!(cm.referrers.last().unwrap(), &spec("MyKind", "spec/configMapName", false));
+        // Bee is unranked: after the well-known kinds; "~G_v1beta1" sorts after groups, before "~G_~V".
+        let kinds: Vec<&str> = t.name_reference.iter().map(|n| n.gvk.kind.as_str()).collect();
+        let bee = kinds.iter().position(|k| *k == "Bee").unwrap();
+        assert_eq!(kinds[bee - 1], "IngressClass");
+        assert_eq!(kinds[bee + 1], "ReplicaSet");
+    }
+
+    #[test]
+    fn crd_object_ref_annotations_become_name_references() {
+        // The shape of kustomize's crd_test.go definitions file, trimmed.
+        let defs = json!({
+            "example.com/v1.MyKind": {"Schema": {"properties": {
+                "apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                "metadata": {"$ref": "k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta"},
+                "spec": {"$ref": "example.com/v1.MyKindSpec"}}}},
+            "example.com/v1.MyKindSpec": {"Schema": {"properties": {
+                "beeRef": {"x-kubernetes-object-ref-api-version": "v1beta1", "x-kubernetes-object-ref-kind": "Bee",
+                           "$ref": "example.com/v1.BeeRef"},
+                "secretRef": {"x-kubernetes-object-ref-api-version": "v1", "x-kubernetes-object-ref-kind": "Secret",
+                              "x-kubernetes-object-ref-name-key": "secretName"},
+                "labels": {"x-kubernetes-label-selector": ""}}}},
+            "example.com/v1.BeeRef": {"Schema": {"properties": {"name": {"type": "string"}}}}
+        });
+        let t = FieldSpecTables::from_crd(&defs).unwrap();
+        let by_kind = |k: &str| t.name_reference.iter().find(|n| n.gvk.kind == k).unwrap();
+        assert_eq!(by_kind("Bee").gvk, gvk("", "v1beta1", "Bee"));
+        assert_eq!(by_kind("Bee").referrers, vec![spec("MyKind", "spec/beeRef/name", false)]);
+        assert_eq!(by_kind("Secret").referrers, vec![spec("MyKind", "spec/secretRef/secretName", false)]);
+        assert_eq!(t.common_labels, vec![spec("MyKind", "spec/labels", false)]);
+        // Secret ranks before the unlisted Bee.
+        assert_eq!(t.name_reference[0].gvk.kind, "Secret");
+    }
+
+    #[test]
+    fn crd_types_that_do_not_look_like_objects_are_skipped() {
+        let defs = json!({"a.B": {"Schema": {"properties": {
+            "kind": {}, "metadata": {},
+            "x": {"x-kubernetes-object-ref-api-version": "v1", "x-kubernetes-object-ref-kind": "Secret"}}}}});
+        assert_eq!(FieldSpecTables::from_crd(&defs).unwrap(), FieldSpecTables::default());
+    }
 }

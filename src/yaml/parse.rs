@@ -1,10 +1,1240 @@
-//! Placeholder until the parser lands.
-use serde_json::Value;
-#[derive(Debug)]
-pub struct ParseError { pub line: usize, pub column: usize, pub message: String }
-pub fn parse_documents(text: &str) -> Result<Vec<Value>, ParseError> {
-    Ok(vec![serde_json::from_str(text).map_err(|e| ParseError { line: e.line(), column: e.column(), message: e.to_string() })?])
+//! YAML (and JSON) text into `serde_json::Value` documents, typed the way kustomize types them.
+//!
+//! kustomize reads resources with go-yaml v3 into nodes, writes them back out with the v3
+//! encoder, decodes that text into `map[string]interface{}` and finally marshals it to JSON. The
+//! values built here are what comes out of that chain:
+//!
+//! * only plain, untagged scalars are resolved (null, bool, int, float, timestamp), with go-yaml
+//!   v3's resolver: YAML 1.2 booleans, Go's base-0 integer syntax (so `012` is octal), floats,
+//!   and timestamps turned into the RFC 3339 text Go's JSON encoder writes for a `time.Time`;
+//! * quoted and block scalars are strings; explicit `!!str`, `!!int`, `!!float`, `!!bool`,
+//!   `!!null`, `!!timestamp` and `!!binary` tags are honoured; other tags leave the text as is;
+//! * inside flow collections the v3 encoder writes empty plain scalars as `''` and quotes plain
+//!   scalars containing `:`, so there an empty value is `""` and a timestamp with a time of day
+//!   stays the text it was;
+//! * anchors and aliases are expanded, YAML 1.1 merge keys (`<<`) are merged;
+//! * duplicate keys are an error worded as go-yaml v3 words it.
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError, Span, Tag};
+use serde_json::{Map, Number, Value};
+
+/// A parse failure with 1-based line and column where known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
 }
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}, column {}: {}", self.line, self.column, self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+impl ParseError {
+    fn at(mark: Marker, message: impl Into<String>) -> Self {
+        ParseError { line: mark.line().max(1), column: mark.col() + 1, message: message.into() }
+    }
+}
+
+impl From<ScanError> for ParseError {
+    fn from(e: ScanError) -> Self {
+        ParseError::at(*e.marker(), e.info())
+    }
+}
+
+/// Parses a multi-document YAML (or JSON) stream. Empty documents (nothing, only comments, or explicit null)
+/// are returned as Value::Null so callers can skip them.
+pub fn parse_documents(text: &str) -> Result<Vec<Value>, ParseError> {
+    Ok(parse_stream(text)?.into_iter().map(|(value, _)| value).collect())
+}
+
+/// Parses exactly one document (a stream of several is an error; empty text is Value::Null).
+///
+/// Empty documents around the one document (`---` separators, comment-only documents) are
+/// ignored; two documents with content are an error.
 pub fn parse_document(text: &str) -> Result<Value, ParseError> {
-    Ok(parse_documents(text)?.pop().unwrap_or(Value::Null))
+    let mut found: Option<Value> = None;
+    for (value, start) in parse_stream(text)? {
+        if value.is_null() {
+            continue;
+        }
+        if found.is_some() {
+            return Err(ParseError::at(start, "expected a single document in the stream, found more than one"));
+        }
+        found = Some(value);
+    }
+    Ok(found.unwrap_or(Value::Null))
+}
+
+/// All documents of the stream, each with the position where it starts.
+fn parse_stream(text: &str) -> Result<Vec<(Value, Marker)>, ParseError> {
+    let mut patched: Option<String> = None;
+    let mut fixes = 0;
+    loop {
+        let current = patched.as_deref().unwrap_or(text);
+        match build(current) {
+            Err(Failure::TabAfterColon(error, at)) if fixes < MAX_TAB_FIXES => {
+                // go-yaml takes a tab after `:` as the separating blank, saphyr (following YAML
+                // 1.2) does not before some values: make it a space and parse again. Positions
+                // stay the same, a tab and a space being one character each.
+                let mut bytes = current.as_bytes().to_vec();
+                match Source::new(current).byte_offset(at).checked_sub(1) {
+                    Some(tab) if bytes[tab] == b'\t' => bytes[tab] = b' ',
+                    _ => return Err(error),
+                }
+                patched = Some(String::from_utf8(bytes).map_err(|_| error)?);
+                fixes += 1;
+            }
+            Err(Failure::TabAfterColon(error, _)) | Err(Failure::Error(error)) => return Err(error),
+            Ok(docs) => return Ok(docs),
+        }
+    }
+}
+
+/// How many tabs after `:` are turned into spaces before giving up.
+const MAX_TAB_FIXES: usize = 10_000;
+
+enum Failure {
+    Error(ParseError),
+    /// saphyr refused a tab after `:`; the character index after the tab.
+    TabAfterColon(ParseError, usize),
+}
+
+impl From<ParseError> for Failure {
+    fn from(e: ParseError) -> Self {
+        Failure::Error(e)
+    }
+}
+
+fn build(text: &str) -> Result<Vec<(Value, Marker)>, Failure> {
+    let mut builder = Builder::new(text);
+    let mut parser = Parser::new_from_str(text);
+    while let Some(next) = parser.next_event() {
+        let (event, span) = match next {
+            Ok(next) => next,
+            Err(e) if e.info() == "':' must be followed by a valid YAML whitespace" => {
+                return Err(Failure::TabAfterColon(e.clone().into(), e.marker().index()));
+            }
+            Err(e) => return Err(Failure::Error(e.into())),
+        };
+        if builder.event(event, span)? {
+            break;
+        }
+    }
+    Ok(builder.docs)
+}
+
+/// Nesting deeper than this is an error (real documents stay far below; it keeps the recursive
+/// drop and clone of `Value` well within a thread's stack).
+const MAX_DEPTH: usize = 1000;
+
+/// One step of a path inside a value.
+#[derive(Clone, Debug)]
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// A scalar inside a block collection whose value differs when the collection ends up inside a
+/// flow collection (an anchored block value aliased in flow context): the path to it, stored
+/// leaf first, and its value there.
+type FlowPatch = (Vec<Seg>, Value);
+
+/// A value anchored with `&name`, kept for its aliases.
+struct Anchored {
+    /// The value as built, or for a scalar as it reads in block context.
+    value: Value,
+    /// How the value changes when copied into a flow collection.
+    flow_patches: Vec<FlowPatch>,
+    /// The scalar's text, for an alias used as a mapping key.
+    key: Option<String>,
+    /// Nodes in the value, to bound alias expansion.
+    size: usize,
+}
+
+/// A finished node on its way into its parent.
+struct Node {
+    value: Value,
+    /// The text of a scalar (`None` for collections).
+    text: Option<String>,
+    /// A plain `<<` (a merge key when in key position).
+    merge: bool,
+    /// The node is an alias.
+    alias: bool,
+    /// For a sequence: the index of its first item that is an alias to something not a mapping.
+    non_map_alias: Option<usize>,
+    /// Kept only while inside an anchored block collection.
+    flow_patches: Vec<FlowPatch>,
+    start: Marker,
+    size: usize,
+}
+
+/// A key waiting for its value.
+struct PendingKey {
+    text: String,
+    merge: bool,
+    start: Marker,
+}
+
+enum Collection {
+    Seq(Vec<Value>),
+    Map(MapState),
+}
+
+/// The `<<` keys of a mapping as kyaml handles them: it removes the first key spelled `<<`
+/// (merging when it is a merge key, dropping it when it is a quoted one), and merges again when
+/// a merge key follows a dropped quoted one.
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+enum MergeKeys {
+    #[default]
+    None,
+    /// A quoted `"<<"` key came first and was dropped.
+    DroppedQuoted,
+    /// The first `<<` was a merge key.
+    Merged,
+    /// A merge key after a dropped quoted one, at this line; it stays a key `<<` for duplicates.
+    MergedKept(usize),
+}
+
+#[derive(Default)]
+struct MapState {
+    map: Map<String, Value>,
+    /// Line of each key, in insertion order (0 for keys that came from a merge).
+    lines: Vec<usize>,
+    /// Keys whose value came from a merge key and was not set explicitly (yet).
+    merged: HashSet<String>,
+    /// First line of explicit keys that overrode a merged value.
+    override_lines: HashMap<String, usize>,
+    merge_keys: MergeKeys,
+    pending: Option<PendingKey>,
+}
+
+struct Frame {
+    collection: Collection,
+    anchor: usize,
+    flow: bool,
+    start: Marker,
+    size: usize,
+    non_map_alias: Option<usize>,
+    flow_patches: Vec<FlowPatch>,
+}
+
+struct Builder<'a> {
+    source: Source<'a>,
+    docs: Vec<(Value, Marker)>,
+    doc_start: Marker,
+    root: Option<Value>,
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, Anchored>,
+    /// Anchored block collections open on the stack (flow patches are kept only inside them).
+    anchored_blocks: usize,
+    /// Nodes built in the current document, alias expansions included.
+    decoded: usize,
+    /// Nodes copied by alias expansion in the current document.
+    expanded: usize,
+}
+
+impl<'a> Builder<'a> {
+    fn new(text: &'a str) -> Self {
+        Builder {
+            source: Source::new(text),
+            docs: Vec::new(),
+            doc_start: Marker::new(0, 1, 0),
+            root: None,
+            stack: Vec::new(),
+            anchors: HashMap::new(),
+            anchored_blocks: 0,
+            decoded: 0,
+            expanded: 0,
+        }
+    }
+
+    /// Handles one event; true at the end of the stream.
+    fn event(&mut self, event: Event<'_>, span: Span) -> Result<bool, ParseError> {
+        match event {
+            Event::StreamEnd => return Ok(true),
+            Event::StreamStart | Event::Nothing => {}
+            Event::DocumentStart(_) => {
+                self.doc_start = span.start;
+                self.root = None;
+                self.stack.clear();
+                self.anchors.clear();
+                self.anchored_blocks = 0;
+                self.decoded = 0;
+                self.expanded = 0;
+            }
+            Event::DocumentEnd => {
+                let value = self.root.take().unwrap_or(Value::Null);
+                self.docs.push((value, self.doc_start));
+            }
+            Event::Scalar(text, style, anchor, tag) => self.scalar(text, style, anchor, tag.as_deref(), span)?,
+            Event::Alias(id) => self.alias(id, span)?,
+            Event::SequenceStart(anchor, _) => self.open(Collection::Seq(Vec::new()), anchor, span)?,
+            Event::MappingStart(anchor, _) => self.open(Collection::Map(MapState::default()), anchor, span)?,
+            Event::SequenceEnd | Event::MappingEnd => self.close(span)?,
+        }
+        Ok(false)
+    }
+
+    fn in_flow(&self) -> bool {
+        self.stack.last().is_some_and(|f| f.flow)
+    }
+
+    fn expects_key(&self) -> bool {
+        matches!(self.stack.last(), Some(Frame { collection: Collection::Map(m), .. }) if m.pending.is_none())
+    }
+
+    fn scalar(
+        &mut self,
+        text: Cow<'_, str>,
+        style: ScalarStyle,
+        anchor: usize,
+        tag: Option<&Tag>,
+        span: Span,
+    ) -> Result<(), ParseError> {
+        self.decoded += 1;
+        let kind = TagKind::of(tag);
+        let merge = style == ScalarStyle::Plain && text == "<<" && matches!(kind, TagKind::None | TagKind::Merge);
+        // A key only needs its text, unless an alias may reuse it as a value.
+        let (block, in_flow_value) = if anchor == 0 && self.expects_key() {
+            (Value::Null, None)
+        } else {
+            resolve_scalar(&text, style, kind).map_err(|m| ParseError::at(span.start, m))?
+        };
+        let text = text.into_owned();
+        if anchor != 0 {
+            let flow_patches = in_flow_value.iter().map(|v| (Vec::new(), v.clone())).collect();
+            let anchored = Anchored { value: block.clone(), flow_patches, key: Some(text.clone()), size: 1 };
+            self.anchors.insert(anchor, anchored);
+        }
+        let (value, flow_patches) = match in_flow_value {
+            Some(flow_value) if self.in_flow() => (flow_value, Vec::new()),
+            Some(flow_value) if self.anchored_blocks > 0 => (block, vec![(Vec::new(), flow_value)]),
+            _ => (block, Vec::new()),
+        };
+        let node = Node {
+            value,
+            text: Some(text),
+            merge,
+            alias: false,
+            non_map_alias: None,
+            flow_patches,
+            start: span.start,
+            size: 1,
+        };
+        self.add(node)
+    }
+
+    fn alias(&mut self, id: usize, span: Span) -> Result<(), ParseError> {
+        let in_flow = self.in_flow();
+        let Some(anchored) = self.anchors.get(&id) else {
+            let message = if self.stack.iter().any(|f| f.anchor == id) {
+                "anchor value contains itself"
+            } else {
+                "unknown anchor referenced"
+            };
+            return Err(ParseError::at(span.start, message));
+        };
+        self.decoded += anchored.size;
+        self.expanded += anchored.size;
+        if self.expanded > 100_000 && self.expanded as f64 > allowed_alias_ratio(self.decoded) * self.decoded as f64 {
+            return Err(ParseError::at(span.start, "document contains excessive aliasing"));
+        }
+        let mut value = anchored.value.clone();
+        let flow_patches = if in_flow {
+            for (path, patch) in &anchored.flow_patches {
+                apply_patch(&mut value, path, patch.clone());
+            }
+            Vec::new()
+        } else if self.anchored_blocks > 0 {
+            anchored.flow_patches.clone()
+        } else {
+            Vec::new()
+        };
+        let node = Node {
+            value,
+            text: anchored.key.clone(),
+            merge: false,
+            alias: true,
+            non_map_alias: None,
+            flow_patches,
+            start: span.start,
+            size: anchored.size,
+        };
+        self.add(node)
+    }
+
+    fn open(&mut self, collection: Collection, anchor: usize, span: Span) -> Result<(), ParseError> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(ParseError::at(span.start, format!("exceeded max depth of {MAX_DEPTH}")));
+        }
+        self.decoded += 1;
+        let flow = self.in_flow() || self.source.starts_flow_collection(span.start.index());
+        if anchor != 0 && !flow {
+            self.anchored_blocks += 1;
+        }
+        self.stack.push(Frame {
+            collection,
+            anchor,
+            flow,
+            start: span.start,
+            size: 1,
+            non_map_alias: None,
+            flow_patches: Vec::new(),
+        });
+        Ok(())
+    }
+
+    fn close(&mut self, span: Span) -> Result<(), ParseError> {
+        let Some(frame) = self.stack.pop() else {
+            return Err(ParseError::at(span.start, "unexpected end of a collection"));
+        };
+        if frame.anchor != 0 && !frame.flow {
+            self.anchored_blocks -= 1;
+        }
+        let value = match frame.collection {
+            Collection::Seq(items) => Value::Array(items),
+            Collection::Map(state) => Value::Object(state.map),
+        };
+        if frame.anchor != 0 {
+            let anchored = Anchored {
+                value: value.clone(),
+                flow_patches: frame.flow_patches.clone(),
+                key: None,
+                size: frame.size,
+            };
+            self.anchors.insert(frame.anchor, anchored);
+        }
+        let flow_patches = if self.anchored_blocks > 0 { frame.flow_patches } else { Vec::new() };
+        let node = Node {
+            value,
+            text: None,
+            merge: false,
+            alias: false,
+            non_map_alias: frame.non_map_alias,
+            flow_patches,
+            start: frame.start,
+            size: frame.size,
+        };
+        self.add(node)
+    }
+
+    /// Puts a finished node into its parent (or makes it the document).
+    fn add(&mut self, mut node: Node) -> Result<(), ParseError> {
+        let Some(frame) = self.stack.last_mut() else {
+            self.root = Some(node.value);
+            return Ok(());
+        };
+        frame.size += node.size;
+        match &mut frame.collection {
+            Collection::Seq(items) => {
+                if node.alias && !node.value.is_object() && frame.non_map_alias.is_none() {
+                    frame.non_map_alias = Some(items.len());
+                }
+                for (path, _) in &mut node.flow_patches {
+                    path.push(Seg::Index(items.len()));
+                }
+                frame.flow_patches.append(&mut node.flow_patches);
+                items.push(node.value);
+            }
+            Collection::Map(state) => match state.pending.take() {
+                None => {
+                    let Some(text) = node.text else {
+                        return Err(ParseError::at(node.start, "mapping keys must be scalars"));
+                    };
+                    state.pending = Some(PendingKey { text, merge: node.merge, start: node.start });
+                }
+                Some(key) if key.text == "<<" => state.less_less(key, node, &mut frame.flow_patches)?,
+                Some(key) => {
+                    for (path, _) in &mut node.flow_patches {
+                        path.push(Seg::Key(key.text.clone()));
+                    }
+                    frame.flow_patches.append(&mut node.flow_patches);
+                    state.insert(key, node.value)?;
+                }
+            },
+        }
+        Ok(())
+    }
+}
+
+/// Sets the value at `path` (leaf first) inside `value`.
+fn apply_patch(value: &mut Value, path: &[Seg], patch: Value) {
+    let mut target = value;
+    for seg in path.iter().rev() {
+        let next = match seg {
+            Seg::Key(k) => target.get_mut(k.as_str()),
+            Seg::Index(i) => target.get_mut(*i),
+        };
+        match next {
+            Some(next) => target = next,
+            None => return,
+        }
+    }
+    *target = patch;
+}
+
+impl MapState {
+    fn duplicate(key: &PendingKey, first_line: usize) -> ParseError {
+        let message = format!("mapping key {} already defined at line {}", go_quote(&key.text), first_line);
+        ParseError::at(key.start, message)
+    }
+
+    /// An explicit `key: value`.
+    fn insert(&mut self, key: PendingKey, value: Value) -> Result<(), ParseError> {
+        let line = key.start.line();
+        if let Some(slot) = self.map.get_mut(&key.text) {
+            if !self.merged.remove(&key.text) {
+                let first = match self.override_lines.get(&key.text) {
+                    Some(&first) => first,
+                    None => {
+                        let index = self.map.keys().position(|k| *k == key.text).unwrap_or(0);
+                        self.lines.get(index).copied().unwrap_or(0)
+                    }
+                };
+                return Err(Self::duplicate(&key, first));
+            }
+            *slot = value;
+            self.override_lines.insert(key.text, line);
+            return Ok(());
+        }
+        self.map.insert(key.text, value);
+        self.lines.push(line);
+        Ok(())
+    }
+
+    /// A key spelled `<<`: a merge key (`<<: *map`, `<<: [*map, *other]`; explicit keys win,
+    /// earlier maps win) or a quoted one, handled as kyaml does.
+    fn less_less(&mut self, key: PendingKey, node: Node, patches: &mut Vec<FlowPatch>) -> Result<(), ParseError> {
+        match (key.merge, self.merge_keys) {
+            (true, MergeKeys::Merged | MergeKeys::MergedKept(_)) => {
+                Err(ParseError::at(key.start, "duplicate merge key"))
+            }
+            (true, previous) => {
+                self.merge_keys = if previous == MergeKeys::None {
+                    MergeKeys::Merged
+                } else {
+                    MergeKeys::MergedKept(key.start.line())
+                };
+                self.merge(node, patches)
+            }
+            (false, MergeKeys::None) => {
+                self.merge_keys = MergeKeys::DroppedQuoted;
+                Ok(())
+            }
+            (false, MergeKeys::MergedKept(line)) if !self.map.contains_key("<<") => Err(Self::duplicate(&key, line)),
+            (false, _) => {
+                let mut own = node.flow_patches;
+                for (path, _) in &mut own {
+                    path.push(Seg::Key(key.text.clone()));
+                }
+                patches.append(&mut own);
+                self.insert(key, node.value)
+            }
+        }
+    }
+
+    fn merge(&mut self, node: Node, patches: &mut Vec<FlowPatch>) -> Result<(), ParseError> {
+        let fail = |message: &str| Err(ParseError::at(node.start, message));
+        const NOT_A_MAP: &str = "map merge requires map or sequence of maps as the value";
+        const ALIAS_NOT_A_MAP: &str = "invalid map merge: received alias for a non-map value";
+        match node.value {
+            Value::Object(source) => self.merge_map(source, node.flow_patches, patches),
+            _ if node.alias => return fail(ALIAS_NOT_A_MAP),
+            Value::Array(items) => {
+                if let Some(bad) = items.iter().position(|item| !item.is_object()) {
+                    return match items[bad] {
+                        _ if node.non_map_alias == Some(bad) => fail(ALIAS_NOT_A_MAP),
+                        Value::Array(_) => fail("invalid map merge: received a nested sequence"),
+                        _ => fail(NOT_A_MAP),
+                    };
+                }
+                let mut item_patches: Vec<Vec<FlowPatch>> = items.iter().map(|_| Vec::new()).collect();
+                for (mut path, patch) in node.flow_patches {
+                    if let Some(Seg::Index(i)) = path.pop() {
+                        if let Some(list) = item_patches.get_mut(i) {
+                            list.push((path, patch));
+                        }
+                    }
+                }
+                for (item, item_patches) in items.into_iter().zip(item_patches) {
+                    if let Value::Object(source) = item {
+                        self.merge_map(source, item_patches, patches);
+                    }
+                }
+            }
+            _ => return fail(NOT_A_MAP),
+        }
+        Ok(())
+    }
+
+    /// Adds the keys of `source` not set yet, with their flow patches.
+    fn merge_map(&mut self, source: Map<String, Value>, source_patches: Vec<FlowPatch>, patches: &mut Vec<FlowPatch>) {
+        let mut taken = HashSet::new();
+        for (k, v) in source {
+            if !self.map.contains_key(&k) {
+                self.merged.insert(k.clone());
+                if !source_patches.is_empty() {
+                    taken.insert(k.clone());
+                }
+                self.map.insert(k, v);
+                self.lines.push(0);
+            }
+        }
+        for (path, patch) in source_patches {
+            if matches!(path.last(), Some(Seg::Key(k)) if taken.contains(k)) {
+                patches.push((path, patch));
+            }
+        }
+    }
+}
+
+/// go-yaml v3's bound on alias expansion: the share of alias-copied nodes allowed shrinks from
+/// 99% to 10% as documents grow from 400k to 4M nodes.
+fn allowed_alias_ratio(decoded: usize) -> f64 {
+    const LOW: f64 = 400_000.0;
+    const HIGH: f64 = 4_000_000.0;
+    let decoded = decoded as f64;
+    if decoded <= LOW {
+        0.99
+    } else if decoded >= HIGH {
+        0.10
+    } else {
+        0.99 - 0.89 * (decoded - LOW) / (HIGH - LOW)
+    }
+}
+
+/// The input text, to tell flow collections from block ones (the events do not say).
+struct Source<'a> {
+    text: &'a str,
+    ascii: bool,
+    /// A character index and its byte offset, moved forward as collections are met.
+    chars: usize,
+    bytes: usize,
+}
+
+impl<'a> Source<'a> {
+    fn new(text: &'a str) -> Self {
+        Source { text, ascii: text.is_ascii(), chars: 0, bytes: 0 }
+    }
+
+    fn byte_offset(&mut self, char_index: usize) -> usize {
+        if self.ascii {
+            return char_index.min(self.text.len());
+        }
+        if char_index < self.chars {
+            self.chars = 0;
+            self.bytes = 0;
+        }
+        let mut rest = self.text[self.bytes..].chars();
+        while self.chars < char_index {
+            let Some(c) = rest.next() else { break };
+            self.bytes += c.len_utf8();
+            self.chars += 1;
+        }
+        self.bytes
+    }
+
+    /// Whether the collection whose event span starts at `char_index` is `{...}` or `[...]`:
+    /// skips its anchor and tag (and any blanks and comments) and looks at the next character.
+    fn starts_flow_collection(&mut self, char_index: usize) -> bool {
+        let bytes = self.text.as_bytes();
+        let mut i = self.byte_offset(char_index);
+        let skip_property = |mut i: usize| {
+            while i < bytes.len() && !matches!(bytes[i], b' ' | b'\t' | b'\r' | b'\n' | b',' | b'[' | b']' | b'{' | b'}') {
+                i += 1;
+            }
+            i
+        };
+        while let Some(&b) = bytes.get(i) {
+            match b {
+                b' ' | b'\t' | b'\r' | b'\n' => i += 1,
+                b'#' => {
+                    while i < bytes.len() && bytes[i] != b'\n' {
+                        i += 1;
+                    }
+                }
+                b'!' if bytes.get(i + 1) == Some(&b'<') => {
+                    while i < bytes.len() && bytes[i] != b'>' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                b'&' | b'!' => i = skip_property(i + 1),
+                b'{' | b'[' => return true,
+                _ => return false,
+            }
+        }
+        false
+    }
+}
+
+/// A scalar's explicit tag, as far as typing goes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum TagKind {
+    None,
+    Str,
+    Int,
+    Float,
+    Bool,
+    Null,
+    Timestamp,
+    Binary,
+    Merge,
+    Other,
+}
+
+const CORE_SCHEMA: &str = "tag:yaml.org,2002:";
+
+impl TagKind {
+    fn of(tag: Option<&Tag>) -> TagKind {
+        let Some(tag) = tag else { return TagKind::None };
+        let suffix = if tag.handle == CORE_SCHEMA {
+            tag.suffix.as_str()
+        } else if tag.handle.is_empty() && tag.suffix.starts_with(CORE_SCHEMA) {
+            &tag.suffix[CORE_SCHEMA.len()..]
+        } else if tag.handle.is_empty() && tag.suffix == "!" || tag.handle == "!" && tag.suffix.is_empty() {
+            // The non-specific tag `!`: go-yaml treats it as no tag.
+            return TagKind::None;
+        } else {
+            return TagKind::Other;
+        };
+        match suffix {
+            "str" => TagKind::Str,
+            "int" => TagKind::Int,
+            "float" => TagKind::Float,
+            "bool" => TagKind::Bool,
+            "null" => TagKind::Null,
+            "timestamp" => TagKind::Timestamp,
+            "binary" => TagKind::Binary,
+            "merge" => TagKind::Merge,
+            _ => TagKind::Other,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            TagKind::Str => "!!str",
+            TagKind::Int => "!!int",
+            TagKind::Float => "!!float",
+            TagKind::Bool => "!!bool",
+            TagKind::Null => "!!null",
+            TagKind::Timestamp => "!!timestamp",
+            TagKind::Binary => "!!binary",
+            TagKind::Merge => "!!merge",
+            TagKind::None | TagKind::Other => "",
+        }
+    }
+}
+
+/// What a plain scalar resolves to.
+#[derive(Debug, PartialEq)]
+enum Resolved {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Uint(u64),
+    Float(f64),
+    /// `.inf`, `-.inf`, `.nan`: JSON cannot hold them, the text is kept.
+    NonFinite,
+    /// The RFC 3339 text Go's JSON encoder writes for the time.
+    Timestamp(String),
+    Str,
+}
+
+impl Resolved {
+    fn tag(&self) -> TagKind {
+        match self {
+            Resolved::Null => TagKind::Null,
+            Resolved::Bool(_) => TagKind::Bool,
+            Resolved::Int(_) | Resolved::Uint(_) => TagKind::Int,
+            Resolved::Float(_) | Resolved::NonFinite => TagKind::Float,
+            Resolved::Timestamp(_) => TagKind::Timestamp,
+            Resolved::Str => TagKind::Str,
+        }
+    }
+
+    fn into_value(self, text: &str) -> Value {
+        match self {
+            Resolved::Null => Value::Null,
+            Resolved::Bool(b) => Value::Bool(b),
+            Resolved::Int(i) => Value::from(i),
+            Resolved::Uint(u) => Value::from(u),
+            Resolved::Float(f) => Number::from_f64(f).map_or_else(|| Value::String(text.to_owned()), Value::Number),
+            Resolved::Timestamp(t) => Value::String(t),
+            Resolved::NonFinite | Resolved::Str => Value::String(text.to_owned()),
+        }
+    }
+}
+
+/// Types one scalar as go-yaml v3 does when decoding into `interface{}`: its value in block
+/// context, and its value inside a flow collection when that differs. The v3 encoder writes empty
+/// plain scalars as `''` in flow collections and quotes plain scalars containing `:` there, so
+/// those come back as strings.
+fn resolve_scalar(text: &str, style: ScalarStyle, tag: TagKind) -> Result<(Value, Option<Value>), String> {
+    let string = || Value::String(text.to_owned());
+    match tag {
+        TagKind::Str | TagKind::Other | TagKind::Merge => Ok((string(), None)),
+        TagKind::None if style != ScalarStyle::Plain => Ok((string(), None)),
+        TagKind::None => {
+            let resolved = resolve_plain(text, true);
+            let in_flow = match resolved {
+                Resolved::Null if text.is_empty() => Some(string()),
+                Resolved::Timestamp(_) if text.contains(':') => Some(string()),
+                _ => None,
+            };
+            Ok((resolved.into_value(text), in_flow))
+        }
+        TagKind::Binary => decode_binary(text).map(|v| (v, None)),
+        TagKind::Int | TagKind::Float | TagKind::Bool | TagKind::Null | TagKind::Timestamp => {
+            let resolved = resolve_plain(text, tag == TagKind::Timestamp);
+            let found = resolved.tag();
+            if found == tag {
+                return Ok((resolved.into_value(text), None));
+            }
+            if tag == TagKind::Float {
+                match resolved {
+                    Resolved::Int(i) => return Ok((Resolved::Float(i as f64).into_value(text), None)),
+                    Resolved::Uint(u) => return Ok((Resolved::Float(u as f64).into_value(text), None)),
+                    _ => {}
+                }
+            }
+            Err(format!("cannot decode {} `{}` as a {}", found.name(), text, tag.name()))
+        }
+    }
+}
+
+/// go-yaml v3's `resolve` for an untagged plain scalar (or one tagged with a resolvable tag).
+fn resolve_plain(text: &str, allow_timestamp: bool) -> Resolved {
+    let hint = match text.as_bytes().first() {
+        None => b'N',
+        Some(b'+' | b'-') => b'S',
+        Some(b'0'..=b'9') => b'D',
+        Some(b'y' | b'Y' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'o' | b'O' | b'~') => b'M',
+        Some(b'.') => b'.',
+        Some(_) => return Resolved::Str,
+    };
+    match text {
+        "true" | "True" | "TRUE" => return Resolved::Bool(true),
+        "false" | "False" | "FALSE" => return Resolved::Bool(false),
+        "" | "~" | "null" | "Null" | "NULL" => return Resolved::Null,
+        ".nan" | ".NaN" | ".NAN" | ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf"
+        | "-.INF" => return Resolved::NonFinite,
+        _ => {}
+    }
+    match hint {
+        b'.' => {
+            if go_underscores_ok(text) {
+                let digits = text.replace('_', "");
+                if is_dot_float(&digits) {
+                    if let Some(f) = parse_finite(&digits) {
+                        return Resolved::Float(f);
+                    }
+                }
+            }
+            Resolved::Str
+        }
+        b'D' | b'S' => {
+            if allow_timestamp {
+                if let Some(t) = parse_timestamp(text) {
+                    return Resolved::Timestamp(t);
+                }
+            }
+            let plain: Cow<'_, str> = if text.contains('_') { Cow::Owned(text.replace('_', "")) } else { Cow::Borrowed(text) };
+            if let Some(i) = go_parse_int(&plain) {
+                return Resolved::Int(i);
+            }
+            if let Some(u) = go_parse_uint(plain.as_bytes()) {
+                return Resolved::Uint(u);
+            }
+            if is_yaml_float(&plain) {
+                if let Some(f) = parse_finite(&plain) {
+                    return Resolved::Float(f);
+                }
+            }
+            Resolved::Str
+        }
+        _ => Resolved::Str,
+    }
+}
+
+/// Go's strconv.ParseFloat, for text already checked to be a decimal float: out of range is an error.
+fn parse_finite(text: &str) -> Option<f64> {
+    text.parse::<f64>().ok().filter(|f| f.is_finite())
+}
+
+/// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`
+fn is_yaml_float(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    if matches!(b.first(), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - start
+    };
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    } else {
+        if digits(&mut i) == 0 {
+            return false;
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            digits(&mut i);
+        }
+    }
+    exponent_to_end(b, i)
+}
+
+/// `^\.[0-9]+([eE][-+]?[0-9]+)?$`: what Go's ParseFloat takes from text starting with a dot.
+fn is_dot_float(text: &str) -> bool {
+    let b = text.as_bytes();
+    if b.first() != Some(&b'.') {
+        return false;
+    }
+    let mut i = 1;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    i > 1 && exponent_to_end(b, i)
+}
+
+/// An optional `[eE][-+]?[0-9]+` from `i` to the end.
+fn exponent_to_end(b: &[u8], mut i: usize) -> bool {
+    if i == b.len() {
+        return true;
+    }
+    if !matches!(b[i], b'e' | b'E') {
+        return false;
+    }
+    i += 1;
+    if matches!(b.get(i), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    let start = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    i > start && i == b.len()
+}
+
+/// Go's `underscoreOK`: underscores only between digits (or after a base prefix).
+fn go_underscores_ok(text: &str) -> bool {
+    let mut s = text.as_bytes();
+    if matches!(s.first(), Some(b'+' | b'-')) {
+        s = &s[1..];
+    }
+    let mut saw = b'^';
+    let mut i = 0;
+    let mut hex = false;
+    if s.len() >= 2 && s[0] == b'0' && matches!(s[1].to_ascii_lowercase(), b'b' | b'o' | b'x') {
+        i = 2;
+        saw = b'0';
+        hex = s[1].to_ascii_lowercase() == b'x';
+    }
+    while i < s.len() {
+        let c = s[i];
+        if c.is_ascii_digit() || hex && c.is_ascii_hexdigit() {
+            saw = b'0';
+        } else if c == b'_' {
+            if saw != b'0' {
+                return false;
+            }
+            saw = b'_';
+        } else {
+            if saw == b'_' {
+                return false;
+            }
+            saw = b'!';
+        }
+        i += 1;
+    }
+    saw != b'_'
+}
+
+/// Go's `strconv.ParseInt(s, 0, 64)` (without underscores, which were removed before).
+fn go_parse_int(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    let (negative, digits) = match b.first()? {
+        b'+' => (false, &b[1..]),
+        b'-' => (true, &b[1..]),
+        _ => (false, b),
+    };
+    let magnitude = go_parse_uint(digits)?;
+    if negative {
+        if magnitude <= 1 << 63 {
+            Some((magnitude as i64).wrapping_neg())
+        } else {
+            None
+        }
+    } else {
+        i64::try_from(magnitude).ok()
+    }
+}
+
+/// Go's `strconv.ParseUint(s, 0, 64)`: `0x`, `0o`, `0b` prefixes and `0`-led octal.
+fn go_parse_uint(b: &[u8]) -> Option<u64> {
+    if b.is_empty() {
+        return None;
+    }
+    let (base, digits) = if b[0] == b'0' {
+        match b.get(1).map(u8::to_ascii_lowercase) {
+            Some(b'b') if b.len() >= 3 => (2, &b[2..]),
+            Some(b'o') if b.len() >= 3 => (8, &b[2..]),
+            Some(b'x') if b.len() >= 3 => (16, &b[2..]),
+            _ => (8, &b[1..]),
+        }
+    } else {
+        (10, b)
+    };
+    let mut n: u64 = 0;
+    for &c in digits {
+        let d = (c as char).to_digit(36)?;
+        if d >= base {
+            return None;
+        }
+        n = n.checked_mul(u64::from(base))?.checked_add(u64::from(d))?;
+    }
+    Some(n)
+}
+
+/// go-yaml v3's timestamp formats, as Go's JSON encoder then writes the time (RFC 3339 with
+/// nanoseconds): `2006-1-2T15:4:5.999999999Z07:00` (`T` or `t`), `2006-1-2 15:4:5.999999999`
+/// (UTC) and `2006-1-2` (midnight UTC).
+fn parse_timestamp(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    if b.len() < 5 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
+        return None;
+    }
+    let year = b[..4].iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
+    let mut i = 5;
+    let month = go_getnum(b, &mut i)?;
+    expect(b, &mut i, b'-')?;
+    let day = go_getnum(b, &mut i)?;
+    if !(1..=12).contains(&month) || day < 1 || day > days_in(month, year) {
+        return None;
+    }
+    let date = format!("{year:04}-{month:02}-{day:02}");
+    if i == b.len() {
+        return Some(format!("{date}T00:00:00Z"));
+    }
+    let separator = b[i];
+    if !matches!(separator, b'T' | b't' | b' ') {
+        return None;
+    }
+    i += 1;
+    let hour = go_getnum(b, &mut i)?;
+    expect(b, &mut i, b':')?;
+    let minute = go_getnum(b, &mut i)?;
+    expect(b, &mut i, b':')?;
+    let second = go_getnum(b, &mut i)?;
+    if hour >= 24 || minute >= 60 || second >= 60 {
+        return None;
+    }
+    let mut nanos = 0u32;
+    if i + 1 < b.len() && matches!(b[i], b'.' | b',') && b[i + 1].is_ascii_digit() {
+        i += 1;
+        let mut scale = 100_000_000;
+        while i < b.len() && b[i].is_ascii_digit() {
+            nanos += u32::from(b[i] - b'0') * scale;
+            scale /= 10;
+            i += 1;
+        }
+    }
+    let zone = if separator == b' ' {
+        String::from("Z")
+    } else if b.get(i) == Some(&b'Z') {
+        i += 1;
+        String::from("Z")
+    } else {
+        let z = b.get(i..i + 6)?;
+        if !matches!(z[0], b'+' | b'-') || z[3] != b':' || !z[1..3].iter().chain(&z[4..6]).all(u8::is_ascii_digit) {
+            return None;
+        }
+        let hours = u32::from(z[1] - b'0') * 10 + u32::from(z[2] - b'0');
+        let minutes = u32::from(z[4] - b'0') * 10 + u32::from(z[5] - b'0');
+        if hours > 24 || minutes > 60 {
+            return None;
+        }
+        i += 6;
+        let offset = hours * 60 + minutes;
+        if offset == 0 {
+            String::from("Z")
+        } else {
+            format!("{}{:02}:{:02}", z[0] as char, offset / 60, offset % 60)
+        }
+    };
+    if i != b.len() {
+        return None;
+    }
+    let mut fraction = String::new();
+    if nanos != 0 {
+        fraction = format!(".{nanos:09}");
+        while fraction.ends_with('0') {
+            fraction.pop();
+        }
+    }
+    Some(format!("{date}T{hour:02}:{minute:02}:{second:02}{fraction}{zone}"))
+}
+
+/// Go's time-parsing `getnum(s, false)`: one or two digits.
+fn go_getnum(b: &[u8], i: &mut usize) -> Option<u32> {
+    let first = *b.get(*i).filter(|c| c.is_ascii_digit())?;
+    *i += 1;
+    let mut n = u32::from(first - b'0');
+    if let Some(&second) = b.get(*i).filter(|c| c.is_ascii_digit()) {
+        n = n * 10 + u32::from(second - b'0');
+        *i += 1;
+    }
+    Some(n)
+}
+
+fn expect(b: &[u8], i: &mut usize, c: u8) -> Option<()> {
+    if b.get(*i) == Some(&c) {
+        *i += 1;
+        Some(())
+    } else {
+        None
+    }
+}
+
+fn days_in(month: u32, year: u32) -> u32 {
+    match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// `!!binary`: base64 (line breaks ignored, as Go's decoder does), the bytes as text with each
+/// byte that is not UTF-8 replaced by U+FFFD, as Go's JSON encoder does.
+fn decode_binary(text: &str) -> Result<Value, String> {
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    use base64::Engine;
+    const GO_STD: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new()
+            .with_decode_allow_trailing_bits(true)
+            .with_decode_padding_mode(DecodePaddingMode::RequireCanonical),
+    );
+    let compact: String = text.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
+    let bytes = GO_STD.decode(compact).map_err(|_| String::from("!!binary value contains invalid base64 data"))?;
+    let mut out = String::with_capacity(bytes.len());
+    let mut rest = bytes.as_slice();
+    loop {
+        match std::str::from_utf8(rest) {
+            Ok(s) => {
+                out.push_str(s);
+                break;
+            }
+            Err(e) => {
+                let (valid, after) = rest.split_at(e.valid_up_to());
+                out.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                let bad = e.error_len().unwrap_or(after.len());
+                out.extend(std::iter::repeat_n('\u{FFFD}', bad));
+                rest = &after[bad..];
+            }
+        }
+    }
+    Ok(Value::String(out))
+}
+
+/// A string as Go's `%#v` prints it.
+fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod explore {
+    #[test]
+    fn fuzz() {
+        let pieces = [
+            ":", ": ", "-", "- ", "[", "]", "{", "}", ",", "&a ", "*a", "&b", "*b ", "!!int ", "!!binary ", "!x ", "! ",
+            "<<", "<<: ", "\t", "\n", "\n  ", "\n    ", "  ", "\"", "'", "|", ">", "|-\n", "# c", "---", "...",
+            "\n---\n", "? ", "%YAML 1.2\n", "%TAG ! tag:x:\n", "é", "\r\n", "a", "b", "1", "0x", "2001-12-14T1:2:3Z",
+            "~", "\\", "\u{feff}", "!<tag:yaml.org,2002:str> ", "@", "`", "%",
+        ];
+        let mut seed: u64 = std::env::var("FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+        let rounds: usize = std::env::var("FUZZ_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(1000);
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..rounds {
+            let base = "a: &x\n  b: [1, {c: ~}, 2001-12-14T1:2:3Z]\n  d: |\n    t\n---\n- *x\n- {<<: *x, e: 'q'}\n- ? k\n  : v\n";
+            let mut text: Vec<char> = base.chars().collect();
+            let n = (next() % 6) as usize + 1;
+            for _ in 0..n {
+                let at = (next() % (text.len() as u64 + 1)) as usize;
+                match next() % 3 {
+                    0 if at < text.len() => { text.remove(at); }
+                    _ => {
+                        let piece = pieces[(next() % pieces.len() as u64) as usize];
+                        for (k, c) in piece.chars().enumerate() { text.insert(at + k, c); }
+                    }
+                }
+            }
+            let text: String = text.into_iter().collect();
+            let r = std::panic::catch_unwind(|| super::parse_documents(&text));
+            if r.is_err() {
+                println!("PANIC on {text:?}");
+            }
+        }
+    }
+}
+#[cfg(test)]
+mod deep {
+    #[test]
+    fn deep() {
+        for depth in [1000usize, 10000, 50000] {
+            let text = "[".repeat(depth) + &"]".repeat(depth);
+            let r = super::parse_documents(&text);
+            println!("{depth}: {:?}", r.as_ref().map(|_| ()).map_err(|e| e.to_string()));
+            let text = (0..depth.min(20000)).map(|i| format!("{}a:\n", " ".repeat(i))).collect::<String>();
+            let r = super::parse_documents(&text);
+            println!("block {depth}: {:?}", r.as_ref().map(|_| ()).map_err(|e| e.to_string()));
+        }
+    }
+}
+#[cfg(test)]
+mod compare {
+    #[test]
+    fn compare() {
+        let text = std::fs::read_to_string("/tmp/ypc/in.txt").unwrap();
+        for case in text.split("\n=====\n") {
+            println!("{case:?}\n   => {:?}", super::parse_documents(case));
+        }
+    }
 }
