@@ -14,7 +14,7 @@ use crate::resource::{Behavior, ResMap, Resource};
 use crate::transform::fieldspec::FieldSpec;
 use crate::transform::fieldspec_tables::FieldSpecTables;
 use crate::transform::namespace::NamespaceOptions;
-use crate::transform::{images, metadata_maps, name_affix, namespace, patches, replicas};
+use crate::transform::{builtin_plugins, images, metadata_maps, name_affix, namespace, patches, replicas};
 use crate::yaml::parse::parse_documents;
 
 /// What one kustomization (and everything below it) contributes.
@@ -144,7 +144,7 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
             acc.tables.merge(FieldSpecTables::from_crd(&doc)?)?;
         }
     }
-    run_generators(target, acc)?;
+    run_generators(ctx, target, acc)?;
     for component in &k.components {
         let loader = target.loader.child(component).map_err(|e| {
             e.context(format!("accumulating components: accumulateDirectory: \"{component}\""))
@@ -286,7 +286,12 @@ pub fn resources_from_file(file: &Path, text: &str) -> Result<Vec<Resource>> {
     Ok(out)
 }
 
-fn run_generators(target: &Target, acc: &mut Accumulated) -> Result<()> {
+/// The configs a `transformers`/`generators` entry names; a folder is built as a kustomization.
+fn load_plugin_configs(ctx: &mut Context, target: &Target, entry: &str) -> Result<Vec<Value>> {
+    builtin_plugins::load_configs(entry, &target.loader, &mut |loader| Ok(accumulate_directory(ctx, loader)?.resources))
+}
+
+fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
     let k = &target.kustomization;
     let global = k.generator_options.as_ref();
     let configmaps = k.config_map_generator.iter().map(|a| (GeneratedKind::ConfigMap, a));
@@ -294,6 +299,13 @@ fn run_generators(target: &Target, acc: &mut Accumulated) -> Result<()> {
     for (kind, args) in configmaps.chain(secrets) {
         let generated = generate::generate(kind, args, global, &target.loader)?;
         absorb(&mut acc.resources, generated)?;
+    }
+    for entry in &k.generators {
+        for config in load_plugin_configs(ctx, target, entry)? {
+            for generated in builtin_plugins::run_generator(&config, &target.loader)? {
+                absorb(&mut acc.resources, generated)?;
+            }
+        }
     }
     Ok(())
 }
@@ -362,7 +374,7 @@ fn merge_string_map_from(new: &mut Value, old: &Value, field: &str) {
 fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
     let k = &target.kustomization;
     let name = target.name();
-    let Accumulated { resources, tables, .. } = acc;
+    let Accumulated { resources, tables, .. } = &mut *acc;
     let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
     patches::apply_patches_strategic_merge(resources, &k.patches_strategic_merge, &target.loader, schema)?;
     for patch in &k.patches {
@@ -410,8 +422,13 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     if !k.replacements.is_empty() {
         crate::transform::replacements::apply_replacements(resources, &k.replacements, &target.loader)?;
     }
-    if !k.transformers.is_empty() || !k.generators.is_empty() {
-        return Err(Error::msg(format!("{name}: the 'transformers' and 'generators' fields are not supported yet")));
+    for entry in &k.transformers {
+        let configs = load_plugin_configs(ctx, target, entry)?;
+        let Accumulated { resources, .. } = acc;
+        for config in configs {
+            let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
+            builtin_plugins::run_transformer(&config, resources, &target.loader, schema, &mut ctx.diagnostics, &name)?;
+        }
     }
     if !k.helm_charts.is_empty() || !k.helm_chart_inflation_generator.is_empty() {
         return Err(Error::msg(format!("{name}: helmCharts needs --enable-helm, which is not supported yet")));

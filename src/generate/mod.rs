@@ -50,12 +50,11 @@ pub fn generate(
 
     let mut data = Map::new();
     let mut binary_data = Map::new();
-    let b64 = base64::engine::general_purpose::STANDARD;
     for (key, bytes) in pairs {
         let target = match kind {
             GeneratedKind::Secret => {
                 check_key(&key, &data, "Secret", &args.name)?;
-                data.insert(key, Value::String(b64.encode(&bytes)));
+                data.insert(key, Value::String(wrapped_base64(&bytes)));
                 continue;
             }
             GeneratedKind::ConfigMap => match String::from_utf8(bytes) {
@@ -66,7 +65,7 @@ pub fn generate(
                 }
                 Err(e) => {
                     check_key(&key, &data, "ConfigMap", &args.name)?;
-                    (&mut binary_data, Value::String(b64.encode(e.into_bytes())))
+                    (&mut binary_data, Value::String(wrapped_base64(&e.into_bytes())))
                 }
             },
         };
@@ -91,6 +90,22 @@ pub fn generate(
     resource.needs_hash_suffix = !options.disable_name_suffix_hash.unwrap_or(false);
     resource.generated = true;
     Ok(resource)
+}
+
+/// Base64 as kyaml writes Secret data and ConfigMap binaryData: lines of 70 characters, each ending in a newline, once the
+/// encoding reaches 70 characters (a literal block in the output).
+fn wrapped_base64(bytes: &[u8]) -> String {
+    const LINE: usize = 70;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
+    if encoded.len() < LINE {
+        return encoded;
+    }
+    let mut out = String::with_capacity(encoded.len() + encoded.len() / LINE + 1);
+    for chunk in encoded.as_bytes().chunks(LINE) {
+        out.push_str(std::str::from_utf8(chunk).unwrap());
+        out.push('\n');
+    }
+    out
 }
 
 /// kustomize's `MergeGlobalOptionsIntoLocal`: the kustomization-wide options override the entry's.
@@ -198,6 +213,15 @@ fn parse_env_file(text: &str) -> Result<Vec<(String, Vec<u8>)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_secret_values_are_wrapped_at_70_characters_as_kyaml_does() {
+        assert_eq!(wrapped_base64(b"short"), "c2hvcnQ=");
+        let wrapped = wrapped_base64(&[b'x'; 60]);
+        let lines: Vec<&str> = wrapped.split_terminator('\n').collect();
+        assert_eq!(lines.iter().map(|l| l.len()).collect::<Vec<_>>(), vec![70, 10]);
+        assert!(wrapped.ends_with('\n'));
+    }
 
     #[test]
     fn literal_values_lose_one_pair_of_matching_quotes() {

@@ -1,4 +1,5 @@
 //! Transformers: each one a small filter over resources, driven by field spec tables.
+pub mod builtin_plugins;
 pub mod fieldspec;
 pub mod images;
 pub mod metadata_maps;

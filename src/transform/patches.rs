@@ -145,6 +145,18 @@ pub fn apply_patches_strategic_merge(resources: &mut ResMap, entries: &[String],
     Ok(())
 }
 
+/// Strategic merge patches written inline (a PatchStrategicMergeTransformer's `patches`).
+pub fn apply_inline_strategic_merge(resources: &mut ResMap, text: &str, schema: &Schema) -> Result<()> {
+    let LoadedPatch::Strategic(list) = parse_patch_text(text, "inline patch")? else {
+        return Err(Error::msg("a strategic merge patch must be a mapping, not a list"));
+    };
+    for patch in list {
+        let target = unique_target(resources, &patch_id(&patch))?;
+        merge_selected(resources, &[target], &patch, (false, false), schema)?;
+    }
+    Ok(())
+}
+
 /// One `patches` entry (strategic merge or JSON 6902, with or without a target).
 pub fn apply_patch(resources: &mut ResMap, entry: &Patch, loader: &Loader, schema: &Schema, diagnostics: &mut Diagnostics, kustomization: &str) -> Result<()> {
     let described = describe(entry);

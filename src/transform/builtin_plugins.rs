@@ -1,0 +1,241 @@
+//! The `transformers:` and `generators:` fields: builtin plugin configs (`apiVersion: builtin`),
+//! each running the same code as the kustomization field it stands for. Nothing is executed:
+//! KRM function and exec plugins are refused.
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::fieldspec::FieldSpec;
+use super::namespace::{NamespaceOptions, SubjectsMode};
+use super::{images, metadata_maps, name_affix, namespace, patches, replicas};
+use crate::diagnostics::Diagnostics;
+use crate::error::{Error, Result};
+use crate::generate::{self, GeneratedKind};
+use crate::kustomization::types::{GeneratorArgs, Image, Patch, Replica, Selector, StringMap};
+use crate::kustomization::Loader;
+use crate::patch::Schema;
+use crate::resource::{ResMap, Resource};
+
+/// Reads the plugin configs named by one `transformers`/`generators` entry: a file, inline YAML,
+/// or (for a folder) the resources a sub-kustomization builds, through `build_dir`.
+pub fn load_configs(
+    entry: &str,
+    loader: &Loader,
+    build_dir: &mut dyn FnMut(Loader) -> Result<ResMap>,
+) -> Result<Vec<Value>> {
+    if loader.is_dir(entry) {
+        return Ok(build_dir(loader.child(entry)?)?.into_vec().into_iter().map(|r| r.value).collect());
+    }
+    let (text, origin) = if loader.is_file(entry) || !(entry.contains('\n') || entry.contains(": ")) {
+        let (file, text) = loader.read(entry)?;
+        (text, file.display().to_string())
+    } else {
+        (entry.to_string(), "inline plugin config".to_string())
+    };
+    let docs = crate::yaml::parse::parse_documents(&text)
+        .map_err(|e| Error::Parse { file: origin, line: e.line, column: e.column, message: e.message.clone() })?;
+    Ok(docs.into_iter().filter(|d| !d.is_null()).collect())
+}
+
+fn plugin_kind(config: &Value) -> Result<(&str, &str)> {
+    let api_version = config.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
+    let annotations = config.get("metadata").and_then(|m| m.get("annotations"));
+    if annotations.and_then(|a| a.get("config.kubernetes.io/function")).is_some() {
+        return Err(Error::msg(format!(
+            "plugin {kind}: KRM function plugins need --enable-alpha-plugins, which is not supported: peerpods-build never runs other programs"
+        )));
+    }
+    if api_version != "builtin" {
+        return Err(Error::msg(format!(
+            "plugin {api_version}/{kind}: only builtin plugins (apiVersion: builtin) are supported; nothing external is executed"
+        )));
+    }
+    Ok((api_version, kind))
+}
+
+/// Deserializes a config after dropping the plugin's own apiVersion/kind/metadata.
+fn config_fields<T: for<'de> Deserialize<'de>>(config: &Value, kind: &str) -> Result<T> {
+    let mut fields = config.as_object().cloned().unwrap_or_default();
+    for k in ["apiVersion", "kind", "metadata"] {
+        fields.shift_remove(k);
+    }
+    serde_json::from_value(Value::Object(fields)).map_err(|e| Error::msg(format!("unable to load builtin {kind}: {e}")))
+}
+
+fn metadata_str<'a>(config: &'a Value, key: &str) -> &'a str {
+    config.get("metadata").and_then(|m| m.get(key)).and_then(Value::as_str).unwrap_or("")
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct MapConfig {
+    #[serde(default)]
+    labels: Option<StringMap>,
+    #[serde(default)]
+    annotations: Option<StringMap>,
+    #[serde(default)]
+    field_specs: Vec<Value>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct AffixConfig {
+    #[serde(default)]
+    prefix: String,
+    #[serde(default)]
+    suffix: String,
+    #[serde(default)]
+    field_specs: Vec<Value>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct NamespaceConfig {
+    #[serde(default)]
+    field_specs: Vec<Value>,
+    #[serde(default)]
+    unset_only: bool,
+    #[serde(default)]
+    set_role_binding_subjects: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ImageConfig {
+    #[serde(default)]
+    image_tag: Image,
+    #[serde(default)]
+    field_specs: Vec<Value>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ReplicaConfig {
+    #[serde(default)]
+    replica: Replica,
+    #[serde(default)]
+    field_specs: Vec<Value>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct SmpConfig {
+    #[serde(default)]
+    paths: Vec<String>,
+    #[serde(default)]
+    patches: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Json6902Config {
+    #[serde(default)]
+    target: Option<Selector>,
+    #[serde(default)]
+    path: String,
+    #[serde(default)]
+    json_op: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ReplacementConfig {
+    #[serde(default)]
+    replacements: Vec<Value>,
+}
+
+fn specs(values: &[Value]) -> Result<Vec<FieldSpec>> {
+    values.iter().map(FieldSpec::from_value).collect()
+}
+
+/// Runs one builtin transformer config over `resources`.
+pub fn run_transformer(
+    config: &Value,
+    resources: &mut ResMap,
+    loader: &Loader,
+    schema: &Schema,
+    diagnostics: &mut Diagnostics,
+    kustomization: &str,
+) -> Result<()> {
+    let (_, kind) = plugin_kind(config)?;
+    match kind {
+        "AnnotationsTransformer" | "LabelTransformer" => {
+            let c: MapConfig = config_fields(config, kind)?;
+            let entries = c.annotations.or(c.labels).unwrap_or_default();
+            metadata_maps::add_map_entries(resources, &entries, &specs(&c.field_specs)?)
+        }
+        "PrefixSuffixTransformer" | "PrefixTransformer" | "SuffixTransformer" => {
+            let c: AffixConfig = config_fields(config, kind)?;
+            name_affix::add_name_affixes(resources, &c.prefix, &c.suffix, &specs(&c.field_specs)?)
+        }
+        "NamespaceTransformer" => {
+            let c: NamespaceConfig = config_fields(config, kind)?;
+            let subjects = match c.set_role_binding_subjects.as_str() {
+                "" | "defaultOnly" => SubjectsMode::DefaultOnly,
+                "allServiceAccounts" => SubjectsMode::AllServiceAccounts,
+                "none" => SubjectsMode::None,
+                other => return Err(Error::msg(format!("invalid value for setRoleBindingSubjects: '{other}'"))),
+            };
+            let options = NamespaceOptions {
+                namespace: metadata_str(config, "namespace").to_string(),
+                field_specs: specs(&c.field_specs)?,
+                unset_only: c.unset_only,
+                subjects,
+            };
+            namespace::set_namespace(resources, &options)
+        }
+        "ImageTagTransformer" => {
+            let c: ImageConfig = config_fields(config, kind)?;
+            let matched = images::set_images(resources, std::slice::from_ref(&c.image_tag), &specs(&c.field_specs)?)?;
+            if matched.iter().any(|m| !m) {
+                diagnostics.unmatched(kustomization, &format!("ImageTagTransformer '{}' matches no image", c.image_tag.name));
+            }
+            Ok(())
+        }
+        "ReplicaCountTransformer" => {
+            let c: ReplicaConfig = config_fields(config, kind)?;
+            replicas::set_replicas(resources, &c.replica, &specs(&c.field_specs)?)
+        }
+        "PatchStrategicMergeTransformer" => {
+            let c: SmpConfig = config_fields(config, kind)?;
+            if c.paths.is_empty() && c.patches.trim().is_empty() {
+                return Err(Error::msg("empty file path and empty patch content"));
+            }
+            patches::apply_patches_strategic_merge(resources, &c.paths, loader, schema)?;
+            if !c.patches.trim().is_empty() {
+                patches::apply_inline_strategic_merge(resources, &c.patches, schema)?;
+            }
+            Ok(())
+        }
+        "PatchJson6902Transformer" => {
+            let c: Json6902Config = config_fields(config, kind)?;
+            let entry = Patch { path: c.path, patch: c.json_op, target: c.target, options: Default::default() };
+            patches::apply_patch_json6902(resources, &entry, loader, diagnostics, kustomization)
+        }
+        "PatchTransformer" => {
+            let entry: Patch = config_fields(config, kind)?;
+            patches::apply_patch(resources, &entry, loader, schema, diagnostics, kustomization)
+        }
+        "ReplacementTransformer" => {
+            let c: ReplacementConfig = config_fields(config, kind)?;
+            super::replacements::apply_replacements(resources, &c.replacements, loader)
+        }
+        other => Err(Error::msg(format!("builtin transformer {other} is not supported"))),
+    }
+}
+
+/// Runs one builtin generator config, returning what it makes.
+pub fn run_generator(config: &Value, loader: &Loader) -> Result<Vec<Resource>> {
+    let (_, kind) = plugin_kind(config)?;
+    let generated = match kind {
+        "ConfigMapGenerator" | "SecretGenerator" => {
+            let mut args: GeneratorArgs = config_fields(config, kind)?;
+            args.name = metadata_str(config, "name").to_string();
+            args.namespace = metadata_str(config, "namespace").to_string();
+            let kind = if kind == "ConfigMapGenerator" { GeneratedKind::ConfigMap } else { GeneratedKind::Secret };
+            generate::generate(kind, &args, None, loader)?
+        }
+        other => return Err(Error::msg(format!("builtin generator {other} is not supported"))),
+    };
+    Ok(vec![generated])
+}
