@@ -281,7 +281,7 @@ pub fn resources_from_file(file: &Path, text: &str) -> Result<Vec<Resource>> {
         if doc.get("kind").and_then(Value::as_str).is_none_or(str::is_empty) {
             return Err(Error::msg(format!("{}: missing Resource metadata: a document has no kind", file.display())));
         }
-        out.push(Resource::new(doc));
+        out.push(Resource::new(stringify_metadata_maps(doc)));
     }
     Ok(out)
 }
@@ -289,6 +289,22 @@ pub fn resources_from_file(file: &Path, text: &str) -> Result<Vec<Resource>> {
 /// The configs a `transformers`/`generators` entry names; a folder is built as a kustomization.
 fn load_plugin_configs(ctx: &mut Context, target: &Target, entry: &str) -> Result<Vec<Value>> {
     builtin_plugins::load_configs(entry, &target.loader, &mut |loader| Ok(accumulate_directory(ctx, loader)?.resources))
+}
+
+/// Label and annotation values are strings in Kubernetes; kustomize turns `happy: true` into `"true"`.
+fn stringify_metadata_maps(mut doc: Value) -> Value {
+    if let Some(meta) = doc.get_mut("metadata").and_then(Value::as_object_mut) {
+        for field in ["labels", "annotations"] {
+            if let Some(map) = meta.get_mut(field).and_then(Value::as_object_mut) {
+                for v in map.values_mut() {
+                    if matches!(v, Value::Bool(_) | Value::Number(_)) {
+                        *v = Value::String(crate::kustomization::types::scalar_text(v).unwrap_or_default());
+                    }
+                }
+            }
+        }
+    }
+    doc
 }
 
 fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {

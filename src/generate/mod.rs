@@ -71,7 +71,8 @@ pub fn generate(
         };
         target.0.insert(key, target.1);
     }
-    if !data.is_empty() {
+    // kyaml always gives a Secret a data map, even an empty one; an empty ConfigMap has none.
+    if !data.is_empty() || kind == GeneratedKind::Secret {
         object.insert("data".into(), Value::Object(data));
     }
     if !binary_data.is_empty() {

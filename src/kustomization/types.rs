@@ -230,7 +230,7 @@ fn lenient_string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     scalar_text(&v).ok_or_else(|| serde::de::Error::custom(format!("expected a string, got {v}")))
 }
 
-fn lenient_map<'de, D: Deserializer<'de>>(d: D) -> Result<StringMap, D::Error> {
+pub fn lenient_map<'de, D: Deserializer<'de>>(d: D) -> Result<StringMap, D::Error> {
     match Value::deserialize(d)? {
         Value::Null => Ok(StringMap::new()),
         Value::Object(m) => m
