@@ -84,27 +84,22 @@ impl FieldSpecTables {
     /// already present is skipped, one that differs only in `create` is an error, nameReference
     /// entries for the same kind pool their referrers; every table is sorted again afterwards.
     pub fn merge(&mut self, mut other: FieldSpecTables) -> Result<()> {
-        let mut incoming_references = Some(std::mem::take(&mut other.name_reference));
+        let incoming_references = std::mem::take(&mut other.name_reference);
         let mut references = std::mem::take(&mut self.name_reference);
-        let mut result = Ok(());
-        for (mine, theirs) in self.field_spec_tables_mut().into_iter().zip(other.field_spec_tables_mut()) {
-            // kustomize merges nameReference between varReference and images; only which error
-            // is reported first depends on it.
-            if mine.merge_name == "Images" {
-                result = merge_name_back_references(&mut references, incoming_references.take().unwrap_or_default())
-                    .map_err(|e| e.context("failed to merge NameReference fieldSpec"));
-                if result.is_err() {
-                    break;
-                }
-            }
-            result = merge_field_specs(mine.specs, std::mem::take(theirs.specs))
-                .map_err(|e| e.context(format!("failed to merge {} fieldSpec", mine.merge_name)));
-            if result.is_err() {
-                break;
-            }
-        }
+        let merged = self
+            .field_spec_tables_mut()
+            .into_iter()
+            .zip(other.field_spec_tables_mut())
+            .try_for_each(|(mine, theirs)| {
+                merge_field_specs(mine.specs, std::mem::take(theirs.specs))
+                    .map_err(|e| e.context(format!("failed to merge {} fieldSpec", mine.merge_name)))
+            })
+            .and_then(|()| {
+                merge_name_back_references(&mut references, incoming_references)
+                    .map_err(|e| e.context("failed to merge NameReference fieldSpec"))
+            });
         self.name_reference = references;
-        result?;
+        merged?;
         self.sort();
         Ok(())
     }
@@ -197,7 +192,7 @@ fn name_back_references_from_value(value: &Value) -> Result<Vec<NameBackReferenc
                 .as_object()
                 .ok_or_else(|| Error::msg(format!("a nameReference entry must be a mapping, got {item}")))?;
             let target = FieldSpec::from_value(item)?;
-            let referrers = map.iter().filter(|(k, _)| k.eq_ignore_ascii_case("fieldSpecs")).last().map(|(_, v)| v);
+            let referrers = map.iter().rfind(|(k, _)| k.eq_ignore_ascii_case("fieldSpecs")).map(|(_, v)| v);
             Ok(NameBackReference { gvk: target.gvk, referrers: FieldSpec::list_from_value(referrers)? })
         })
         .collect()
