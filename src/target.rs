@@ -1,5 +1,6 @@
 //! One kustomization, accumulated: its resources, generators, components and transformers, in
 //! kustomize's order (`api/internal/target/kusttarget.go`).
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -20,15 +21,16 @@ use crate::yaml::parse::parse_documents;
 /// What one kustomization (and everything below it) contributes.
 pub struct Accumulated {
     pub resources: ResMap,
-    /// Field specs: the builtin ones plus `configurations` and `crds` from this tree.
-    pub tables: FieldSpecTables,
+    /// Field specs: the builtin ones plus `configurations` and `crds` from this tree (borrowed
+    /// while they are just the builtin ones, which most kustomizations never change).
+    pub tables: Cow<'static, FieldSpecTables>,
     /// `vars` declared in this tree.
     pub vars: Vec<Value>,
 }
 
 impl Default for Accumulated {
     fn default() -> Self {
-        Accumulated { resources: ResMap::new(), tables: FieldSpecTables::builtin().clone(), vars: Vec::new() }
+        Accumulated { resources: ResMap::new(), tables: Cow::Borrowed(FieldSpecTables::builtin()), vars: Vec::new() }
     }
 }
 
@@ -135,13 +137,13 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     for path in &k.configurations {
         let (file, text) = target.loader.read(path)?;
         for doc in parse_file(&file, &text)? {
-            acc.tables.merge(FieldSpecTables::from_config_value(&doc)?)?;
+            acc.tables.to_mut().merge(FieldSpecTables::from_config_value(&doc)?)?;
         }
     }
     for path in &k.crds {
         let (file, text) = target.loader.read(path)?;
         for doc in parse_file(&file, &text)? {
-            acc.tables.merge(FieldSpecTables::from_crd(&doc)?)?;
+            acc.tables.to_mut().merge(FieldSpecTables::from_crd(&doc)?)?;
         }
     }
     run_generators(ctx, target, acc)?;
@@ -229,7 +231,10 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
             let sub = accumulate_directory(ctx, loader)
                 .map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
             acc.resources.append_all(sub.resources).map_err(|e| e.context("accumulating resources"))?;
-            acc.tables.merge(sub.tables)?;
+            // The builtin tables merged into themselves are themselves (a unit test checks it).
+            if !matches!((&acc.tables, &sub.tables), (Cow::Borrowed(_), Cow::Borrowed(_))) {
+                acc.tables.to_mut().merge(sub.tables.into_owned())?;
+            }
             merge_vars(&mut acc.vars, sub.vars)?;
         } else {
             return Err(Error::msg(format!(
@@ -329,17 +334,13 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
 /// Adds a generated resource, or merges it into / replaces the one of the same id from a lower layer.
 fn absorb(resources: &mut ResMap, mut generated: Resource) -> Result<()> {
     let id = generated.current_id();
-    let matches: Vec<usize> = resources
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.all_ids().iter().any(|other| crate::transform::select::effective_namespace(other) == crate::transform::select::effective_namespace(&id) && other.gvk == id.gvk && other.name == id.name))
-        .map(|(i, _)| i)
-        .collect();
+    let mut matches = resources.positions_named(&id.name);
+    matches.retain(|&i| resources.get(i).all_ids().iter().any(|other| crate::transform::select::effective_namespace(other) == crate::transform::select::effective_namespace(&id) && other.gvk == id.gvk && other.name == id.name));
     match (matches.as_slice(), generated.behavior) {
         ([], Behavior::Create) => resources.append(generated),
         ([], _) => Err(Error::msg(format!("id {id} does not exist; cannot merge or replace"))),
         ([i], Behavior::Merge | Behavior::Replace) => {
-            let old = resources.get(*i).clone();
+            let old = std::mem::replace(resources.get_mut(*i), Resource::new(Value::Null));
             if generated.behavior == Behavior::Merge {
                 for field in ["data", "binaryData"] {
                     merge_string_map_from(&mut generated.value, &old.value, field);

@@ -36,7 +36,6 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
         if is_namespaced(r.api_version(), r.kind()) && !(options.unset_only && !r.namespace().is_empty()) {
             r.set_namespace(ns);
         }
-        let id = r.current_id();
         if matches!(r.kind(), "RoleBinding" | "ClusterRoleBinding") {
             set_subject_namespaces(&mut r.value, ns, options.subjects);
         }
@@ -55,6 +54,7 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
             ))),
         })
         .map_err(|e| {
+            let id = r.current_id();
             Error::msg(format!("namespace field specs must target scalar nodes: considering field of object {id}: {e}"))
         })
     })
