@@ -45,7 +45,10 @@ pub struct Build {
 impl Build {
     /// The output, byte for byte as `kustomize build` prints it.
     pub fn to_yaml(&self) -> String {
-        yaml::emit::emit_stream(self.resources.iter().map(|r| &r.value))
+        use rayon::prelude::*;
+        // Documents are emitted independently, in parallel, then joined in order.
+        let docs: Vec<String> = self.resources.as_slice().par_iter().map(|r| yaml::emit::emit_stream([&r.value])).collect();
+        docs.join("---\n")
     }
 }
 
