@@ -215,7 +215,8 @@ pub fn accumulate_directory(ctx: &mut Context, loader: Loader) -> Result<Accumul
 }
 
 fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
-    for entry in &target.kustomization.resources {
+    let mut prebuilt = prebuild_directories(ctx, target);
+    for (position, entry) in target.kustomization.resources.iter().enumerate() {
         if entry.contains("://") || entry.starts_with("git@") || entry.starts_with("github.com/") {
             return Err(Error::msg(format!(
                 "accumulating resources: '{entry}': remote resources are not supported; nothing is fetched (vendor the files and refer to them locally)"
@@ -227,9 +228,15 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                 acc.resources.append(resource).map_err(|e| e.context("accumulating resources"))?;
             }
         } else if target.loader.is_dir(entry) {
-            let loader = target.loader.child(entry)?;
-            let sub = accumulate_directory(ctx, loader)
-                .map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
+            let sub = match prebuilt[position].take() {
+                // Valid unless an earlier entry installed a custom schema, which it would have used.
+                Some((sub, sub_ctx)) if ctx.custom_schema.is_none() => {
+                    ctx.adopt(sub_ctx);
+                    sub
+                }
+                _ => accumulate_directory(ctx, target.loader.child(entry)?),
+            };
+            let sub = sub.map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
             acc.resources.append_all(sub.resources).map_err(|e| e.context("accumulating resources"))?;
             // The builtin tables merged into themselves are themselves (a unit test checks it).
             if !matches!((&acc.tables, &sub.tables), (Cow::Borrowed(_), Cow::Borrowed(_))) {
@@ -244,6 +251,48 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
         }
     }
     Ok(())
+}
+
+/// Folders in `resources` are independent builds: when there are several, they are built in
+/// parallel, each with a context of its own, and then taken in order as if built one after
+/// another (their warnings appended in order; an error counts where its entry stands).
+fn prebuild_directories(ctx: &Context, target: &Target) -> Vec<Option<(Result<Accumulated>, Context)>> {
+    use rayon::prelude::*;
+    let entries = &target.kustomization.resources;
+    let is_local_dir = |entry: &String| {
+        !(entry.contains("://") || entry.starts_with("git@") || entry.starts_with("github.com/"))
+            && !target.loader.is_file(entry)
+            && target.loader.is_dir(entry)
+    };
+    // A custom schema changes how later folders build: those keep to the sequential order.
+    if ctx.custom_schema.is_some() || entries.iter().filter(|e| is_local_dir(e)).count() < 2 {
+        return entries.iter().map(|_| None).collect();
+    }
+    entries
+        .par_iter()
+        .map(|entry| {
+            if !is_local_dir(entry) {
+                return None;
+            }
+            let loader = target.loader.child(entry).ok()?;
+            let mut sub_ctx = Context { visiting: ctx.visiting.clone(), ..Context::new(ctx.restrictor) };
+            let sub = accumulate_directory(&mut sub_ctx, loader);
+            Some((sub, sub_ctx))
+        })
+        .collect()
+}
+
+impl Context {
+    /// Takes in what a context of a folder built apart has collected.
+    fn adopt(&mut self, other: Context) {
+        for warning in other.diagnostics.warnings {
+            self.diagnostics.warn(warning);
+        }
+        self.diagnostics.unmatched.extend(other.diagnostics.unmatched);
+        if other.custom_schema.is_some() {
+            self.custom_schema = other.custom_schema;
+        }
+    }
 }
 
 fn merge_vars(into: &mut Vec<Value>, more: Vec<Value>) -> Result<()> {
