@@ -27,6 +27,15 @@ struct NameIndex {
     stale: bool,
 }
 
+/// Whether two resources have the same current id, compared without building the ids.
+fn same_current_id(a: &Resource, b: &Resource) -> bool {
+    fn group_version(r: &Resource) -> (&str, &str) {
+        let api_version = r.api_version();
+        api_version.rsplit_once('/').unwrap_or(("", api_version))
+    }
+    a.name() == b.name() && a.namespace() == b.namespace() && a.kind() == b.kind() && group_version(a) == group_version(b)
+}
+
 /// The distinct names among a resource's ids.
 fn names_of(r: &Resource) -> Vec<String> {
     let mut names: Vec<String> = Vec::with_capacity(r.previous_ids.len() + 1);
@@ -144,8 +153,14 @@ impl ResMap {
 
     /// Adds a resource; an id already present is an error, as in kustomize.
     pub fn append(&mut self, resource: Resource) -> Result<()> {
-        let id = resource.current_id();
-        if !self.indices_of_current_id(&id).is_empty() {
+        let duplicate = {
+            let mut index = self.index.borrow_mut();
+            index.refresh(&self.resources);
+            let same = |&i: &usize| same_current_id(&self.resources[i], &resource);
+            index.by_name.get(resource.name()).is_some_and(|list| list.iter().any(same))
+        };
+        if duplicate {
+            let id = resource.current_id();
             return Err(Error::msg(format!("may not add resource with an already registered id: {id}")));
         }
         let position = self.resources.len();

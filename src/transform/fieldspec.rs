@@ -50,6 +50,15 @@ impl FieldSpec {
     pub fn path_parts(&self) -> Vec<String> {
         split_path(&self.path)
     }
+
+    /// [`Self::path_parts`], borrowing from the path unless a slash is escaped in it.
+    pub fn path_parts_borrowed(&self) -> Vec<std::borrow::Cow<'_, str>> {
+        if self.path.contains('\\') {
+            split_path(&self.path).into_iter().map(std::borrow::Cow::Owned).collect()
+        } else {
+            self.path.split('/').map(std::borrow::Cow::Borrowed).collect()
+        }
+    }
 }
 
 /// `apps/v1` -> (`apps`, `v1`); `v1` -> (``, `v1`).
@@ -90,9 +99,9 @@ pub enum CreateKind {
 /// Visits every node at `parts` below `node`, calling `visit` on each (kyaml's fieldspec filter):
 /// sequences met on the way are walked element by element; a missing field stops the walk unless
 /// `create` asks for it.
-pub fn walk(
+pub fn walk<S: AsRef<str>>(
     node: &mut Value,
-    parts: &[String],
+    parts: &[S],
     create: bool,
     create_kind: CreateKind,
     visit: &mut dyn FnMut(&mut Value) -> Result<()>,
@@ -109,9 +118,10 @@ pub fn walk(
             Ok(())
         }
         Value::Object(map) => {
+            let first = first.as_ref();
             let (name, is_seq) = match first.strip_suffix("[]") {
                 Some(n) => (n, true),
-                None => (first.as_str(), false),
+                None => (first, false),
             };
             if name.is_empty() {
                 return Err(Error::msg("cannot set or create an empty field name"));
@@ -153,7 +163,7 @@ pub fn apply_field_specs(
         if !spec.applies_to(&api_version, &kind) {
             continue;
         }
-        walk(value, &spec.path_parts(), spec.create, create_kind, visit)?;
+        walk(value, &spec.path_parts_borrowed(), spec.create, create_kind, visit)?;
     }
     Ok(())
 }

@@ -31,7 +31,7 @@ pub fn add_name_affixes(resources: &mut ResMap, prefix: &str, suffix: &str, spec
                     r.remember_current_id();
                 }
             }
-            walk(&mut r.value, &spec.path_parts(), spec.create, CreateKind::Scalar, &mut |node| {
+            walk(&mut r.value, &spec.path_parts_borrowed(), spec.create, CreateKind::Scalar, &mut |node| {
                 if let Value::String(s) = node {
                     *s = format!("{prefix}{s}{suffix}");
                 }

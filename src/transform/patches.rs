@@ -221,8 +221,7 @@ fn apply_json6902_to_selected(resources: &mut ResMap, target: &Selector, ops: &V
     for i in selected {
         let r = resources.get_mut(i);
         r.remember_current_id();
-        let id = r.current_id();
-        apply_json6902(&mut r.value, ops).map_err(|e| Error::msg(format!("{e} (patching {id})")))?;
+        apply_json6902(&mut r.value, ops).map_err(|e| Error::msg(format!("{e} (patching {})", r.previous_ids.last().expect("just remembered"))))?;
     }
     Ok(())
 }

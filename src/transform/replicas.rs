@@ -17,7 +17,7 @@ pub fn set_replicas(resources: &mut ResMap, replica: &Replica, specs: &[FieldSpe
                 continue;
             }
             found = true;
-            walk(&mut r.value, &spec.path_parts(), spec.create, CreateKind::Scalar, &mut |node| {
+            walk(&mut r.value, &spec.path_parts_borrowed(), spec.create, CreateKind::Scalar, &mut |node| {
                 *node = Value::from(replica.count);
                 Ok(())
             })?;
