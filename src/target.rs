@@ -16,6 +16,7 @@ use crate::transform::fieldspec::FieldSpec;
 use crate::transform::fieldspec_tables::FieldSpecTables;
 use crate::transform::namespace::NamespaceOptions;
 use crate::transform::{builtin_plugins, images, metadata_maps, name_affix, namespace, patches, replicas};
+use crate::yaml::memo::TextMemo;
 use crate::yaml::parse::parse_documents;
 
 /// What one kustomization (and everything below it) contributes.
@@ -63,15 +64,17 @@ impl Target {
     pub fn load(loader: Loader, diagnostics: &mut Diagnostics) -> Result<Target> {
         let file = loader.find_kustomization_file()?;
         let text = std::fs::read_to_string(&file).map_err(|e| Error::Io { path: file.clone(), message: e.to_string() })?;
-        let value = crate::yaml::parse::parse_document(&text).map_err(|e| Error::Parse {
-            file: file.display().to_string(),
-            line: e.line,
-            column: e.column,
-            message: e.message.clone(),
+        static PARSED: TextMemo<Kustomization> = TextMemo::new();
+        let mut kustomization = PARSED.get_or_parse(&text, |text| {
+            let value = crate::yaml::parse::parse_document(text).map_err(|e| Error::Parse {
+                file: file.display().to_string(),
+                line: e.line,
+                column: e.column,
+                message: e.message.clone(),
+            })?;
+            let value = if value.is_null() { Value::Object(Default::default()) } else { value };
+            serde_json::from_value(value).map_err(|e| Error::msg(format!("invalid Kustomization: {}: {e}", file.display())))
         })?;
-        let value = if value.is_null() { Value::Object(Default::default()) } else { value };
-        let mut kustomization: Kustomization = serde_json::from_value(value)
-            .map_err(|e| Error::msg(format!("invalid Kustomization: {}: {e}", file.display())))?;
         fix_deprecated_fields(&mut kustomization, diagnostics);
         check_kind(&kustomization, &file)?;
         Ok(Target { loader, kustomization, file })

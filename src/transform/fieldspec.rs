@@ -50,15 +50,6 @@ impl FieldSpec {
     pub fn path_parts(&self) -> Vec<String> {
         split_path(&self.path)
     }
-
-    /// [`Self::path_parts`], borrowing from the path unless a slash is escaped in it.
-    pub fn path_parts_borrowed(&self) -> Vec<std::borrow::Cow<'_, str>> {
-        if self.path.contains('\\') {
-            split_path(&self.path).into_iter().map(std::borrow::Cow::Owned).collect()
-        } else {
-            self.path.split('/').map(std::borrow::Cow::Borrowed).collect()
-        }
-    }
 }
 
 /// `apps/v1` -> (`apps`, `v1`); `v1` -> (``, `v1`).
@@ -127,10 +118,7 @@ pub fn walk<S: AsRef<str>>(
                 return Err(Error::msg("cannot set or create an empty field name"));
             }
             let creating = create && create_kind != CreateKind::Nothing && !is_seq;
-            if !map.contains_key(name) {
-                if !creating {
-                    return Ok(());
-                }
+            if creating && !map.contains_key(name) {
                 let fresh = if rest.is_empty() && create_kind == CreateKind::Scalar {
                     Value::Null
                 } else {
@@ -138,7 +126,7 @@ pub fn walk<S: AsRef<str>>(
                 };
                 map.insert(name.to_string(), fresh);
             }
-            let child = map.get_mut(name).unwrap();
+            let Some(child) = map.get_mut(name) else { return Ok(()) };
             // A field that exists but is null takes the kind it is being created as.
             if child.is_null() && creating && !(rest.is_empty() && create_kind == CreateKind::Scalar) {
                 *child = Value::Object(Map::new());
@@ -163,9 +151,26 @@ pub fn apply_field_specs(
         if !spec.applies_to(&api_version, &kind) {
             continue;
         }
-        walk(value, &spec.path_parts_borrowed(), spec.create, create_kind, visit)?;
+        walk_spec_path(value, spec, create_kind, visit)?;
     }
     Ok(())
+}
+
+/// [`walk`] along `spec`'s path, split without allocating when it is plain and short.
+pub fn walk_spec_path(value: &mut Value, spec: &FieldSpec, create_kind: CreateKind, visit: &mut dyn FnMut(&mut Value) -> Result<()>) -> Result<()> {
+    let mut parts = [""; 16];
+    let mut count = 0;
+    if !spec.path.contains('\\') {
+        for part in spec.path.split('/') {
+            if count == parts.len() {
+                return walk(value, &spec.path_parts(), spec.create, create_kind, visit);
+            }
+            parts[count] = part;
+            count += 1;
+        }
+        return walk(value, &parts[..count], spec.create, create_kind, visit);
+    }
+    walk(value, &spec.path_parts(), spec.create, create_kind, visit)
 }
 
 #[cfg(test)]

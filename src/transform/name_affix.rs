@@ -1,7 +1,7 @@
 //! `namePrefix` and `nameSuffix`: add text around resource names (and the fields the specs name).
 use serde_json::Value;
 
-use super::fieldspec::{walk, CreateKind, FieldSpec};
+use super::fieldspec::{walk_spec_path, CreateKind, FieldSpec};
 use crate::error::Result;
 use crate::resource::{Gvk, ResMap};
 
@@ -31,7 +31,7 @@ pub fn add_name_affixes(resources: &mut ResMap, prefix: &str, suffix: &str, spec
                     r.remember_current_id();
                 }
             }
-            walk(&mut r.value, &spec.path_parts_borrowed(), spec.create, CreateKind::Scalar, &mut |node| {
+            walk_spec_path(&mut r.value, spec, CreateKind::Scalar, &mut |node| {
                 if let Value::String(s) = node {
                     *s = format!("{prefix}{s}{suffix}");
                 }

@@ -9,9 +9,11 @@ use crate::kustomization::types::{Patch, Selector};
 use crate::kustomization::Loader;
 use crate::patch::{apply_json6902, strategic_merge, Schema};
 use crate::resource::{ResId, ResMap, Resource};
+use crate::yaml::memo::TextMemo;
 use crate::yaml::parse::parse_documents;
 
 /// A patch read from a file or written inline.
+#[derive(Clone)]
 pub enum LoadedPatch {
     /// One or more strategic merge patches (each a partial object).
     Strategic(Vec<Value>),
@@ -21,6 +23,11 @@ pub enum LoadedPatch {
 
 /// Parses patch text, telling a strategic merge patch (mappings) from a JSON 6902 one (a list).
 pub fn parse_patch_text(text: &str, origin: &str) -> Result<LoadedPatch> {
+    static PARSED: TextMemo<LoadedPatch> = TextMemo::new();
+    PARSED.get_or_parse(text, |text| parse_patch_text_once(text, origin))
+}
+
+fn parse_patch_text_once(text: &str, origin: &str) -> Result<LoadedPatch> {
     let docs = parse_documents(text).map_err(|e| Error::Parse {
         file: origin.to_string(),
         line: e.line,
