@@ -79,3 +79,19 @@ fn a_folder_id_already_built_by_an_earlier_folder_is_an_error() {
     assert!(!ok);
     assert!(err.contains("already registered id"), "{err}");
 }
+
+#[test]
+fn a_pass_over_many_resources_fails_at_the_first_failing_resource() {
+    let t = Tree::new("many");
+    let mut docs = Vec::new();
+    for i in 0..200 {
+        let labels = if i == 120 || i == 170 { "  labels: [broken]\n" } else { "" };
+        docs.push(format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm{i:03}\n{labels}"));
+    }
+    t.file("kustomization.yaml", "resources:\n- cms.yaml\ncommonAnnotations:\n  a: b\ncommonLabels:\n  x: y\n")
+        .file("cms.yaml", &docs.join("---\n"));
+    let (ok, _, err) = build(&t.0);
+    assert!(!ok);
+    let expected = "fieldName: metadata: fieldName: labels: expected a mapping in ConfigMap.v1.[noGrp]/cm120.[noNs], got [\"broken\"]";
+    assert!(err.contains(expected) && !err.contains("cm170"), "{err}");
+}

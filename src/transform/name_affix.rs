@@ -14,7 +14,7 @@ fn is_skipped(gvk: &Gvk) -> bool {
 
 /// Adds `prefix` and `suffix` at every field spec path (normally just `metadata/name`).
 pub fn add_name_affixes(resources: &mut ResMap, prefix: &str, suffix: &str, specs: &[FieldSpec]) -> Result<()> {
-    resources.for_each_mut(|r| {
+    resources.try_for_each_mut_parallel(|r| {
         let original = r.original_id();
         if is_skipped(&original.gvk) {
             return Ok(());

@@ -32,7 +32,7 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
     let ns = options.namespace.as_str();
     // metadata/namespace is handled apart: it must skip cluster-scoped kinds.
     let specs: Vec<FieldSpec> = options.field_specs.iter().filter(|s| s.path != "metadata/namespace").cloned().collect();
-    resources.for_each_mut(|r| {
+    resources.try_for_each_mut_parallel(|r| {
         if is_namespaced(r.api_version(), r.kind()) && !(options.unset_only && !r.namespace().is_empty()) {
             r.set_namespace(ns);
         }

@@ -104,15 +104,17 @@ fn merge_into(r: &mut Resource, patch: &Value, allow_name_change: bool, allow_ki
 
 /// Applies strategic merge patches to the resources at `indices`, dropping the ones a patch deletes.
 fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, options: (bool, bool), schema: &Schema) -> Result<()> {
-    let mut deleted = Vec::new();
-    for &i in indices {
-        let r = resources.get_mut(i);
+    let kept = resources.map_positions_mut(indices, |r| {
         let mut copy = patch.clone();
         // The patch takes the target's apiVersion, as kustomize's ApplySmPatch does.
         if let (Some(obj), api) = (copy.as_object_mut(), r.api_version().to_string()) {
             obj.insert("apiVersion".into(), Value::String(api));
         }
-        if !merge_into(r, &copy, options.0, options.1, schema)? {
+        merge_into(r, &copy, options.0, options.1, schema)
+    });
+    let mut deleted = Vec::new();
+    for (&i, kept) in indices.iter().zip(kept) {
+        if !kept? {
             deleted.push(i);
         }
     }
@@ -120,7 +122,7 @@ fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, opti
         let mut index = 0;
         resources.retain(|_| {
             index += 1;
-            !deleted.contains(&(index - 1))
+            deleted.binary_search(&(index - 1)).is_err()
         });
     }
     Ok(())
@@ -225,12 +227,11 @@ fn apply_json6902_to_selected(resources: &mut ResMap, target: &Selector, ops: &V
     if selected.is_empty() {
         diagnostics.unmatched(kustomization, &format!("patch {described} selects no resource"));
     }
-    for i in selected {
-        let r = resources.get_mut(i);
+    let results = resources.map_positions_mut(&selected, |r| {
         r.remember_current_id();
-        apply_json6902(&mut r.value, ops).map_err(|e| Error::msg(format!("{e} (patching {})", r.previous_ids.last().expect("just remembered"))))?;
-    }
-    Ok(())
+        apply_json6902(&mut r.value, ops).map_err(|e| Error::msg(format!("{e} (patching {})", r.previous_ids.last().expect("just remembered"))))
+    });
+    results.into_iter().collect()
 }
 
 /// Positions of the resources a selector picks, in build order.
@@ -241,6 +242,10 @@ pub fn select(resources: &ResMap, target: &Selector) -> Result<Vec<usize>> {
         let mut found = resources.positions_named(name);
         found.retain(|&i| compiled.matches(resources.get(i)));
         return Ok(found);
+    }
+    if resources.is_large() {
+        use rayon::prelude::*;
+        return Ok(resources.as_slice().par_iter().enumerate().filter(|(_, r)| compiled.matches(r)).map(|(i, _)| i).collect());
     }
     Ok(resources.iter().enumerate().filter(|(_, r)| compiled.matches(r)).map(|(i, _)| i).collect())
 }
