@@ -25,6 +25,10 @@ use sha2::{Digest, Sha256};
 
 const KUBECTL: &str = "/usr/lib/google-cloud-sdk/bin/kubectl.1.33";
 
+/// The floor is measured with the allocator the peerpods-build binary uses.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 struct Options {
     sizes: Vec<usize>,
     overlays: usize,
