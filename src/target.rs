@@ -218,19 +218,22 @@ pub fn accumulate_directory(ctx: &mut Context, loader: Loader) -> Result<Accumul
 }
 
 fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
-    let mut prebuilt = prebuild_directories(ctx, target);
-    for (position, entry) in target.kustomization.resources.iter().enumerate() {
-        if entry.contains("://") || entry.starts_with("git@") || entry.starts_with("github.com/") {
+    let entries = &target.kustomization.resources;
+    // Each entry is looked at once (a file? a folder?), for the prebuild and for the loop.
+    let kinds: Vec<EntryKind> = entries.iter().map(|entry| EntryKind::of(&target.loader, entry)).collect();
+    let mut prebuilt = prebuild_directories(ctx, target, &kinds);
+    for (position, entry) in entries.iter().enumerate() {
+        if kinds[position] == EntryKind::Remote {
             return Err(Error::msg(format!(
                 "accumulating resources: '{entry}': remote resources are not supported; nothing is fetched (vendor the files and refer to them locally)"
             )));
         }
-        if target.loader.is_file(entry) {
+        if kinds[position] == EntryKind::File {
             let (file, text) = target.loader.read(entry).map_err(|e| e.context("accumulating resources"))?;
             for resource in resources_from_file(&file, &text)? {
                 acc.resources.append(resource).map_err(|e| e.context("accumulating resources"))?;
             }
-        } else if target.loader.is_dir(entry) {
+        } else if kinds[position] == EntryKind::Folder {
             let sub = match prebuilt[position].take() {
                 // Valid unless an earlier entry installed a custom schema, which it would have used.
                 Some((sub, sub_ctx)) if ctx.custom_schema.is_none() => {
@@ -259,22 +262,18 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
 /// Folders in `resources` are independent builds: when there are several, they are built in
 /// parallel, each with a context of its own, and then taken in order as if built one after
 /// another (their warnings appended in order; an error counts where its entry stands).
-fn prebuild_directories(ctx: &Context, target: &Target) -> Vec<Option<(Result<Accumulated>, Context)>> {
+fn prebuild_directories(ctx: &Context, target: &Target, kinds: &[EntryKind]) -> Vec<Option<(Result<Accumulated>, Context)>> {
     use rayon::prelude::*;
     let entries = &target.kustomization.resources;
-    let is_local_dir = |entry: &String| {
-        !(entry.contains("://") || entry.starts_with("git@") || entry.starts_with("github.com/"))
-            && !target.loader.is_file(entry)
-            && target.loader.is_dir(entry)
-    };
     // A custom schema changes how later folders build: those keep to the sequential order.
-    if ctx.custom_schema.is_some() || entries.iter().filter(|e| is_local_dir(e)).count() < 2 {
+    if ctx.custom_schema.is_some() || kinds.iter().filter(|k| **k == EntryKind::Folder).count() < 2 {
         return entries.iter().map(|_| None).collect();
     }
     entries
         .par_iter()
-        .map(|entry| {
-            if !is_local_dir(entry) {
+        .zip(kinds)
+        .map(|(entry, kind)| {
+            if *kind != EntryKind::Folder {
                 return None;
             }
             let loader = target.loader.child(entry).ok()?;
@@ -283,6 +282,29 @@ fn prebuild_directories(ctx: &Context, target: &Target) -> Vec<Option<(Result<Ac
             Some((sub, sub_ctx))
         })
         .collect()
+}
+
+/// What a `resources` entry names.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum EntryKind {
+    Remote,
+    File,
+    Folder,
+    Missing,
+}
+
+impl EntryKind {
+    fn of(loader: &Loader, entry: &str) -> EntryKind {
+        if entry.contains("://") || entry.starts_with("git@") || entry.starts_with("github.com/") {
+            EntryKind::Remote
+        } else if loader.is_file(entry) {
+            EntryKind::File
+        } else if loader.is_dir(entry) {
+            EntryKind::Folder
+        } else {
+            EntryKind::Missing
+        }
+    }
 }
 
 impl Context {
