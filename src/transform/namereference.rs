@@ -20,7 +20,10 @@ use crate::resource::{Gvk, ResMap, Resource};
 
 /// Rewrites every name reference listed in `table` to the current name of what it refers to.
 pub fn resolve_name_references(resources: &mut ResMap, table: &[NameBackReference]) -> Result<()> {
-    let facts: Vec<Facts> = resources.iter().map(Facts::of).collect();
+    let facts: Vec<Facts> = {
+        use rayon::prelude::*;
+        resources.as_slice().par_iter().with_min_len(64).map(Facts::of).collect()
+    };
     let index = Index::build(&facts);
     let specs = ReferrerSpecs::new(table);
     for i in 0..resources.len() {

@@ -24,15 +24,18 @@ pub fn legacy_sort(resources: &mut ResMap, order_first: &[String], order_last: &
     for (i, kind) in order_last.iter().enumerate() {
         rank.insert(kind, 1 + i as i64);
     }
+    use rayon::prelude::*;
     let mut keyed: Vec<(i64, String, String, usize)> = resources
-        .iter()
+        .as_slice()
+        .par_iter()
+        .with_min_len(64)
         .enumerate()
         .map(|(i, r)| {
             let id = r.current_id();
             (rank.get(id.gvk.kind.as_str()).copied().unwrap_or(0), gvk_sort_string(&id.gvk), id_sort_string(&id), i)
         })
         .collect();
-    keyed.sort();
+    keyed.par_sort();
     let mut slots: Vec<Option<crate::resource::Resource>> = std::mem::take(resources).into_vec().into_iter().map(Some).collect();
     let sorted = keyed.into_iter().map(|(_, _, _, i)| slots[i].take().unwrap()).collect();
     *resources = ResMap::from_vec(sorted);
