@@ -176,7 +176,7 @@ impl ResMap {
             }
         }
         assert!(wanted.next().is_none(), "positions must be ascending and in range");
-        selected.into_par_iter().map(|r| f(r)).collect()
+        selected.into_par_iter().map(&f).collect()
     }
 
     /// Whether a pass over the resources is worth running in parallel.

@@ -12,6 +12,12 @@ pub struct TextMemo<T> {
     slots: Mutex<Option<HashMap<Box<str>, Option<T>>>>,
 }
 
+impl<T: Clone> Default for TextMemo<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl<T: Clone> TextMemo<T> {
     pub const fn new() -> Self {
         TextMemo { slots: Mutex::new(None) }
