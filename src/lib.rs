@@ -54,9 +54,6 @@ pub fn build(dir: &Path, options: &BuildOptions) -> Result<Build> {
     let loader = Loader::new(dir, options.load_restrictor)?;
     let mut ctx = target::Context::new(options.load_restrictor);
     let top = target::Target::load(loader, &mut ctx.diagnostics)?;
-    if top.kustomization.kind == "Component" {
-        return Err(Error::msg(format!("expected kind != 'Component' for path '{}'", top.loader.root().display())));
-    }
     let mut acc = target::Accumulated::default();
     target::accumulate(&mut ctx, &top, &mut acc)?;
     let mut resources = acc.resources;

@@ -61,7 +61,7 @@ impl Target {
     pub fn load(loader: Loader, diagnostics: &mut Diagnostics) -> Result<Target> {
         let file = loader.find_kustomization_file()?;
         let text = std::fs::read_to_string(&file).map_err(|e| Error::Io { path: file.clone(), message: e.to_string() })?;
-        let value = crate::yaml::parse::parse_document(&text).map_err(|e| Error::Parse {
+        let value = crate::yaml::parse::parse_document_last_key_wins(&text).map_err(|e| Error::Parse {
             file: file.display().to_string(),
             line: e.line,
             column: e.column,
@@ -87,7 +87,7 @@ impl Target {
 fn check_kind(k: &Kustomization, file: &Path) -> Result<()> {
     match k.kind.as_str() {
         "" | "Kustomization" => Ok(()),
-        "Component" if k.api_version == "kustomize.config.k8s.io/v1alpha1" => Ok(()),
+        "Component" if k.api_version.is_empty() || k.api_version == "kustomize.config.k8s.io/v1alpha1" => Ok(()),
         "Component" => Err(Error::msg(format!(
             "apiVersion for Component should be kustomize.config.k8s.io/v1alpha1: {}",
             file.display()
@@ -372,6 +372,8 @@ fn copy_merge_metadata(new: &mut Resource, old: &Resource) {
     } else {
         new.metadata_mut().insert("namespace".into(), Value::String(ns));
     }
+    // kustomize copies the old resource's options: a merge into a plain ConfigMap gets no hash.
+    new.needs_hash_suffix = old.needs_hash_suffix;
     new.previous_ids = old.previous_ids.clone();
     new.prefixes = old.prefixes.clone();
     new.suffixes = old.suffixes.clone();

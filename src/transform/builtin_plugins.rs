@@ -253,7 +253,13 @@ pub fn run_generator(config: &Value, loader: &Loader) -> Result<Vec<Resource>> {
     let (_, kind) = plugin_kind(config)?;
     let generated = match kind {
         "ConfigMapGenerator" | "SecretGenerator" => {
-            let mut args: GeneratorArgs = config_fields(config, kind)?;
+            // Plugin configs are decoded leniently: unknown fields (such as `labels`) are ignored.
+            let known = ["namespace", "name", "behavior", "literals", "files", "envs", "env", "options", "type"];
+            let mut trimmed = config.clone();
+            if let Some(map) = trimmed.as_object_mut() {
+                map.retain(|k, _| known.contains(&k.as_str()) || matches!(k.as_str(), "apiVersion" | "kind" | "metadata"));
+            }
+            let mut args: GeneratorArgs = config_fields(&trimmed, kind)?;
             args.name = metadata_str(config, "name").to_string();
             args.namespace = metadata_str(config, "namespace").to_string();
             let kind = if kind == "ConfigMapGenerator" { GeneratedKind::ConfigMap } else { GeneratedKind::Secret };

@@ -81,6 +81,20 @@ pub fn parse_document(text: &str) -> Result<Value, ParseError> {
     Ok(found.unwrap_or(Value::Null))
 }
 
+/// Parses one document where a repeated mapping key replaces the earlier value instead of being an
+/// error: kustomize decodes kustomization files that way (its strict decoding was reverted).
+pub fn parse_document_last_key_wins(text: &str) -> Result<Value, ParseError> {
+    LAST_KEY_WINS.with(|flag| flag.set(true));
+    let result = parse_document(text);
+    LAST_KEY_WINS.with(|flag| flag.set(false));
+    result
+}
+
+thread_local! {
+    /// Set only for the duration of [`parse_document_last_key_wins`] on this thread.
+    static LAST_KEY_WINS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// All documents of the stream, each with the position where it starts.
 fn parse_stream(text: &str) -> Result<Vec<(Value, Marker)>, ParseError> {
     let mut patched: Option<String> = None;
@@ -515,6 +529,10 @@ impl MapState {
             self.lines.push(line);
             return Ok(());
         };
+        if LAST_KEY_WINS.with(|flag| flag.get()) {
+            *slot = value;
+            return Ok(());
+        }
         // Only a value that came from a merge may be set again.
         if let Some(merging) = self.merging.as_deref_mut() {
             if merging.merged.remove(&key.text) {
