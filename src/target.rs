@@ -68,6 +68,7 @@ impl Target {
             message: e.message.clone(),
         })?;
         let value = if value.is_null() { Value::Object(Default::default()) } else { value };
+        let value = crate::kustomization::types::canonicalize_field_names(value);
         let mut kustomization: Kustomization = serde_json::from_value(value)
             .map_err(|e| Error::msg(format!("invalid Kustomization: {}: {e}", file.display())))?;
         fix_deprecated_fields(&mut kustomization, diagnostics);
@@ -372,8 +373,9 @@ fn copy_merge_metadata(new: &mut Resource, old: &Resource) {
     } else {
         new.metadata_mut().insert("namespace".into(), Value::String(ns));
     }
-    // kustomize copies the old resource's options: a merge into a plain ConfigMap gets no hash.
-    new.needs_hash_suffix = old.needs_hash_suffix;
+    // A hash only when both layers want one: a merge into a plain ConfigMap, or an overlay that
+    // disables the hash, gives none.
+    new.needs_hash_suffix = old.needs_hash_suffix && new.needs_hash_suffix;
     new.previous_ids = old.previous_ids.clone();
     new.prefixes = old.prefixes.clone();
     new.suffixes = old.suffixes.clone();

@@ -10,7 +10,7 @@ use super::{images, metadata_maps, name_affix, namespace, patches, replicas};
 use crate::diagnostics::Diagnostics;
 use crate::error::{Error, Result};
 use crate::generate::{self, GeneratedKind};
-use crate::kustomization::types::{lenient_map, GeneratorArgs, Image, Patch, Replica, Selector, StringMap};
+use crate::kustomization::types::{canonicalize_field_names, lenient_map, GeneratorArgs, Image, Patch, Replica, Selector, StringMap};
 use crate::kustomization::Loader;
 use crate::patch::Schema;
 use crate::resource::{ResMap, Resource};
@@ -53,37 +53,13 @@ fn plugin_kind(config: &Value) -> Result<(&str, &str)> {
     Ok((api_version, kind))
 }
 
-/// Field names of the builtin plugin configs. Go's JSON decoding matches keys case-insensitively
-/// (`Digest:` sets `digest`), so config keys are mapped onto these before deserializing.
-const CONFIG_FIELD_NAMES: &[&str] = &[
-    "annotationSelector", "annotations", "count", "create", "digest", "fieldSpecs", "group", "imageTag", "jsonOp",
-    "kind", "labelSelector", "labels", "name", "namespace", "newName", "newTag", "options", "path", "patch",
-    "patches", "paths", "prefix", "replacements", "replica", "setRoleBindingSubjects", "suffix", "tagSuffix",
-    "target", "unsetOnly", "version",
-];
-
-fn canonical_keys(value: Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(k, v)| {
-                    let key = CONFIG_FIELD_NAMES.iter().find(|n| n.eq_ignore_ascii_case(&k)).map_or(k, |n| n.to_string());
-                    (key, canonical_keys(v))
-                })
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.into_iter().map(canonical_keys).collect()),
-        other => other,
-    }
-}
-
 /// Deserializes a config after dropping the plugin's own apiVersion/kind/metadata.
 fn config_fields<T: for<'de> Deserialize<'de>>(config: &Value, kind: &str) -> Result<T> {
     let mut fields = config.as_object().cloned().unwrap_or_default();
     for k in ["apiVersion", "kind", "metadata"] {
         fields.shift_remove(k);
     }
-    serde_json::from_value(canonical_keys(Value::Object(fields))).map_err(|e| Error::msg(format!("unable to load builtin {kind}: {e}")))
+    serde_json::from_value(canonicalize_field_names(Value::Object(fields))).map_err(|e| Error::msg(format!("unable to load builtin {kind}: {e}")))
 }
 
 fn metadata_str<'a>(config: &'a Value, key: &str) -> &'a str {
