@@ -28,7 +28,7 @@ pub struct Accumulated {
 
 impl Default for Accumulated {
     fn default() -> Self {
-        Accumulated { resources: ResMap::new(), tables: FieldSpecTables::builtin().clone(), vars: Vec::new() }
+        Accumulated { resources: ResMap::new(), tables: FieldSpecTables::default(), vars: Vec::new() }
     }
 }
 
@@ -133,12 +133,15 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     let k = &target.kustomization;
     load_openapi(ctx, target)?;
     accumulate_resources(ctx, target, acc)?;
+    // kustomize's tables for this level: the builtin ones, with `configurations` merged over them.
+    let mut files = Vec::new();
     for path in &k.configurations {
         let (file, text) = target.loader.read(path)?;
         for doc in parse_file(&file, &text)? {
-            acc.tables.merge(FieldSpecTables::from_config_value(&doc)?)?;
+            files.push(FieldSpecTables::from_config_value(&doc)?);
         }
     }
+    acc.tables.merge(FieldSpecTables::for_configurations(files)?)?;
     for path in &k.crds {
         let (file, text) = target.loader.read(path)?;
         for doc in parse_file(&file, &text)? {
