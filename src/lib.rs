@@ -3,6 +3,7 @@
 //! [`build`] is the whole pipeline, in kustomize's order: accumulate the kustomization tree
 //! ([`target`]), then, at the top level only, add hash suffixes, fix name references, resolve
 //! vars, drop local-config resources and sort.
+pub mod build_metadata;
 pub mod diagnostics;
 pub mod error;
 pub mod generate;
@@ -52,7 +53,7 @@ impl Build {
 /// Builds the kustomization in `dir`, as `kustomize build DIR` does.
 pub fn build(dir: &Path, options: &BuildOptions) -> Result<Build> {
     let loader = Loader::new(dir, options.load_restrictor)?;
-    let mut ctx = target::Context::new(options.load_restrictor);
+    let mut ctx = target::Context::new(options.load_restrictor, &loader);
     let top = target::Target::load(loader, &mut ctx.diagnostics)?;
     let mut acc = target::Accumulated::default();
     target::accumulate(&mut ctx, &top, &mut acc)?;
@@ -62,6 +63,7 @@ pub fn build(dir: &Path, options: &BuildOptions) -> Result<Build> {
     transform::namereference::resolve_name_references(&mut resources, &acc.tables.name_reference)?;
     transform::vars::resolve_vars(&mut resources, &acc.vars, &acc.tables.var_reference)?;
     resources.retain(|r| !r.is_local_config());
+    build_metadata::annotate(&mut resources, &top.kustomization.build_metadata);
     order(&mut resources, &top.kustomization, options)?;
     Ok(Build { resources, diagnostics: ctx.diagnostics })
 }

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::build_metadata;
 use crate::diagnostics::Diagnostics;
 use crate::error::{Error, Result};
 use crate::generate::{self, GeneratedKind};
@@ -40,11 +41,24 @@ pub struct Context {
     pub custom_schema: Option<Schema>,
     /// Roots being accumulated, to refuse cycles.
     visiting: Vec<PathBuf>,
+    /// The top-level kustomization folder: origins are written relative to it.
+    top_root: PathBuf,
 }
 
 impl Context {
-    pub fn new(restrictor: LoadRestrictor) -> Self {
-        Context { restrictor, diagnostics: Diagnostics::default(), custom_schema: None, visiting: Vec::new() }
+    pub fn new(restrictor: LoadRestrictor, top: &Loader) -> Self {
+        Context {
+            restrictor,
+            diagnostics: Diagnostics::default(),
+            custom_schema: None,
+            visiting: Vec::new(),
+            top_root: top.root().to_path_buf(),
+        }
+    }
+
+    /// A path as origin annotations write it: relative to the top-level kustomization.
+    fn relative(&self, path: &Path) -> String {
+        build_metadata::relative_path(path, &self.top_root)
     }
 }
 
@@ -167,7 +181,7 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
         result?;
     }
     run_transformers(ctx, target, acc)?;
-    acc.vars.extend(k.vars.iter().cloned());
+    crate::transform::vars::merge_vars(&acc.resources, &mut acc.vars, &k.vars)?;
     Ok(())
 }
 
@@ -225,7 +239,9 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
         }
         if target.loader.is_file(entry) {
             let (file, text) = target.loader.read(entry).map_err(|e| e.context("accumulating resources"))?;
-            for resource in resources_from_file(&file, &text)? {
+            let origin = build_metadata::file_origin(&ctx.relative(&file));
+            for mut resource in resources_from_file(&file, &text)? {
+                resource.origin = Some(origin.clone());
                 acc.resources.append(resource).map_err(|e| e.context("accumulating resources"))?;
             }
         } else if target.loader.is_dir(entry) {
@@ -316,13 +332,21 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     let global = k.generator_options.as_ref();
     let configmaps = k.config_map_generator.iter().map(|a| (GeneratedKind::ConfigMap, a));
     let secrets = k.secret_generator.iter().map(|a| (GeneratedKind::Secret, a));
+    let configured_in = ctx.relative(&target.file);
     for (kind, args) in configmaps.chain(secrets) {
-        let generated = generate::generate(kind, args, global, &target.loader)?;
+        let mut generated = generate::generate(kind, args, global, &target.loader)?;
+        let plugin = if kind == GeneratedKind::ConfigMap { "ConfigMapGenerator" } else { "SecretGenerator" };
+        generated.origin = Some(build_metadata::configured(&configured_in, plugin, None));
         absorb(&mut acc.resources, generated)?;
     }
     for entry in &k.generators {
+        let source = if target.loader.is_file(entry) { ctx.relative(&target.loader.resolve(entry)?) } else { configured_in.clone() };
         for config in load_plugin_configs(ctx, target, entry)? {
-            for generated in builtin_plugins::run_generator(&config, &target.loader)? {
+            let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
+            let name = config.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str);
+            let origin = build_metadata::configured(&source, kind, name);
+            for mut generated in builtin_plugins::run_generator(&config, &target.loader)? {
+                generated.origin = Some(origin.clone());
                 absorb(&mut acc.resources, generated)?;
             }
         }
@@ -380,6 +404,8 @@ fn copy_merge_metadata(new: &mut Resource, old: &Resource) {
     // disables the hash, gives none.
     new.needs_hash_suffix = old.needs_hash_suffix && new.needs_hash_suffix;
     new.previous_ids = old.previous_ids.clone();
+    new.origin = old.origin.clone();
+    new.transformations = old.transformations.clone();
     new.prefixes = old.prefixes.clone();
     new.suffixes = old.suffixes.clone();
 }
@@ -397,21 +423,32 @@ fn merge_string_map_from(new: &mut Value, old: &Value, field: &str) {
 fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
     let k = &target.kustomization;
     let name = target.name();
+    let configured_in = ctx.relative(&target.file);
     let Accumulated { resources, tables, .. } = &mut *acc;
+    let ran = |resources: &mut ResMap, kind: &str| {
+        build_metadata::record_transformer(resources, &build_metadata::configured(&configured_in, kind, None))
+    };
     let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
-    patches::apply_patches_strategic_merge(resources, &k.patches_strategic_merge, &target.loader, schema)?;
+    if !k.patches_strategic_merge.is_empty() {
+        patches::apply_patches_strategic_merge(resources, &k.patches_strategic_merge, &target.loader, schema)?;
+        ran(resources, "PatchStrategicMergeTransformer");
+    }
     for patch in &k.patches {
         patches::apply_patch(resources, patch, &target.loader, schema, &mut ctx.diagnostics, &name)?;
+        ran(resources, "PatchTransformer");
     }
     if !k.namespace.is_empty() {
         let options = NamespaceOptions { namespace: k.namespace.clone(), field_specs: tables.namespace.clone(), ..Default::default() };
         namespace::set_namespace(resources, &options)?;
+        ran(resources, "NamespaceTransformer");
     }
     if !k.name_prefix.is_empty() {
         name_affix::add_name_affixes(resources, &k.name_prefix, "", &tables.name_prefix)?;
+        ran(resources, "PrefixTransformer");
     }
     if !k.name_suffix.is_empty() {
         name_affix::add_name_affixes(resources, "", &k.name_suffix, &tables.name_suffix)?;
+        ran(resources, "SuffixTransformer");
     }
     for label in &k.labels {
         let mut specs: Vec<FieldSpec> =
@@ -425,17 +462,27 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
             }
         }
         metadata_maps::add_map_entries(resources, &label.pairs, &specs)?;
+        ran(resources, "LabelTransformer");
     }
-    metadata_maps::add_map_entries(resources, &k.common_labels, &tables.common_labels)?;
-    metadata_maps::add_map_entries(resources, &k.common_annotations, &tables.common_annotations)?;
+    if !k.common_labels.is_empty() {
+        metadata_maps::add_map_entries(resources, &k.common_labels, &tables.common_labels)?;
+        ran(resources, "LabelTransformer");
+    }
+    if !k.common_annotations.is_empty() {
+        metadata_maps::add_map_entries(resources, &k.common_annotations, &tables.common_annotations)?;
+        ran(resources, "AnnotationsTransformer");
+    }
     for patch in &k.patches_json6902 {
         patches::apply_patch_json6902(resources, patch, &target.loader, &mut ctx.diagnostics, &name)?;
+        ran(resources, "PatchJson6902Transformer");
     }
     for replica in &k.replicas {
         replicas::set_replicas(resources, replica, &tables.replicas)?;
+        ran(resources, "ReplicaCountTransformer");
     }
     if !k.images.is_empty() {
         let matched = images::set_images(resources, &k.images, &tables.images)?;
+        ran(resources, "ImageTagTransformer");
         for (image, hit) in k.images.iter().zip(matched) {
             if !hit {
                 ctx.diagnostics.unmatched(&name, &format!("images entry '{}' matches no image", image.name));
@@ -444,13 +491,18 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     }
     if !k.replacements.is_empty() {
         crate::transform::replacements::apply_replacements(resources, &k.replacements, &target.loader)?;
+        ran(resources, "ReplacementTransformer");
     }
     for entry in &k.transformers {
+        let source = if target.loader.is_file(entry) { ctx.relative(&target.loader.resolve(entry)?) } else { configured_in.clone() };
         let configs = load_plugin_configs(ctx, target, entry)?;
         let Accumulated { resources, .. } = acc;
         for config in configs {
             let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
             builtin_plugins::run_transformer(&config, resources, &target.loader, schema, &mut ctx.diagnostics, &name)?;
+            let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
+            let plugin_name = config.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str);
+            build_metadata::record_transformer(resources, &build_metadata::configured(&source, kind, plugin_name));
         }
     }
     if !k.helm_charts.is_empty() || !k.helm_chart_inflation_generator.is_empty() {

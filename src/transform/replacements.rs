@@ -26,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::kustomization::types::Selector as KSelector;
 use crate::kustomization::Loader;
 use crate::resource::{Gvk, ResId, ResMap, Resource};
-use crate::transform::select::{effective_namespace, CompiledSelector};
+use crate::transform::select::CompiledSelector;
 use crate::yaml::parse::parse_documents;
 
 /// The field read and written when a replacement names none.
@@ -39,11 +39,64 @@ pub fn apply_replacements(resources: &mut ResMap, replacements: &[Value], loader
     let outcome = list.iter().try_for_each(|r| apply_one(resources, r, &mut deferred));
     resources.reindex();
     outcome?;
+    validate_metadata(resources)?;
+    stringify_annotations(resources);
     // kustomize only notices a value its target's type cannot hold when it re-reads the object,
     // after every replacement ran.
     match deferred {
         Some(e) => Err(e),
         None => Ok(()),
+    }
+}
+
+/// kyaml's `GetValidatedMetadata`, which kustomize applies to the objects a filter returns: a
+/// replacement may not leave a resource without a kind or (unless a List) a name.
+fn validate_metadata(resources: &ResMap) -> Result<()> {
+    for r in resources.iter() {
+        let text = |v: Option<&Value>| v.map(scalar_text).unwrap_or_default();
+        let meta = r.value.get("metadata");
+        let kind = text(r.value.get("kind"));
+        let name = text(meta.and_then(|m| m.get("name")));
+        let problem = if kind.is_empty() {
+            "missing kind"
+        } else if !kind.ends_with("List") && name.is_empty() {
+            "missing metadata.name"
+        } else {
+            continue;
+        };
+        // Go's %v of kyaml's ResourceMeta.
+        let map = |field: &str| {
+            let mut pairs: Vec<(String, String)> = meta
+                .and_then(|m| m.get(field))
+                .and_then(Value::as_object)
+                .map(|m| m.iter().map(|(k, v)| (k.clone(), scalar_text(v))).collect())
+                .unwrap_or_default();
+            pairs.sort();
+            let body: Vec<String> = pairs.into_iter().map(|(k, v)| format!("{k}:{v}")).collect();
+            format!("map[{}]", body.join(" "))
+        };
+        return Err(Error::msg(format!(
+            "{problem} in object {{{{{} {kind}}} {{{{{name} {}}} {} {}}}}}",
+            text(r.value.get("apiVersion")),
+            text(meta.and_then(|m| m.get("namespace"))),
+            map("labels"),
+            map("annotations")
+        )));
+    }
+    Ok(())
+}
+
+/// kustomize rewrites every resource's annotations as strings (`GetAnnotations`/`SetAnnotations`
+/// when it drops its build annotations): a number written into an annotation comes out as text,
+/// a map or list as an empty string.
+pub(crate) fn stringify_annotations(resources: &mut ResMap) {
+    for r in resources.iter_mut() {
+        let annotations = r.value.get_mut("metadata").and_then(|m| m.get_mut("annotations")).and_then(Value::as_object_mut);
+        for value in annotations.into_iter().flat_map(|a| a.values_mut()) {
+            if !value.is_string() {
+                *value = Value::String(scalar_text(value));
+            }
+        }
     }
 }
 
@@ -74,10 +127,13 @@ impl IdSelector {
         }
     }
 
-    /// `ResId.IsSelectedBy`: unset fields match anything; namespaces compare as effective namespaces.
+    /// `ResId.IsSelectedBy`: unset fields match anything; an empty namespace is `default`.
+    /// (The ids kustomize compares here are built without their kind's scope, so cluster-scoped
+    /// resources count as being in `default` too.)
     fn selects(&self, id: &ResId) -> bool {
+        let namespace = if id.namespace.is_empty() { "default" } else { &id.namespace };
         (self.name.is_empty() || self.name == id.name)
-            && (self.namespace.is_empty() || effective_namespace(&self.as_res_id()) == effective_namespace(id))
+            && (self.namespace.is_empty() || self.namespace == namespace)
             && id.gvk.is_selected_by(&self.as_res_id().gvk)
     }
 }
@@ -727,6 +783,10 @@ fn typed_scalar(tag: Tag, text: &str) -> std::result::Result<Value, String> {
         return Ok(Value::String(text.to_string()));
     }
     let (resolved, value) = resolve_plain(text);
+    // Only an untagged scalar may be a timestamp; with a tag, a date is a string.
+    if let Some(time) = timestamp(text).filter(|_| tag == Tag::Implicit && resolved == Tag::Str) {
+        return Ok(time);
+    }
     let ok = match (tag, resolved) {
         (Tag::Implicit, _) => true,
         (a, b) if a == b => true,
@@ -747,6 +807,19 @@ fn typed_scalar(tag: Tag, text: &str) -> std::result::Result<Value, String> {
     }
 }
 
+/// A plain scalar go-yaml v3 reads as a timestamp, as the time's JSON text.
+fn timestamp(text: &str) -> Option<Value> {
+    let b = text.as_bytes();
+    if b.len() < 10 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
+        return None;
+    }
+    // The YAML parser already types timestamps as kustomize does; a plain date parses alone.
+    match crate::yaml::parse::parse_document(text) {
+        Ok(Value::String(s)) if s != text => Some(Value::String(s)),
+        _ => None,
+    }
+}
+
 /// kyaml's `RNode.String` of a node, trimmed: what `[field=regex]` matches and errors show.
 fn node_string(v: &Value) -> String {
     match v {
@@ -761,10 +834,62 @@ fn node_string(v: &Value) -> String {
         Value::Array(a) if a.is_empty() => "[]".into(),
         Value::Object(_) | Value::Array(_) => {
             let mut out = String::new();
-            crate::yaml::emit::emit_document(v, &mut out);
-            out.trim().to_string()
+            block(v, 0, &mut out);
+            out.trim_end().to_string()
         }
         other => scalar_text(other),
+    }
+}
+
+/// A map or list in block style, keys in their order, lists not indented below their key, as
+/// kyaml prints nodes (flow styles of the input are not known here).
+fn block(v: &Value, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    match v {
+        Value::Object(m) => {
+            for (i, (k, val)) in m.iter().enumerate() {
+                if i > 0 || !out.ends_with("- ") {
+                    out.push_str(&pad);
+                }
+                out.push_str(&node_string(&Value::String(k.clone())));
+                out.push(':');
+                match val {
+                    Value::Object(c) if !c.is_empty() => {
+                        out.push('\n');
+                        block(val, indent + 2, out);
+                    }
+                    Value::Array(c) if !c.is_empty() => {
+                        out.push('\n');
+                        block(val, indent, out);
+                    }
+                    other => {
+                        out.push(' ');
+                        out.push_str(&node_string(other));
+                        out.push('\n');
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                if !out.ends_with("- ") {
+                    out.push_str(&pad);
+                }
+                out.push_str("- ");
+                match item {
+                    Value::Object(c) if !c.is_empty() => block(item, indent + 2, out),
+                    Value::Array(c) if !c.is_empty() => block(item, indent + 2, out),
+                    other => {
+                        out.push_str(&node_string(other));
+                        out.push('\n');
+                    }
+                }
+            }
+        }
+        other => {
+            out.push_str(&node_string(other));
+            out.push('\n');
+        }
     }
 }
 
@@ -1399,11 +1524,32 @@ mod tests {
     }
 
     #[test]
+    fn annotations_end_up_as_strings() {
+        // A created annotation typed as a number, and a map written into one, come out as text;
+        // labels keep what they were given.
+        let mut d = deploy("a", json!({}));
+        d["metadata"]["labels"] = json!({"l": "x"});
+        let r = json!([
+            {"source": {"kind": "ConfigMap", "fieldPath": "data.n"},
+             "targets": [{"select": {"kind": "Deployment"}, "fieldPaths": ["metadata.annotations.x", "metadata.labels.y"], "options": {"create": true}}]},
+            {"source": {"kind": "ConfigMap", "fieldPath": "data.m"},
+             "targets": [{"select": {"kind": "Deployment"}, "fieldPaths": ["metadata.annotations.mm", "metadata.labels.mm"], "options": {"create": true}}]}]);
+        let out = run(vec![cm("src", json!({"n": "42", "m": {"a": "b"}})), d], r).unwrap();
+        assert_eq!(out[1]["metadata"]["annotations"], json!({"x": "42", "mm": ""}));
+        assert_eq!(out[1]["metadata"]["labels"], json!({"l": "x", "y": 42, "mm": {"a": "b"}}));
+    }
+
+    #[test]
     fn created_scalars_are_typed_from_their_text() {
         let out = into_spec(json!({"n": "42"}), "n", json!({}), json!(["spec.new"]), json!({"create": true})).unwrap();
         assert_eq!(out, json!({"new": 42}));
         let out = into_spec(json!({"t": "true"}), "t", json!({}), json!(["spec.new"]), json!({"create": true})).unwrap();
         assert_eq!(out, json!({"new": true}));
+        let out = into_spec(json!({"o": "0o17"}), "o", json!({}), json!(["spec.new"]), json!({"create": true})).unwrap();
+        assert_eq!(out, json!({"new": 15}));
+        // A date is a timestamp, which kustomize writes back as RFC 3339 text.
+        let out = into_spec(json!({"d": "2001-12-14"}), "d", json!({}), json!(["spec.new"]), json!({"create": true})).unwrap();
+        assert_eq!(out, json!({"new": "2001-12-14T00:00:00Z"}));
     }
 
     #[test]
@@ -1613,6 +1759,38 @@ mod tests {
         )
         .unwrap();
         assert_eq!(out[1]["spec"]["x"], json!("hello"));
+    }
+
+    #[test]
+    fn cluster_scoped_resources_count_as_in_the_default_namespace() {
+        let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "myns"}});
+        let out = run(
+            vec![ns, cm("src", json!({"v": "x"}))],
+            json!([{"source": {"kind": "Namespace"},
+                    "targets": [{"select": {"namespace": "default"}, "fieldPaths": ["metadata.annotations.ns"], "options": {"create": true}}]}]),
+        )
+        .unwrap();
+        assert_eq!(out[0]["metadata"]["annotations"], json!({"ns": "myns"}));
+        assert_eq!(out[1]["metadata"]["annotations"], json!({"ns": "myns"}));
+    }
+
+    #[test]
+    fn resources_must_keep_a_kind_and_a_name() {
+        let mut d = deploy("a", json!({"int": 1}));
+        d["metadata"]["namespace"] = json!("x");
+        d["metadata"]["labels"] = json!({"b": "2", "a": "1"});
+        d["metadata"]["annotations"] = json!({"z": "y"});
+        let r = json!([{"source": {"kind": "ConfigMap", "fieldPath": "data.e"}, "targets": [{"select": {"name": "a"}}]}]);
+        let e = err(vec![cm("src", json!({"e": ""})), d.clone()], r);
+        assert_eq!(e, "missing metadata.name in object {{apps/v1 Deployment} {{ x} map[a:1 b:2] map[z:y]}}");
+        // Checked before a value the target cannot hold is noticed.
+        let r = json!([{"source": {"kind": "ConfigMap", "fieldPath": "data.v"}, "targets": [{"select": {"name": "a"}, "fieldPaths": ["spec.int"]}]},
+                       {"source": {"kind": "ConfigMap", "fieldPath": "data.e"}, "targets": [{"select": {"name": "b"}}]}]);
+        let e = err(vec![cm("src", json!({"e": "", "v": "hello"})), d, deploy("b", json!({}))], r);
+        assert_eq!(e, "missing metadata.name in object {{apps/v1 Deployment} {{ } map[] map[]}}");
+        let r = json!([{"source": {"kind": "ConfigMap", "fieldPath": "data.e"}, "targets": [{"select": {"name": "b"}, "fieldPaths": ["kind"]}]}]);
+        let e = err(vec![cm("src", json!({"e": ""})), deploy("b", json!({}))], r);
+        assert_eq!(e, "missing kind in object {{apps/v1 } {{b } map[] map[]}}");
     }
 
     #[test]

@@ -14,38 +14,86 @@
 use serde_json::Value;
 
 use super::fieldspec::{split_path, FieldSpec};
-use super::replacements::{gvk_string, lookup, res_id_string, GoJson};
+use super::replacements::{gvk_string, lookup, res_id_string, stringify_annotations, GoJson};
 use crate::error::{Error, Result};
 use crate::resource::{Gvk, ResId, ResMap};
 use crate::transform::select::effective_namespace;
 
-/// Resolves the vars of the whole build in the fields of `var_reference`.
+/// Where `merge_vars` records the resource a var was bound to: the ids that resource had then,
+/// which stay a prefix of its id history. (NUL cannot appear in a YAML key.)
+const BOUND_KEY: &str = "\u{0}boundTo";
+
+/// kustomize's `ResAccumulator.MergeVars`, for one kustomization after its transformers ran:
+/// binds each of its `vars` to the one resource (of that kustomization's tree) whose original id
+/// it names, refuses names already taken, and appends the bound vars to `accumulated`.
+pub fn merge_vars(resources: &ResMap, accumulated: &mut Vec<Value>, incoming: &[Value]) -> Result<()> {
+    let parsed: Vec<Var> = incoming.iter().map(Var::from_value).collect::<Result<_>>()?;
+    let context = || {
+        let all: Vec<String> = parsed.iter().map(Var::describe_raw).collect();
+        format!("merging vars [{}]", all.join(" "))
+    };
+    let mut bound = Vec::with_capacity(incoming.len());
+    for (v, value) in parsed.iter().zip(incoming) {
+        let matched = v.matching(resources).map_err(|e| Error::msg(format!("{}: {e}", context())))?;
+        let history = match matched {
+            Some(i) => Value::Array(resources.get(i).all_ids().iter().map(id_value).collect()),
+            None => Value::Null,
+        };
+        let mut value = value.clone();
+        if let Some(obj) = value.as_object_mut() {
+            obj.insert(BOUND_KEY.into(), history);
+        }
+        bound.push(value);
+    }
+    for (i, v) in parsed.iter().enumerate() {
+        let name = Some(v.name.as_str());
+        let taken = accumulated.iter().chain(&incoming[..i]).any(|o| o.get("name").and_then(Value::as_str) == name);
+        if taken {
+            return Err(Error::msg(format!("{}: var '{}' already encountered", context(), v.name)));
+        }
+    }
+    accumulated.extend(bound);
+    Ok(())
+}
+
+/// The resource whose id history starts with the one recorded when its var was bound; failing
+/// that (an id changed without being remembered), the only one with the same original id.
+fn bound_resource(resources: &ResMap, history: &[Value]) -> Option<usize> {
+    let histories: Vec<Vec<Value>> = resources.iter().map(|r| r.all_ids().iter().map(id_value).collect()).collect();
+    if let Some(i) = histories.iter().position(|ids| ids.starts_with(history)) {
+        return Some(i);
+    }
+    let same_origin: Vec<usize> = (0..histories.len()).filter(|&i| histories[i].first() == history.first()).collect();
+    match same_origin.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    }
+}
+
+fn id_value(id: &ResId) -> Value {
+    Value::Array([&id.gvk.group, &id.gvk.version, &id.gvk.kind, &id.name, &id.namespace].map(|s| Value::String(s.clone())).to_vec())
+}
+
+/// Resolves the vars of the whole build in the fields of `var_reference`. Vars bound by
+/// `merge_vars` use that binding; others are bound here, against every resource.
 pub fn resolve_vars(resources: &mut ResMap, vars: &[Value], var_reference: &[FieldSpec]) -> Result<()> {
     if vars.is_empty() {
         return Ok(());
     }
-    let vars: Vec<Var> = vars.iter().map(Var::from_value).collect::<Result<_>>()?;
-
-    // MergeVars: each var is pinned to the one resource whose original id it names.
+    let parsed: Vec<Var> = vars.iter().map(Var::from_value).collect::<Result<_>>()?;
     let mut targets = Vec::with_capacity(vars.len());
-    for v in &vars {
-        let matched: Vec<usize> = resources
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| v.names(&r.original_id()))
-            .map(|(i, _)| i)
-            .collect();
-        if matched.len() > 1 {
-            let all: Vec<String> = vars.iter().map(Var::describe_raw).collect();
-            return Err(Error::msg(format!(
-                "merging vars [{}]: found {} resId matches for var {} (unable to disambiguate)",
-                all.join(" "),
-                matched.len(),
-                v.describe(false)
-            )));
-        }
-        targets.push(matched.first().copied());
+    for (v, value) in parsed.iter().zip(vars) {
+        let target = match value.get(BOUND_KEY) {
+            Some(Value::Array(history)) => bound_resource(resources, history),
+            Some(_) => None,
+            None => v.matching(resources).map_err(|e| {
+                let all: Vec<String> = parsed.iter().map(Var::describe_raw).collect();
+                Error::msg(format!("merging vars [{}]: {e}", all.join(" ")))
+            })?,
+        };
+        targets.push(target);
     }
+    let vars = parsed;
 
     // makeVarReplacementMap: in name order, each var's value from its resource.
     let mut order: Vec<usize> = (0..vars.len()).collect();
@@ -76,7 +124,9 @@ pub fn resolve_vars(resources: &mut ResMap, vars: &[Value], var_reference: &[Fie
             })?;
         }
         Ok::<(), Error>(())
-    })
+    })?;
+    stringify_annotations(resources);
+    Ok(())
 }
 
 /// One `vars` entry (`types.Var`).
@@ -98,7 +148,7 @@ impl Var {
         let mut var = Var::default();
         let decoded = match v {
             Value::Null => Ok(()),
-            Value::Object(obj) => d.fields(obj, &["name", "objref", "fieldref"], |i, value| match (i, value) {
+            Value::Object(obj) => d.fields(obj, &["name", "objref", "fieldref", BOUND_KEY], |i, value| match (i, value) {
                 (0, _) => d.string(value, &mut var.name, "Var", "name"),
                 (_, Value::Null) => Ok(()),
                 (1, Value::Object(objref)) => {
@@ -116,6 +166,7 @@ impl Var {
                     })
                 }
                 (1, other) => Err(d.type_error(other, "Var", "objref", "types.Target")),
+                (3, _) => Ok(()),
                 (_, Value::Object(fieldref)) => d.fields(fieldref, &["fieldPath"], |_, value| {
                     d.string(value, &mut var.field_path, "FieldSelector", "fieldref.fieldPath")
                 }),
@@ -155,16 +206,27 @@ impl Var {
         }
     }
 
-    /// Whether the var's objref names the resource whose original id is `id`.
-    fn names(&self, id: &ResId) -> bool {
-        let target = ResId { gvk: self.target_gvk(), name: self.obj_name.clone(), namespace: self.namespace.clone() };
-        let gvkn = target.gvk == id.gvk && target.name == id.name;
-        let namespaced = effective_namespace(&target) != "_non_namespaceable_";
-        if target.namespace.is_empty() && namespaced {
-            gvkn
-        } else {
-            gvkn && effective_namespace(&target) == effective_namespace(id)
+    /// The one resource whose original id the var names, if any; more than one is an error.
+    fn matching(&self, resources: &ResMap) -> std::result::Result<Option<usize>, String> {
+        let matched: Vec<usize> =
+            resources.iter().enumerate().filter(|(_, r)| self.names(&r.original_id())).map(|(i, _)| i).collect();
+        if matched.len() > 1 {
+            return Err(format!(
+                "found {} resId matches for var {} (unable to disambiguate)",
+                matched.len(),
+                self.describe(false)
+            ));
         }
+        Ok(matched.first().copied())
+    }
+
+    /// Whether the var's objref names the resource whose original id is `id`: same group,
+    /// version, kind and name, and the same effective namespace when the objref gives one. (The
+    /// objref's kind is taken as namespaced whatever it is, as kustomize builds it without its
+    /// scope; so a namespace never names a cluster-scoped resource.)
+    fn names(&self, id: &ResId) -> bool {
+        let gvkn = self.target_gvk() == id.gvk && self.obj_name == id.name;
+        gvkn && (self.namespace.is_empty() || self.namespace == effective_namespace(id))
     }
 
     /// Go's `%v` of the var as written.
@@ -469,9 +531,10 @@ mod tests {
     fn maps_and_string_maps_in_reference_fields() {
         // metadata/annotations is a map: its string values are expanded, others left alone.
         let mut p = pod("pod", json!({"name": "c", "command": "$(S)", "args": {"a": "$(S)", "b": 1}}));
-        p["metadata"]["annotations"] = json!({"x": "v=$(S)"});
-        let out = resolve(plain(vec![service(), p]), vec![var("S", "metadata.name")]).unwrap();
-        assert_eq!(out[1]["metadata"]["annotations"], json!({"x": "v=svc"}));
+        p["metadata"]["annotations"] = json!({"x": "v=$(S)", "p": "$(P)"});
+        let out = resolve(plain(vec![service(), p]), vec![var("S", "metadata.name"), var("P", "spec.ports[0].port")]).unwrap();
+        // A number in an annotation comes out as text, as kustomize rewrites annotations.
+        assert_eq!(out[1]["metadata"]["annotations"], json!({"x": "v=svc", "p": "8080"}));
         assert_eq!(out[1]["spec"]["containers"][0]["command"], json!("svc"));
         assert_eq!(out[1]["spec"]["containers"][0]["args"], json!({"a": "svc", "b": 1}));
     }
@@ -548,6 +611,20 @@ mod tests {
     }
 
     #[test]
+    fn a_namespace_in_the_objref_never_names_a_cluster_scoped_resource() {
+        let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "myns"}});
+        let p = pod("p", json!({"name": "c", "command": ["$(NS)"]}));
+        let v = |objref: Value| json!({"name": "NS", "objref": objref});
+        let out = resolve(plain(vec![ns.clone(), p.clone()]), vec![v(json!({"kind": "Namespace", "name": "myns", "apiVersion": "v1"}))]);
+        assert_eq!(out.unwrap()[1]["spec"]["containers"][0]["command"], json!(["myns"]));
+        for namespace in ["default", "myns"] {
+            let objref = json!({"kind": "Namespace", "name": "myns", "apiVersion": "v1", "namespace": namespace});
+            let e = resolve(plain(vec![ns.clone(), p.clone()]), vec![v(objref)]).unwrap_err();
+            assert_eq!(e.to_string(), "var '{NS Namespace.v1.[noGrp] {metadata.name}}' cannot be mapped to a field in the set of known resources");
+        }
+    }
+
+    #[test]
     fn two_resources_with_the_named_id_are_ambiguous() {
         let mut other = service();
         other["metadata"]["namespace"] = json!("ns2");
@@ -587,6 +664,67 @@ mod tests {
             let out = resolve(plain(vec![service(), pod("pod", c.clone())]), vec![var("P", path)]).unwrap();
             assert_eq!(out[1]["spec"]["containers"][0]["command"], json!([8080]), "{path}");
         }
+    }
+
+    #[test]
+    fn vars_bind_to_the_resources_of_their_own_kustomization() {
+        // variableref__TestVaribaleRefDifferentPrefix: two bases each declare a var on their own
+        // Service `elasticsearch` and add their prefix; an overlay adds `base-`. Bound per base,
+        // each var finds its own Service, which a match over the whole build could not tell apart.
+        let svc = || json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "elasticsearch"}});
+        let v = |name: &str| json!({"name": name, "objref": {"kind": "Service", "name": "elasticsearch", "apiVersion": "v1"}});
+        let mut accumulated = Vec::new();
+        let mut all = Vec::new();
+        for prefix in ["dev", "test"] {
+            let mut s = Resource::new(svc());
+            s.set_name(&format!("{prefix}-elasticsearch"));
+            let level = ResMap::from_vec(vec![s.clone()]);
+            merge_vars(&level, &mut accumulated, &[v(&format!("{prefix}-name"))]).unwrap();
+            all.push(s);
+        }
+        let user = json!({"name": "u", "command": ["$(dev-name)", "$(test-name)"]});
+        all.push(Resource::new(pod("user", user)));
+        for r in &mut all {
+            let name = format!("base-{}", r.name());
+            r.set_name(&name);
+        }
+        let mut m = ResMap::from_vec(all);
+        resolve_vars(&mut m, &accumulated, &var_reference()).unwrap();
+        assert_eq!(m.get(2).value["spec"]["containers"][0]["command"], json!(["base-dev-elasticsearch", "base-test-elasticsearch"]));
+    }
+
+    #[test]
+    fn merging_refuses_ambiguous_and_repeated_vars() {
+        let mut other = service();
+        other["metadata"]["namespace"] = json!("ns2");
+        let two = ResMap::from_vec(plain(vec![service(), other]));
+        let e = merge_vars(&two, &mut Vec::new(), &[json!({"name": "SVC", "objref": {"kind": "Service", "name": "svc", "apiVersion": "v1"}})]);
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "merging vars [{SVC Service.[noVer].[noGrp] {}}]: found 2 resId matches for var {SVC Service.v1.[noGrp] {}} (unable to disambiguate)"
+        );
+        let one = ResMap::from_vec(plain(vec![service()]));
+        let mut accumulated = Vec::new();
+        let svc = json!({"name": "SVC", "objref": {"kind": "Service", "name": "svc", "apiVersion": "v1"}});
+        merge_vars(&one, &mut accumulated, std::slice::from_ref(&svc)).unwrap();
+        let x = json!({"name": "X", "objref": {"kind": "Service", "name": "svc", "apiVersion": "v1"}});
+        let e = merge_vars(&one, &mut accumulated, &[x, svc.clone()]);
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "merging vars [{X Service.[noVer].[noGrp] {}} {SVC Service.[noVer].[noGrp] {}}]: var 'SVC' already encountered"
+        );
+        let e = merge_vars(&one, &mut Vec::new(), &[svc.clone(), svc]);
+        assert!(e.unwrap_err().to_string().ends_with(": var 'SVC' already encountered"));
+    }
+
+    #[test]
+    fn a_var_bound_to_nothing_cannot_be_mapped_later() {
+        // Bound in a base where its resource does not exist: an overlay's resource of that id
+        // does not count.
+        let mut accumulated = Vec::new();
+        merge_vars(&ResMap::new(), &mut accumulated, &[var("S", "spec.s")]).unwrap();
+        let e = resolve(plain(vec![service()]), accumulated).unwrap_err();
+        assert_eq!(e.to_string(), "var '{S Service.v1.[noGrp] {spec.s}}' cannot be mapped to a field in the set of known resources");
     }
 
     #[test]
