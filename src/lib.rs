@@ -69,41 +69,43 @@ pub fn build(dir: &Path, options: &BuildOptions) -> Result<Build> {
 }
 
 /// Generated ConfigMaps and Secrets get `-<hash of their final content>` appended to their names.
-fn add_hash_suffixes(resources: &mut ResMap) {
+pub(crate) fn add_hash_suffixes(resources: &mut ResMap) {
     for r in resources.iter_mut().filter(|r| r.needs_hash_suffix) {
         let hash = generate::hash::content_hash(&r.value);
         let name = format!("{}-{hash}", r.name());
         r.set_name(&name);
+        r.needs_hash_suffix = false;
     }
     resources.reindex();
 }
 
 /// The output order: `--reorder` when given, else `sortOptions`, else kustomize's legacy order.
 fn order(resources: &mut ResMap, k: &kustomization::Kustomization, options: &BuildOptions) -> Result<()> {
-    let sort_options = k.sort_options.as_ref();
-    match (options.reorder, sort_options.map(|s| s.order.as_str())) {
-        (Some(Reorder::None), _) => {}
+    match (options.reorder, &k.sort_options) {
+        (Some(Reorder::None), _) => Ok(()),
         (Some(Reorder::Legacy), _) | (None, None) => {
-            sort::legacy_sort(resources, &sort::default_order_first(), &sort::default_order_last())
+            sort::legacy_sort(resources, &sort::default_order_first(), &sort::default_order_last());
+            Ok(())
         }
-        (None, Some("fifo")) => {
-            if sort_options.is_some_and(|s| s.legacy_sort_options.is_some()) {
-                return Err(Error::msg(
-                    "the field 'sortOptions.legacySortOptions' is set but the selected sort order is 'fifo', not 'legacy'",
-                ));
-            }
-        }
-        (None, Some("legacy")) => {
-            let legacy = sort_options.and_then(|s| s.legacy_sort_options.clone()).unwrap_or_default();
-            let first = if legacy.order_first.is_empty() && legacy.order_last.is_empty() { sort::default_order_first() } else { legacy.order_first };
-            let last = if first.is_empty() && legacy.order_last.is_empty() { sort::default_order_last() } else { legacy.order_last };
-            sort::legacy_sort(resources, &first, &last);
-        }
-        (None, Some(other)) => {
-            return Err(Error::msg(format!(
-                "unable to load builtin SortOrderTransformer.builtin.[noGrp]/SortOrderTransformer.[noNs]: the field 'sortOptions.order' must be one of [fifo, legacy], got '{other}'"
-            )))
-        }
+        (None, Some(sort_options)) => apply_sort_options(resources, sort_options),
     }
-    Ok(())
+}
+
+/// `sortOptions`: `fifo` keeps the input order; `legacy` sorts, with the given first/last kinds.
+pub(crate) fn apply_sort_options(resources: &mut ResMap, sort_options: &kustomization::types::SortOptions) -> Result<()> {
+    match sort_options.order.as_str() {
+        "fifo" if sort_options.legacy_sort_options.is_some() => Err(Error::msg(
+            "the field 'sortOptions.legacySortOptions' is set but the selected sort order is 'fifo', not 'legacy'",
+        )),
+        "fifo" => Ok(()),
+        "legacy" => {
+            let legacy = sort_options.legacy_sort_options.clone().unwrap_or_default();
+            let unset = legacy.order_first.is_empty() && legacy.order_last.is_empty();
+            let first = if unset { sort::default_order_first() } else { legacy.order_first };
+            let last = if unset { sort::default_order_last() } else { legacy.order_last };
+            sort::legacy_sort(resources, &first, &last);
+            Ok(())
+        }
+        other => Err(Error::msg(format!("the field 'sortOptions.order' must be one of [fifo, legacy], got '{other}'"))),
+    }
 }

@@ -404,7 +404,9 @@ fn copy_merge_metadata(new: &mut Resource, old: &Resource) {
     // disables the hash, gives none.
     new.needs_hash_suffix = old.needs_hash_suffix && new.needs_hash_suffix;
     new.previous_ids = old.previous_ids.clone();
-    new.origin = old.origin.clone();
+    if new.behavior == Behavior::Merge {
+        new.origin = old.origin.clone();
+    }
     new.transformations = old.transformations.clone();
     new.prefixes = old.prefixes.clone();
     new.suffixes = old.suffixes.clone();

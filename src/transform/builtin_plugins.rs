@@ -139,6 +139,13 @@ struct Json6902Config {
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
+struct SortConfig {
+    #[serde(default)]
+    sort_options: crate::kustomization::types::SortOptions,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
 struct ReplacementConfig {
     #[serde(default)]
     replacements: Vec<Value>,
@@ -220,6 +227,16 @@ pub fn run_transformer(
             let c: ReplacementConfig = config_fields(config, kind)?;
             super::replacements::apply_replacements(resources, &c.replacements, loader)
         }
+        "HashTransformer" => {
+            crate::add_hash_suffixes(resources);
+            Ok(())
+        }
+        "SortOrderTransformer" => {
+            let c: SortConfig = config_fields(config, kind)?;
+            let plugin = format!("SortOrderTransformer.builtin.[noGrp]/{}.[noNs]", metadata_str(config, "name"));
+            crate::apply_sort_options(resources, &c.sort_options)
+                .map_err(|e| Error::msg(format!("unable to load builtin {plugin}: {e}")))
+        }
         other => Err(Error::msg(format!("builtin transformer {other} is not supported"))),
     }
 }
@@ -236,8 +253,13 @@ pub fn run_generator(config: &Value, loader: &Loader) -> Result<Vec<Resource>> {
                 map.retain(|k, _| known.contains(&k.as_str()) || matches!(k.as_str(), "apiVersion" | "kind" | "metadata"));
             }
             let mut args: GeneratorArgs = config_fields(&trimmed, kind)?;
-            args.name = metadata_str(config, "name").to_string();
-            args.namespace = metadata_str(config, "namespace").to_string();
+            // The config's own `name`/`namespace` win over its metadata's.
+            if args.name.is_empty() {
+                args.name = metadata_str(config, "name").to_string();
+            }
+            if args.namespace.is_empty() {
+                args.namespace = metadata_str(config, "namespace").to_string();
+            }
             let kind = if kind == "ConfigMapGenerator" { GeneratedKind::ConfigMap } else { GeneratedKind::Secret };
             generate::generate(kind, &args, None, loader)?
         }

@@ -28,11 +28,15 @@ pub fn parse_patch_text(text: &str, origin: &str) -> Result<LoadedPatch> {
         message: e.message.clone(),
     })?;
     let docs: Vec<Value> = docs.into_iter().filter(|d| !d.is_null()).collect();
-    match docs.as_slice() {
-        [] => Err(Error::msg(format!("patch appears to be empty; {origin}"))),
-        [Value::Array(_)] => Ok(LoadedPatch::Json6902(docs.into_iter().next().unwrap())),
-        _ if docs.iter().all(Value::is_object) => Ok(LoadedPatch::Strategic(docs)),
-        _ => Err(Error::msg(format!("unable to parse SM or JSON patch from {text}"))),
+    match docs.first() {
+        None => Err(Error::msg(format!("patch appears to be empty; {origin}"))),
+        // kustomize reads a JSON 6902 patch as one document: later documents are ignored.
+        Some(Value::Array(_)) => Ok(LoadedPatch::Json6902(docs.into_iter().next().unwrap())),
+        Some(_) if docs.iter().all(Value::is_object) => Ok(LoadedPatch::Strategic(docs)),
+        Some(Value::String(_)) => Err(Error::msg(format!(
+            "unable to parse SM or JSON patch from {text}: json: cannot unmarshal string into Go value of type jsonpatch.Patch"
+        ))),
+        Some(_) => Err(Error::msg(format!("unable to parse SM or JSON patch from {text}"))),
     }
 }
 
