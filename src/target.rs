@@ -458,10 +458,12 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         if label.include_selectors {
             merge_specs(&mut specs, &tables.common_labels);
         } else {
-            merge_specs(&mut specs, &[FieldSpec { gvk: Default::default(), path: "metadata/labels".into(), create: true }]);
             if label.include_templates {
                 merge_specs(&mut specs, &tables.template_labels);
             }
+            merge_specs(&mut specs, &[FieldSpec { gvk: Default::default(), path: "metadata/labels".into(), create: true }]);
+            // The `labels` table of `configurations` files extends where plain labels go.
+            merge_specs(&mut specs, &tables.labels);
         }
         metadata_maps::add_map_entries(resources, &label.pairs, &specs)?;
         ran(resources, "LabelTransformer");
