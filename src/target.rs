@@ -43,6 +43,8 @@ pub struct Context {
     visiting: Vec<PathBuf>,
     /// The top-level kustomization folder: origins are written relative to it.
     top_root: PathBuf,
+    /// Whether an `openapi` field has chosen the schema already.
+    schema_chosen: bool,
 }
 
 impl Context {
@@ -53,6 +55,7 @@ impl Context {
             custom_schema: None,
             visiting: Vec::new(),
             top_root: top.root().to_path_buf(),
+            schema_chosen: false,
         }
     }
 
@@ -186,8 +189,13 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
 }
 
 /// `openapi: {path}` loads a custom schema; `openapi: {version}` may only name the builtin one.
+/// The outermost kustomization that sets either wins, as kustomize sets its schema once.
 fn load_openapi(ctx: &mut Context, target: &Target) -> Result<()> {
     let openapi = &target.kustomization.openapi;
+    if openapi.is_empty() || ctx.schema_chosen {
+        return Ok(());
+    }
+    ctx.schema_chosen = true;
     if let Some(path) = openapi.get("path") {
         if openapi.contains_key("version") {
             return Err(Error::msg("builtin version and custom schema provided, cannot use both"));

@@ -56,6 +56,10 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
             set_subject_namespaces(&mut r.value, options.subjects, &set);
         }
         for spec in &specs {
+            // Renaming a Namespace object is for the core kind only, not for CRDs also named Namespace.
+            if spec.path == "metadata/name" && spec.gvk.kind == "Namespace" && r.api_version() != "v1" {
+                continue;
+            }
             apply_field_specs(&mut r.value, std::slice::from_ref(spec), CreateKind::Scalar, &mut |node| match node {
                 Value::Null | Value::String(_) | Value::Number(_) | Value::Bool(_) => {
                     set(node);
