@@ -263,7 +263,36 @@ pub fn run_generator(config: &Value, loader: &Loader) -> Result<Vec<Resource>> {
             let kind = if kind == "ConfigMapGenerator" { GeneratedKind::ConfigMap } else { GeneratedKind::Secret };
             generate::generate(kind, &args, None, loader)?
         }
+        "IAMPolicyGenerator" => iam_policy_service_account(config)?,
         other => return Err(Error::msg(format!("builtin generator {other} is not supported"))),
     };
     Ok(vec![generated])
+}
+
+/// IAMPolicyGenerator (GKE workload identity): a ServiceAccount annotated with the Google service
+/// account it acts as.
+fn iam_policy_service_account(config: &Value) -> Result<Resource> {
+    let text = |path: &[&str]| -> String {
+        let mut v = config;
+        for key in path {
+            v = match v.get(key) {
+                Some(next) => next,
+                None => return String::new(),
+            };
+        }
+        v.as_str().map(str::to_string).unwrap_or_default()
+    };
+    let cloud = text(&["cloud"]);
+    if cloud != "gke" {
+        return Err(Error::msg(format!("IAMPolicyGenerator: cloud '{cloud}' is not supported (only gke)")));
+    }
+    let (name, namespace) = (text(&["kubernetesService", "name"]), text(&["kubernetesService", "namespace"]));
+    let account = format!("{}@{}.iam.gserviceaccount.com", text(&["serviceAccount", "name"]), text(&["serviceAccount", "projectId"]));
+    let mut metadata = serde_json::Map::new();
+    metadata.insert("annotations".into(), serde_json::json!({ "iam.gke.io/gcp-service-account": account }));
+    metadata.insert("name".into(), Value::String(name));
+    if !namespace.is_empty() {
+        metadata.insert("namespace".into(), Value::String(namespace));
+    }
+    Ok(Resource::new(serde_json::json!({ "apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata })))
 }
