@@ -1101,7 +1101,7 @@ fn go_parse_uint(s: &str, base: u32) -> Option<u64> {
         }
         n = n.checked_mul(base as u64)?.checked_add(d as u64)?;
     }
-    if underscores && !underscore_ok(b) {
+    if underscores && !super::go_underscore_ok(b) {
         return None;
     }
     Some(n)
@@ -1129,45 +1129,12 @@ fn go_parse_int(s: &str, base: u32) -> Option<i64> {
     })
 }
 
-/// Go's `underscoreOK`: underscores only between digits (or after a base prefix).
-fn underscore_ok(s: &[u8]) -> bool {
-    let mut saw = b'^';
-    let mut s = s;
-    if !s.is_empty() && (s[0] == b'-' || s[0] == b'+') {
-        s = &s[1..];
-    }
-    let mut hex = false;
-    let mut i = 0;
-    if s.len() >= 2 && s[0] == b'0' && matches!(s[1].to_ascii_lowercase(), b'b' | b'o' | b'x') {
-        i = 2;
-        saw = b'0';
-        hex = s[1].eq_ignore_ascii_case(&b'x');
-    }
-    while i < s.len() {
-        let c = s[i];
-        if c.is_ascii_digit() || (hex && c.is_ascii_hexdigit()) {
-            saw = b'0';
-        } else if c == b'_' {
-            if saw != b'0' {
-                return false;
-            }
-            saw = b'_';
-        } else {
-            if saw == b'_' {
-                return false;
-            }
-            saw = b'!';
-        }
-        i += 1;
-    }
-    saw != b'_'
-}
 
 /// Whether Go's `strconv.ParseFloat(s, 64)` succeeds, for the texts resolve() hands it:
 /// decimal forms (hint '.', or texts matching yamlStyleFloat).  Overflow to ±Inf is an error.
 fn go_parse_float_ok(s: &str) -> bool {
     let b = s.as_bytes();
-    if b.contains(&b'_') && !underscore_ok(b) {
+    if b.contains(&b'_') && !super::go_underscore_ok(b) {
         return false;
     }
     let t: String = s.chars().filter(|&c| c != '_').collect();
