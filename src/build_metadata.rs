@@ -41,6 +41,18 @@ pub fn configured(configured_in: &str, kind: &str, name: Option<&str>) -> Value 
     json!({ "configuredIn": configured_in, "configuredBy": Value::Object(by) })
 }
 
+/// The same for a plugin config (`transformers:`/`generators:` entries): its kind, and the name
+/// and namespace of its metadata.
+pub fn configured_by_config(configured_in: &str, config: &Value) -> Value {
+    let meta = |k: &str| config.get("metadata").and_then(|m| m.get(k)).and_then(Value::as_str);
+    let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
+    let mut entry = configured(configured_in, kind, meta("name"));
+    if let (Some(ns), Some(Value::Object(by))) = (meta("namespace"), entry.get_mut("configuredBy")) {
+        by.insert("namespace".into(), json!(ns));
+    }
+    entry
+}
+
 /// Records a transformer run on every resource it ran over.
 pub fn record_transformer(resources: &mut ResMap, run: &Value) {
     for r in resources.iter_mut() {
@@ -80,7 +92,7 @@ fn format_entry(entry: &Value, first_prefix: &str) -> String {
         lines.push(format!("configuredIn: {}", str_of("configuredIn")));
         lines.push("configuredBy:".into());
         if let Some(Value::Object(by)) = entry.get("configuredBy") {
-            for key in ["apiVersion", "kind", "name"] {
+            for key in ["apiVersion", "kind", "name", "namespace"] {
                 if let Some(v) = by.get(key).and_then(Value::as_str) {
                     lines.push(format!("  {key}: {v}"));
                 }

@@ -350,9 +350,7 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     for entry in &k.generators {
         let source = if target.loader.is_file(entry) { ctx.relative(&target.loader.resolve(entry)?) } else { configured_in.clone() };
         for config in load_plugin_configs(ctx, target, entry)? {
-            let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
-            let name = config.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str);
-            let origin = build_metadata::configured(&source, kind, name);
+            let origin = build_metadata::configured_by_config(&source, &config);
             for mut generated in builtin_plugins::run_generator(&config, &target.loader)? {
                 generated.origin = Some(origin.clone());
                 absorb(&mut acc.resources, generated)?;
@@ -512,9 +510,7 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         for config in configs {
             let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
             builtin_plugins::run_transformer(&config, resources, &target.loader, schema, &mut ctx.diagnostics, &name)?;
-            let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
-            let plugin_name = config.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str);
-            build_metadata::record_transformer(resources, &build_metadata::configured(&source, kind, plugin_name));
+            build_metadata::record_transformer(resources, &build_metadata::configured_by_config(&source, &config));
         }
     }
     if !k.helm_charts.is_empty() || !k.helm_chart_inflation_generator.is_empty() {
