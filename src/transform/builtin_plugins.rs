@@ -227,6 +227,7 @@ pub fn run_transformer(
             let c: ReplacementConfig = config_fields(config, kind)?;
             super::replacements::apply_replacements(resources, &c.replacements, loader)
         }
+        "ValueAddTransformer" => add_value(config, resources, loader),
         "HashTransformer" => {
             crate::add_hash_suffixes(resources);
             Ok(())
@@ -295,4 +296,49 @@ fn iam_policy_service_account(config: &Value) -> Result<Resource> {
         metadata.insert("namespace".into(), Value::String(namespace));
     }
     Ok(Resource::new(serde_json::json!({ "apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata })))
+}
+
+/// ValueAddTransformer: writes `value` at each target's field path (created when missing), or, with
+/// `filePathPosition: N`, inserts it as the N-th segment of the slash-separated path already there.
+fn add_value(config: &Value, resources: &mut ResMap, loader: &Loader) -> Result<()> {
+    let value = config.get("value").and_then(Value::as_str).unwrap_or("").to_string();
+    let targets = match config.get("targetFilePath").and_then(Value::as_str) {
+        Some(path) => {
+            let (file, text) = loader.read(path)?;
+            crate::yaml::parse::parse_document(&text)
+                .map_err(|e| Error::Parse { file: file.display().to_string(), line: e.line, column: e.column, message: e.message.clone() })?
+                .get("targets")
+                .cloned()
+        }
+        None => config.get("targets").cloned(),
+    };
+    for target in targets.as_ref().and_then(Value::as_array).into_iter().flatten() {
+        let selector: Option<Selector> = match target.get("selector") {
+            Some(s) => Some(serde_json::from_value(canonicalize_field_names(s.clone())).map_err(|e| Error::msg(format!("ValueAddTransformer selector: {e}")))?),
+            None => None,
+        };
+        let field_path = target.get("fieldPath").and_then(Value::as_str).unwrap_or("");
+        let position = target.get("filePathPosition").and_then(Value::as_u64).unwrap_or(0) as usize;
+        let selected = match &selector {
+            Some(s) => patches::select(resources, s)?,
+            None => (0..resources.len()).collect(),
+        };
+        let spec = FieldSpec { gvk: Default::default(), path: field_path.to_string(), create: true };
+        for i in selected {
+            let r = resources.get_mut(i);
+            super::fieldspec::walk(&mut r.value, &spec.path_parts(), true, super::fieldspec::CreateKind::Scalar, &mut |node| {
+                let current = node.as_str().unwrap_or("").to_string();
+                *node = Value::String(if position == 0 || current.is_empty() {
+                    value.clone()
+                } else {
+                    let mut parts: Vec<&str> = current.split('/').collect();
+                    parts.insert((position - 1).min(parts.len()), &value);
+                    parts.join("/")
+                });
+                Ok(())
+            })?;
+        }
+    }
+    resources.reindex();
+    Ok(())
 }
