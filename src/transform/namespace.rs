@@ -79,7 +79,16 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
             })?;
         }
         Ok(())
-    })
+    })?;
+    // Two resources that differed only by namespace now collide.
+    let mut seen = std::collections::HashSet::new();
+    for r in resources.iter() {
+        let id = r.current_id();
+        if !seen.insert(id.clone()) {
+            return Err(Error::msg(format!("namespace transformation produces ID conflict: two resources are now {id}")));
+        }
+    }
+    Ok(())
 }
 
 fn is_binding(kind: &str) -> bool {
