@@ -78,7 +78,7 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
                 ))
             })?;
         }
-        Ok(())
+        Ok::<(), Error>(())
     })?;
     // Two resources that differed only by namespace now collide.
     let mut seen = std::collections::HashSet::new();
