@@ -50,13 +50,28 @@ impl Build {
     }
 }
 
+/// A failed build: the error, and the warnings met before it (kustomize prints both).
+#[derive(Debug)]
+pub struct BuildFailure {
+    pub error: Error,
+    pub diagnostics: Diagnostics,
+}
+
 /// Builds the kustomization in `dir`, as `kustomize build DIR` does.
-pub fn build(dir: &Path, options: &BuildOptions) -> Result<Build> {
-    let loader = Loader::new(dir, options.load_restrictor)?;
+pub fn build(dir: &Path, options: &BuildOptions) -> Result<Build, BuildFailure> {
+    let loader = Loader::new(dir, options.load_restrictor)
+        .map_err(|error| BuildFailure { error, diagnostics: Diagnostics::default() })?;
     let mut ctx = target::Context::new(options.load_restrictor, &loader);
+    match build_in(&mut ctx, loader, options) {
+        Ok(resources) => Ok(Build { resources, diagnostics: ctx.diagnostics }),
+        Err(error) => Err(BuildFailure { error, diagnostics: ctx.diagnostics }),
+    }
+}
+
+fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -> Result<ResMap> {
     let top = target::Target::load(loader, &mut ctx.diagnostics)?;
     let mut acc = target::Accumulated::default();
-    target::accumulate(&mut ctx, &top, &mut acc)?;
+    target::accumulate(ctx, &top, &mut acc)?;
     let mut resources = acc.resources;
 
     add_hash_suffixes(&mut resources);
@@ -65,7 +80,7 @@ pub fn build(dir: &Path, options: &BuildOptions) -> Result<Build> {
     resources.retain(|r| !r.is_local_config());
     build_metadata::annotate(&mut resources, &top.kustomization.build_metadata);
     order(&mut resources, &top.kustomization, options)?;
-    Ok(Build { resources, diagnostics: ctx.diagnostics })
+    Ok(resources)
 }
 
 /// Generated ConfigMaps and Secrets get `-<hash of their final content>` appended to their names.

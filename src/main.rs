@@ -104,7 +104,15 @@ fn run_build(args: &BuildArgs) -> Result<(), String> {
         Some(other) => return Err(format!("illegal value for --reorder: '{other}' (legacy or none)")),
     };
     let options = BuildOptions { load_restrictor, reorder };
-    let result = build(&args.dir, &options).map_err(|e| e.to_string())?;
+    let result = match build(&args.dir, &options) {
+        Ok(result) => result,
+        Err(failure) => {
+            for warning in &failure.diagnostics.warnings {
+                eprintln!("{warning}");
+            }
+            return Err(failure.error.to_string());
+        }
+    };
     for warning in &result.diagnostics.warnings {
         eprintln!("{warning}");
     }
@@ -121,15 +129,27 @@ fn run_build(args: &BuildArgs) -> Result<(), String> {
     }
 }
 
-/// One file per resource, named as kustomize names them (`[namespace_]group_kind_name.yaml`).
+/// One file per resource, named as kustomize names them: `[group_]version_kind_name.yaml`, with the
+/// namespace (`default` for none) in front when the namespaced resources span several namespaces.
 fn write_individual_files(dir: &Path, result: &peerpods_build::Build) -> Result<(), String> {
-    let namespaces: std::collections::BTreeSet<&str> = result.resources.iter().map(|r| r.namespace()).filter(|n| !n.is_empty()).collect();
+    use peerpods_build::resource::scope::is_namespaced;
+    let namespace_of = |r: &peerpods_build::resource::Resource| match r.namespace() {
+        "" => "default".to_string(),
+        ns => ns.to_string(),
+    };
+    let namespaces: std::collections::BTreeSet<String> =
+        result.resources.iter().filter(|r| is_namespaced(r.api_version(), r.kind())).map(namespace_of).collect();
     for r in result.resources.iter() {
         let gvk = r.gvk();
-        let kind = if gvk.group.is_empty() { gvk.kind.clone() } else { format!("{}_{}", gvk.group, gvk.kind) };
-        let mut name = format!("{}_{}.yaml", kind.to_lowercase(), r.name().to_lowercase());
-        if namespaces.len() > 1 && !r.namespace().is_empty() {
-            name = format!("{}_{name}", r.namespace().to_lowercase());
+        let mut name = [gvk.group.as_str(), gvk.version.as_str(), gvk.kind.as_str(), r.name()]
+            .iter()
+            .filter(|part| !part.is_empty())
+            .map(|part| part.to_lowercase())
+            .collect::<Vec<_>>()
+            .join("_");
+        name.push_str(".yaml");
+        if namespaces.len() > 1 && is_namespaced(r.api_version(), r.kind()) {
+            name = format!("{}_{name}", namespace_of(r).to_lowercase());
         }
         write_atomically(&dir.join(name), &peerpods_build::yaml::emit::emit_stream([&r.value]))?;
     }

@@ -86,9 +86,10 @@ impl Target {
         })?;
         let value = if value.is_null() { Value::Object(Default::default()) } else { value };
         let value = crate::kustomization::types::canonicalize_field_names(value);
+        warn_deprecated_fields(&value, diagnostics);
         let mut kustomization: Kustomization = serde_json::from_value(value)
             .map_err(|e| Error::msg(format!("invalid Kustomization: {}: {e}", file.display())))?;
-        fix_deprecated_fields(&mut kustomization, diagnostics);
+        fix_deprecated_fields(&mut kustomization);
         check_kind(&kustomization, &file)?;
         Ok(Target { loader, kustomization, file })
     }
@@ -114,35 +115,33 @@ fn check_kind(k: &Kustomization, file: &Path) -> Result<()> {
     }
 }
 
-/// kustomize's `FixKustomization`: old field names folded into the new ones, with its warnings.
-fn fix_deprecated_fields(k: &mut Kustomization, diagnostics: &mut Diagnostics) {
-    let deprecated = |field: &str, instead: &str| {
-        format!(
-            "# Warning: '{field}' is deprecated. Please use '{instead}' instead. Run 'kustomize edit fix' to update your Kustomization automatically."
-        )
-    };
-    if !k.bases.is_empty() {
-        diagnostics.warn(deprecated("bases", "resources"));
-        let bases = std::mem::take(&mut k.bases);
-        k.resources.extend(bases);
+/// Deprecated fields and what replaces them, in the order kustomize warns about them.
+const DEPRECATED_FIELDS: [(&str, &str); 6] = [
+    ("bases", "'resources' instead."),
+    ("commonLabels", "'labels' instead."),
+    ("imageTags", "'images' instead."),
+    ("patchesJson6902", "'patches' instead."),
+    ("patchesStrategicMerge", "'patches' instead."),
+    ("vars", "'replacements' instead. [EXPERIMENTAL]"),
+];
+
+/// kustomize's warnings for deprecated fields: printed whenever the field is written, even empty.
+fn warn_deprecated_fields(raw: &Value, diagnostics: &mut Diagnostics) {
+    for (field, instead) in DEPRECATED_FIELDS {
+        if raw.get(field).is_some() {
+            diagnostics.notice(format!(
+                "# Warning: '{field}' is deprecated. Please use {instead} Run 'kustomize edit fix' to update your Kustomization automatically."
+            ));
+        }
     }
-    if !k.common_labels.is_empty() {
-        diagnostics.warn(deprecated("commonLabels", "labels"));
-    }
-    if !k.patches_strategic_merge.is_empty() {
-        diagnostics.warn(deprecated("patchesStrategicMerge", "patches"));
-    }
-    if !k.patches_json6902.is_empty() {
-        diagnostics.warn(deprecated("patchesJson6902", "patches"));
-    }
-    if !k.image_tags.is_empty() {
-        diagnostics.warn(deprecated("imageTags", "images"));
-        let tags = std::mem::take(&mut k.image_tags);
-        k.images.extend(tags);
-    }
-    if !k.vars.is_empty() {
-        diagnostics.warn(deprecated("vars", "replacements"));
-    }
+}
+
+/// kustomize's `FixKustomization`: old field names folded into the new ones.
+fn fix_deprecated_fields(k: &mut Kustomization) {
+    let bases = std::mem::take(&mut k.bases);
+    k.resources.extend(bases);
+    let tags = std::mem::take(&mut k.image_tags);
+    k.images.extend(tags);
 }
 
 /// Accumulates a kustomization into `acc` (kustomize's `accumulateTarget`).
@@ -438,11 +437,13 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     };
     let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
     if !k.patches_strategic_merge.is_empty() {
-        patches::apply_patches_strategic_merge(resources, &k.patches_strategic_merge, &target.loader, schema)?;
+        patches::apply_patches_strategic_merge(resources, &k.patches_strategic_merge, &target.loader, schema)
+            .map_err(|e| e.context(format!("{name}: patchesStrategicMerge")))?;
         ran(resources, "PatchStrategicMergeTransformer");
     }
     for patch in &k.patches {
-        patches::apply_patch(resources, patch, &target.loader, schema, &mut ctx.diagnostics, &name)?;
+        patches::apply_patch(resources, patch, &target.loader, schema, &mut ctx.diagnostics, &name)
+            .map_err(|e| e.context(format!("{name}: patches")))?;
         ran(resources, "PatchTransformer");
     }
     if !k.namespace.is_empty() {
@@ -483,7 +484,8 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         ran(resources, "AnnotationsTransformer");
     }
     for patch in &k.patches_json6902 {
-        patches::apply_patch_json6902(resources, patch, &target.loader, &mut ctx.diagnostics, &name)?;
+        patches::apply_patch_json6902(resources, patch, &target.loader, &mut ctx.diagnostics, &name)
+            .map_err(|e| e.context(format!("{name}: patchesJson6902")))?;
         ran(resources, "PatchJson6902Transformer");
     }
     for replica in &k.replicas {

@@ -130,7 +130,6 @@ fn output_to_existing_directory_writes_one_file_per_resource() {
 /// case, with the namespace prefix (`default` for namespaced resources without one) only
 /// when the build spans several namespaces.
 #[test]
-#[ignore = "engine bug: -o DIR names files group_kind_name.yaml, kustomize writes group_version_kind_name.yaml and default_ for namespace-less resources"]
 fn output_directory_file_names_match_kustomize() {
     let tmp = TempTree::new("out-dir-names");
     tmp.write(
@@ -211,7 +210,6 @@ fn invalid_yaml_kustomization_names_file_line_and_column() {
 
 /// A patch written inline in kustomization.yaml is part of that file: its errors must name it.
 #[test]
-#[ignore = "engine bug: errors in an inline patch say 'inline patch:LINE:COL' (position inside the patch text) or '(inline)' without naming kustomization.yaml"]
 fn invalid_inline_patch_names_the_kustomization_file() {
     let tmp = TempTree::new("bad-inline-patch");
     tmp.write("r.yaml", CONFIGMAP);
@@ -344,7 +342,7 @@ fn truncated_and_corrupted_inputs_never_panic() {
                 runs += 1;
                 if !r.success() {
                     failures += 1;
-                    assert!(r.stderr.starts_with("Error: "), "{name}/{file}, {what}: unclear error:\n{}", r.stderr);
+                    assert!(r.stderr.lines().any(|l| l.starts_with("Error: ")), "{name}/{file}, {what}: unclear error:\n{}", r.stderr);
                 }
             }
             fs::write(&path, &original).unwrap();
@@ -602,7 +600,6 @@ fn current_fields_print_no_deprecation_notice() {
 /// kustomize v5.6.0 reports imageTags before patchesJson6902, and its vars notice
 /// says [EXPERIMENTAL] (read from the reference's stderr).
 #[test]
-#[ignore = "engine bug: imageTags/patchesJson6902 notices come out in the other order, and the vars notice lacks kustomize's '[EXPERIMENTAL] '"]
 fn deprecated_image_tags_json6902_and_vars_warn_as_kustomize() {
     check_deprecations(
         "imageTags, patchesJson6902, vars",

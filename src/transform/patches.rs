@@ -207,6 +207,9 @@ pub fn apply_patch_json6902(resources: &mut ResMap, entry: &Patch, loader: &Load
     let Some(target) = &entry.target else {
         return Err(Error::msg(format!("must specify a target for patch {described}")));
     };
+    if target.name.is_empty() {
+        return Err(Error::msg(format!("must specify the target name in patchesJson6902 entry {described}")));
+    }
     let (text, origin) = match (entry.path.is_empty(), entry.patch.trim().is_empty()) {
         (true, true) => return Err(Error::msg("empty file path and empty jsonOp")),
         (false, false) => return Err(Error::msg("must specify a file path or jsonOp, not both")),
