@@ -46,7 +46,10 @@ pub struct Build {
 impl Build {
     /// The output, byte for byte as `kustomize build` prints it.
     pub fn to_yaml(&self) -> String {
-        yaml::emit::emit_stream(self.resources.iter().map(|r| &r.value))
+        use rayon::prelude::*;
+        // Documents are emitted independently, in parallel, then joined in order.
+        let docs: Vec<String> = self.resources.as_slice().par_iter().map(|r| yaml::emit::emit_stream([&r.value])).collect();
+        docs.join("---\n")
     }
 }
 
@@ -72,11 +75,12 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
     let top = target::Target::load(loader, &mut ctx.diagnostics)?;
     let mut acc = target::Accumulated::default();
     target::accumulate(ctx, &top, &mut acc)?;
-    let mut resources = acc.resources;
+    let mut resources = std::mem::take(&mut acc.resources);
+    let tables = acc.tables();
 
     add_hash_suffixes(&mut resources);
-    transform::namereference::resolve_name_references(&mut resources, &acc.tables.name_reference)?;
-    transform::vars::resolve_vars(&mut resources, &acc.vars, &acc.tables.var_reference)?;
+    transform::namereference::resolve_name_references(&mut resources, &tables.name_reference)?;
+    transform::vars::resolve_vars(&mut resources, &acc.vars, &tables.var_reference)?;
     resources.retain(|r| !r.is_local_config());
     build_metadata::annotate(&mut resources, &top.kustomization.build_metadata);
     order(&mut resources, &top.kustomization, options)?;

@@ -119,14 +119,17 @@ fn run_build(args: &BuildArgs) -> Result<(), String> {
     if args.strict && !result.diagnostics.unmatched.is_empty() {
         return Err(format!("--strict: {} rule(s) matched nothing", result.diagnostics.unmatched.len()));
     }
-    match &args.output {
+    let written = match &args.output {
         None => {
             let yaml = result.to_yaml();
             std::io::stdout().lock().write_all(yaml.as_bytes()).map_err(|e| format!("writing output: {e}"))
         }
         Some(dir) if dir.is_dir() => write_individual_files(dir, &result),
         Some(file) => write_atomically(file, &result.to_yaml()),
-    }
+    };
+    // The process ends next: freeing every resource one by one would only cost time.
+    std::mem::forget(result);
+    written
 }
 
 /// One file per resource, named as kustomize names them: `[group_]version_kind_name.yaml`, with the

@@ -1,5 +1,6 @@
 //! One kustomization, accumulated: its resources, generators, components and transformers, in
 //! kustomize's order (`api/internal/target/kusttarget.go`).
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -21,15 +22,42 @@ use crate::yaml::parse::parse_documents;
 /// What one kustomization (and everything below it) contributes.
 pub struct Accumulated {
     pub resources: ResMap,
-    /// Field specs: the builtin ones plus `configurations` and `crds` from this tree.
-    pub tables: FieldSpecTables,
+    /// Field specs: each level's (the builtin ones, or them with its `configurations`), plus
+    /// `crds`, merged up the tree; `None` before any level has added its own. Borrowed while they
+    /// are just the builtin ones, which most kustomizations never change.
+    pub tables: Option<Cow<'static, FieldSpecTables>>,
     /// `vars` declared in this tree.
     pub vars: Vec<Value>,
 }
 
 impl Default for Accumulated {
     fn default() -> Self {
-        Accumulated { resources: ResMap::new(), tables: FieldSpecTables::default(), vars: Vec::new() }
+        Accumulated { resources: ResMap::new(), tables: None, vars: Vec::new() }
+    }
+}
+
+impl Accumulated {
+    /// The field specs in force (the builtin ones when nothing was added).
+    pub fn tables(&self) -> &FieldSpecTables {
+        self.tables.as_deref().unwrap_or_else(|| FieldSpecTables::builtin())
+    }
+
+    /// kustomize's `MergeConfig`: merging the builtin tables into themselves changes nothing,
+    /// so that case stays borrowed.
+    fn merge_tables(&mut self, other: Cow<'static, FieldSpecTables>) -> Result<()> {
+        match &mut self.tables {
+            // The builtin tables are stored merged already; anything else goes through `merge`,
+            // which sorts and resolves overlapping specs as kustomize does.
+            None if matches!(other, Cow::Borrowed(_)) => self.tables = Some(other),
+            None => {
+                let mut merged = FieldSpecTables::default();
+                merged.merge(other.into_owned())?;
+                self.tables = Some(Cow::Owned(merged));
+            }
+            Some(Cow::Borrowed(mine)) if matches!(other, Cow::Borrowed(theirs) if std::ptr::eq(*mine, theirs)) => {}
+            Some(mine) => mine.to_mut().merge(other.into_owned())?,
+        }
+        Ok(())
     }
 }
 
@@ -157,11 +185,16 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
             files.push(FieldSpecTables::from_config_value(&doc)?);
         }
     }
-    acc.tables.merge(FieldSpecTables::for_configurations(files)?)?;
+    let level = if files.is_empty() {
+        Cow::Borrowed(FieldSpecTables::builtin())
+    } else {
+        Cow::Owned(FieldSpecTables::for_configurations(files)?)
+    };
+    acc.merge_tables(level)?;
     for path in &k.crds {
         let (file, text) = target.loader.read(path)?;
         for doc in parse_file(&file, &text)? {
-            acc.tables.merge(FieldSpecTables::from_crd(&doc)?)?;
+            acc.merge_tables(Cow::Owned(FieldSpecTables::from_crd(&doc)?))?;
         }
     }
     run_generators(ctx, target, acc)?;
@@ -256,7 +289,9 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
             let sub = accumulate_directory(ctx, loader)
                 .map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
             acc.resources.append_all(sub.resources).map_err(|e| e.context("accumulating resources"))?;
-            acc.tables.merge(sub.tables)?;
+            if let Some(tables) = sub.tables {
+                acc.merge_tables(tables)?;
+            }
             merge_vars(&mut acc.vars, sub.vars)?;
         } else {
             return Err(Error::msg(format!(
@@ -362,17 +397,13 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
 /// Adds a generated resource, or merges it into / replaces the one of the same id from a lower layer.
 fn absorb(resources: &mut ResMap, mut generated: Resource) -> Result<()> {
     let id = generated.current_id();
-    let matches: Vec<usize> = resources
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.all_ids().iter().any(|other| crate::transform::select::effective_namespace(other) == crate::transform::select::effective_namespace(&id) && other.gvk == id.gvk && other.name == id.name))
-        .map(|(i, _)| i)
-        .collect();
+    let mut matches = resources.positions_named(&id.name);
+    matches.retain(|&i| resources.get(i).all_ids().iter().any(|other| crate::transform::select::effective_namespace(other) == crate::transform::select::effective_namespace(&id) && other.gvk == id.gvk && other.name == id.name));
     match (matches.as_slice(), generated.behavior) {
         ([], Behavior::Create) => resources.append(generated),
         ([], _) => Err(Error::msg(format!("id {id} does not exist; cannot merge or replace"))),
         ([i], Behavior::Merge | Behavior::Replace) => {
-            let old = resources.get(*i).clone();
+            let old = std::mem::replace(resources.get_mut(*i), Resource::new(Value::Null));
             if generated.behavior == Behavior::Merge {
                 for field in ["data", "binaryData"] {
                     merge_string_map_from(&mut generated.value, &old.value, field);
@@ -432,6 +463,7 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     let name = target.name();
     let configured_in = ctx.relative(&target.file);
     let Accumulated { resources, tables, .. } = &mut *acc;
+    let tables: &FieldSpecTables = tables.as_deref().unwrap_or_else(|| FieldSpecTables::builtin());
     let ran = |resources: &mut ResMap, kind: &str| {
         build_metadata::record_transformer(resources, &build_metadata::configured(&configured_in, kind, None))
     };

@@ -26,7 +26,17 @@ pub struct Loader {
 
 impl Loader {
     pub fn new(root: &Path, restrictor: LoadRestrictor) -> Result<Self> {
-        let root = root.canonicalize().map_err(|e| Error::Io {
+        Self::new_in(None, root, restrictor)
+    }
+
+    /// `new(base.join(root))`, resolved from `base` (already real) when there is one.
+    fn new_in(base: Option<&Path>, root: &Path, restrictor: LoadRestrictor) -> Result<Self> {
+        let real = match base {
+            Some(base) => real_path(base, root),
+            None => root.canonicalize(),
+        };
+        let root = base.map_or_else(|| root.to_path_buf(), |b| b.join(root));
+        let root = real.map_err(|e| Error::Io {
             path: root.to_path_buf(),
             message: format!("must build at directory: {}", io_reason(&e)),
         })?;
@@ -47,13 +57,13 @@ impl Loader {
     /// A loader for a sub-kustomization (a folder in `resources` or `components`).
     /// Folders are not restricted, as in kustomize; only the files each root reads are.
     pub fn child(&self, relative: &str) -> Result<Loader> {
-        Loader::new(&self.root.join(relative), self.restrictor)
+        Loader::new_in(Some(&self.root), Path::new(relative), self.restrictor)
     }
 
     /// The absolute, symlink-resolved path of `relative`, checked against the restrictor.
     pub fn resolve(&self, relative: &str) -> Result<PathBuf> {
         let joined = self.root.join(relative);
-        let real = joined.canonicalize().map_err(|e| Error::Io { path: joined.clone(), message: io_reason(&e) })?;
+        let real = real_path(&self.root, Path::new(relative)).map_err(|e| Error::Io { path: joined.clone(), message: io_reason(&e) })?;
         if self.restrictor == LoadRestrictor::RootOnly && !real.starts_with(&self.root) {
             return Err(Error::OutsideRoot { path: real.display().to_string(), root: self.root.display().to_string() });
         }
@@ -96,6 +106,32 @@ impl Loader {
     pub fn display_relative(&self, relative: &str) -> String {
         normalize(&self.root.join(relative)).display().to_string()
     }
+}
+
+/// `base.join(relative).canonicalize()`, for a `base` that is already canonical. Walking down
+/// from `base` one part at a time needs a `lstat` per part where `realpath` reads every link
+/// of the whole path; anything unusual (a symlink, an absolute path, a file on the way) goes
+/// to `canonicalize`, for its exact result or error.
+fn real_path(base: &Path, relative: &Path) -> std::io::Result<PathBuf> {
+    let mut path = base.to_path_buf();
+    let mut parts = relative.components().peekable();
+    while let Some(part) = parts.next() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                path.pop();
+            }
+            Component::Normal(name) => {
+                path.push(name);
+                let kind = std::fs::symlink_metadata(&path)?.file_type();
+                if kind.is_symlink() || (parts.peek().is_some() && !kind.is_dir()) {
+                    return base.join(relative).canonicalize();
+                }
+            }
+            Component::RootDir | Component::Prefix(_) => return base.join(relative).canonicalize(),
+        }
+    }
+    Ok(path)
 }
 
 /// Lexically removes `.` and `..` parts.

@@ -1,14 +1,89 @@
-//! An ordered collection of resources with an index by id, so lookups never scan the whole list.
+//! An ordered collection of resources with an index by name, so lookups never scan the whole list.
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use super::{ResId, Resource};
 use crate::error::{Error, Result};
 
-/// Resources in build order, indexed by their current id.
+/// Resources in build order, indexed by every name each has had.
 #[derive(Clone, Debug, Default)]
 pub struct ResMap {
     resources: Vec<Resource>,
-    by_current_id: HashMap<ResId, Vec<usize>>,
+    /// Brought up to date on lookup: changes only mark positions (or everything) as changed,
+    /// so a transformer that touches every resource costs one rebuild, not one per change.
+    index: RefCell<NameIndex>,
+}
+
+/// Positions by name, over current and previous ids.
+#[derive(Clone, Debug, Default)]
+struct NameIndex {
+    /// Positions of the resources that have or had each name, ascending.
+    by_name: HashMap<String, Vec<usize>>,
+    /// The names each position is listed under.
+    names_of: Vec<Vec<String>>,
+    /// Positions that may have changed since the last lookup.
+    dirty: Vec<usize>,
+    /// Positions moved, or any resource may have changed: rebuild on the next lookup.
+    stale: bool,
+}
+
+/// The distinct names among a resource's ids.
+fn names_of(r: &Resource) -> Vec<String> {
+    let mut names: Vec<String> = Vec::with_capacity(r.previous_ids.len() + 1);
+    for name in r.previous_ids.iter().map(|id| id.name.as_str()).chain([r.name()]) {
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+    }
+    names
+}
+
+impl NameIndex {
+    fn add(&mut self, position: usize, names: Vec<String>) {
+        for name in &names {
+            let list = self.by_name.entry(name.clone()).or_default();
+            if let Err(at) = list.binary_search(&position) {
+                list.insert(at, position);
+            }
+        }
+        if self.names_of.len() <= position {
+            self.names_of.resize(position + 1, Vec::new());
+        }
+        self.names_of[position] = names;
+    }
+
+    fn remove(&mut self, position: usize) {
+        for name in std::mem::take(&mut self.names_of[position]) {
+            if let Some(list) = self.by_name.get_mut(&name) {
+                if let Ok(at) = list.binary_search(&position) {
+                    list.remove(at);
+                }
+                if list.is_empty() {
+                    self.by_name.remove(&name);
+                }
+            }
+        }
+    }
+
+    fn refresh(&mut self, resources: &[Resource]) {
+        if self.stale {
+            self.by_name.clear();
+            self.names_of.clear();
+            self.dirty.clear();
+            for (i, r) in resources.iter().enumerate() {
+                self.add(i, names_of(r));
+            }
+            self.stale = false;
+            return;
+        }
+        let mut dirty = std::mem::take(&mut self.dirty);
+        dirty.sort_unstable();
+        dirty.dedup();
+        for i in dirty {
+            self.remove(i);
+            self.add(i, names_of(&resources[i]));
+        }
+    }
 }
 
 impl ResMap {
@@ -28,9 +103,9 @@ impl ResMap {
         self.resources.iter()
     }
 
-    /// Mutable access to every resource; the index is rebuilt afterwards by `reindex`,
-    /// which callers that rename must call (`for_each_mut` does it for them).
+    /// Mutable access to every resource (the index is refreshed on the next lookup).
     pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, Resource> {
+        self.index.get_mut().stale = true;
         self.resources.iter_mut()
     }
 
@@ -43,38 +118,49 @@ impl ResMap {
     }
 
     pub fn get_mut(&mut self, index: usize) -> &mut Resource {
+        self.index.get_mut().dirty.push(index);
         &mut self.resources[index]
     }
 
-    /// Runs `f` on every resource, then refreshes the index (ids may have changed).
+    /// Runs `f` on every resource (ids may change; the index follows).
     pub fn for_each_mut<E>(&mut self, mut f: impl FnMut(&mut Resource) -> Result<(), E>) -> Result<(), E> {
-        for r in &mut self.resources {
+        for r in self.iter_mut() {
             f(r)?;
         }
-        self.reindex();
         Ok(())
     }
 
+    /// Marks every resource as possibly renamed; the index is rebuilt on the next lookup.
     pub fn reindex(&mut self) {
-        self.by_current_id.clear();
-        for (i, r) in self.resources.iter().enumerate() {
-            self.by_current_id.entry(r.current_id()).or_default().push(i);
-        }
+        self.index.get_mut().stale = true;
+    }
+
+    /// Positions, ascending, of the resources whose current or any previous name is `name`.
+    pub fn positions_named(&self, name: &str) -> Vec<usize> {
+        let mut index = self.index.borrow_mut();
+        index.refresh(&self.resources);
+        index.by_name.get(name).cloned().unwrap_or_default()
     }
 
     /// Adds a resource; an id already present is an error, as in kustomize.
     pub fn append(&mut self, resource: Resource) -> Result<()> {
         let id = resource.current_id();
-        if self.by_current_id.contains_key(&id) {
+        if !self.indices_of_current_id(&id).is_empty() {
             return Err(Error::msg(format!("may not add resource with an already registered id: {id}")));
         }
-        self.by_current_id.entry(id).or_default().push(self.resources.len());
+        let position = self.resources.len();
+        let names = names_of(&resource);
         self.resources.push(resource);
+        let index = self.index.get_mut();
+        if !index.stale {
+            index.add(position, names);
+        }
         Ok(())
     }
 
     /// Adds every resource of `other`, failing on the first id conflict.
     pub fn append_all(&mut self, other: ResMap) -> Result<()> {
+        self.resources.reserve(other.len());
         for r in other.resources {
             self.append(r)?;
         }
@@ -82,20 +168,27 @@ impl ResMap {
     }
 
     /// Positions of the resources whose current id is `id`.
-    pub fn indices_of_current_id(&self, id: &ResId) -> &[usize] {
-        self.by_current_id.get(id).map(Vec::as_slice).unwrap_or(&[])
+    pub fn indices_of_current_id(&self, id: &ResId) -> Vec<usize> {
+        let mut found = self.positions_named(&id.name);
+        found.retain(|&i| {
+            let r = &self.resources[i];
+            r.name() == id.name && r.namespace() == id.namespace && r.kind() == id.gvk.kind && r.gvk() == id.gvk
+        });
+        found
     }
 
     /// Replaces the resource at `index` (its id may change).
     pub fn replace(&mut self, index: usize, resource: Resource) {
-        self.resources[index] = resource;
-        self.reindex();
+        *self.get_mut(index) = resource;
     }
 
     /// Removes the resources for which `keep` is false, preserving order.
     pub fn retain(&mut self, keep: impl FnMut(&Resource) -> bool) {
+        let before = self.resources.len();
         self.resources.retain(keep);
-        self.reindex();
+        if self.resources.len() != before {
+            self.reindex();
+        }
     }
 
     pub fn into_vec(self) -> Vec<Resource> {
@@ -103,9 +196,7 @@ impl ResMap {
     }
 
     pub fn from_vec(resources: Vec<Resource>) -> Self {
-        let mut map = ResMap { resources, by_current_id: HashMap::new() };
-        map.reindex();
-        map
+        ResMap { resources, index: RefCell::new(NameIndex { stale: true, ..Default::default() }) }
     }
 
     pub fn sort_by(&mut self, compare: impl FnMut(&Resource, &Resource) -> std::cmp::Ordering) {

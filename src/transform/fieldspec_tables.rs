@@ -357,6 +357,13 @@ mod tests {
     }
 
     #[test]
+    fn builtin_tables_merged_into_themselves_are_unchanged() {
+        let mut tables = FieldSpecTables::builtin().clone();
+        tables.merge(FieldSpecTables::builtin().clone()).unwrap();
+        assert_eq!(&tables, FieldSpecTables::builtin());
+    }
+
+    #[test]
     fn builtin_tables_have_kustomize_sizes_after_deduplication() {
         let t = FieldSpecTables::builtin();
         assert_eq!(t.name_prefix, vec![spec("", "metadata/name", false)]);

@@ -12,18 +12,24 @@ pub fn add_map_entries(resources: &mut ResMap, entries: &StringMap, specs: &[Fie
         return Ok(());
     }
     resources.for_each_mut(|r| {
-        let id = r.current_id();
-        apply_field_specs(&mut r.value, specs, CreateKind::Mapping, &mut |node| {
+        // The id is only needed for the message, so it is only made when there is one.
+        let mut not_a_mapping = None;
+        let result = apply_field_specs(&mut r.value, specs, CreateKind::Mapping, &mut |node| {
             if node.is_null() {
                 *node = Value::Object(Map::new());
             }
             let Value::Object(map) = node else {
-                return Err(Error::msg(format!("expected a mapping in {id}, got {node}")));
+                not_a_mapping = Some(node.to_string());
+                return Err(Error::msg("not a mapping"));
             };
             for (k, v) in entries {
                 map.insert(k.clone(), Value::String(v.clone()));
             }
             Ok(())
-        })
+        });
+        match not_a_mapping {
+            Some(node) => Err(Error::msg(format!("expected a mapping in {}, got {node}", r.current_id()))),
+            None => result,
+        }
     })
 }

@@ -51,7 +51,6 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
         if is_namespaced(r.api_version(), r.kind()) && !(options.unset_only && !r.namespace().is_empty()) {
             r.set_namespace(ns);
         }
-        let id = r.current_id();
         if is_binding(r.kind()) {
             set_subject_namespaces(&mut r.value, options.subjects, &set);
         }
@@ -72,6 +71,7 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
                 ))),
             })
             .map_err(|e| {
+                let id = r.current_id();
                 Error::msg(format!(
                     "namespace field specs must target scalar nodes: considering field '{}' of object {id}: {e}",
                     spec.path

@@ -56,12 +56,8 @@ fn patch_text(path: &str, inline: &str, loader: &Loader, entry: &str) -> Result<
 
 /// The single resource a patch without target applies to, matched by any of its ids.
 fn unique_target(resources: &ResMap, id: &ResId) -> Result<usize> {
-    let found: Vec<usize> = resources
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.all_ids().iter().any(|other| same_id(other, id)))
-        .map(|(i, _)| i)
-        .collect();
+    let mut found = resources.positions_named(&id.name);
+    found.retain(|&i| resources.get(i).all_ids().iter().any(|other| same_id(other, id)));
     match found.as_slice() {
         [one] => Ok(*one),
         [] => Err(Error::msg(format!("no matches for Id {id}; failed to find unique target for patch {id}"))),
@@ -117,9 +113,7 @@ fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, opti
             deleted.push(i);
         }
     }
-    if deleted.is_empty() {
-        resources.reindex();
-    } else {
+    if !deleted.is_empty() {
         let mut index = 0;
         resources.retain(|_| {
             index += 1;
@@ -237,13 +231,18 @@ fn apply_json6902_to_selected(resources: &mut ResMap, target: &Selector, ops: &V
         let id = r.current_id();
         apply_json6902(&mut r.value, ops).map_err(|e| Error::msg(format!("{e} (patching {id})")))?;
     }
-    resources.reindex();
     Ok(())
 }
 
 /// Positions of the resources a selector picks, in build order.
 pub fn select(resources: &ResMap, target: &Selector) -> Result<Vec<usize>> {
     let compiled = CompiledSelector::new(target)?;
+    // A plain name narrows the candidates to the resources that have or had that name.
+    if let Some(name) = compiled.literal_name() {
+        let mut found = resources.positions_named(name);
+        found.retain(|&i| compiled.matches(resources.get(i)));
+        return Ok(found);
+    }
     Ok(resources.iter().enumerate().filter(|(_, r)| compiled.matches(r)).map(|(i, _)| i).collect())
 }
 

@@ -9,8 +9,10 @@ use crate::resource::ResMap;
 /// Sets `count` on every resource named `replica.name` (under any of its names) whose kind a spec selects.
 pub fn set_replicas(resources: &mut ResMap, replica: &Replica, specs: &[FieldSpec]) -> Result<()> {
     let mut found = false;
+    let named = resources.positions_named(&replica.name);
     for spec in specs {
-        for r in resources.iter_mut() {
+        for &i in &named {
+            let r = resources.get_mut(i);
             if !r.all_ids().iter().any(|id| id.name == replica.name && id.gvk.is_selected_by(&spec.gvk)) {
                 continue;
             }

@@ -5,36 +5,61 @@ use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 use crate::kustomization::types::Selector;
+use super::fieldspec::split_api_version;
 use crate::resource::{scope::is_namespaced, ResId, Resource};
 
 /// A compiled selector.
 pub struct CompiledSelector {
-    group: Option<Regex>,
-    version: Option<Regex>,
-    kind: Option<Regex>,
-    name: Option<Regex>,
-    namespace: Option<Regex>,
+    group: Option<Pattern>,
+    version: Option<Pattern>,
+    kind: Option<Pattern>,
+    name: Option<Pattern>,
+    namespace: Option<Pattern>,
     labels: Vec<Requirement>,
     annotations: Vec<Requirement>,
 }
 
-fn anchored(pattern: &str) -> Result<Option<Regex>> {
+/// An anchored selector pattern. Most patterns are plain names and kinds; those are compared
+/// as text, which spares compiling a regular expression per patch entry.
+enum Pattern {
+    Literal(String),
+    Regex(Regex),
+}
+
+impl Pattern {
+    fn is_match(&self, text: &str) -> bool {
+        match self {
+            Pattern::Literal(literal) => literal == text,
+            Pattern::Regex(re) => re.is_match(text),
+        }
+    }
+}
+
+fn anchored(pattern: &str) -> Result<Option<Pattern>> {
     if pattern.is_empty() {
         return Ok(None);
     }
+    if regex::escape(pattern) == pattern {
+        return Ok(Some(Pattern::Literal(pattern.to_string())));
+    }
     Regex::new(&format!("^(?:{pattern})$"))
-        .map(Some)
+        .map(|re| Some(Pattern::Regex(re)))
         .map_err(|e| Error::msg(format!("invalid regular expression '{pattern}' in target: {e}")))
 }
 
 /// kustomize's `EffectiveNamespace`: `default` for an empty namespace, a marker for cluster-scoped kinds.
 pub fn effective_namespace(id: &ResId) -> &str {
-    if !is_namespaced(&id.gvk.api_version(), &id.gvk.kind) {
+    effective_namespace_of(&id.gvk.api_version(), &id.gvk.kind, &id.namespace)
+}
+
+/// [`effective_namespace`] of the id with these parts, without building the id.
+fn effective_namespace_of<'a>(api_version: &str, kind: &str, namespace: &'a str) -> &'a str {
+    if !is_namespaced(api_version, kind) {
         "_non_namespaceable_"
-    } else if id.namespace.is_empty() {
+    } else if namespace.is_empty() {
         "default"
     } else {
-        &id.namespace
+        namespace
     }
 }
 
@@ -51,16 +76,31 @@ impl CompiledSelector {
         })
     }
 
+    /// The name every selected resource has or had, when the selector names one plainly.
+    pub fn literal_name(&self) -> Option<&str> {
+        match &self.name {
+            Some(Pattern::Literal(name)) => Some(name),
+            _ => None,
+        }
+    }
+
     /// Whether `r` is selected: name and namespace may match the original or the current id.
     pub fn matches(&self, r: &Resource) -> bool {
-        let current = r.current_id();
-        let original = r.original_id();
-        let ok = |re: &Option<Regex>, a: &str, b: &str| re.as_ref().is_none_or(|re| re.is_match(a) || re.is_match(b));
-        ok(&self.namespace, effective_namespace(&original), effective_namespace(&current))
-            && ok(&self.name, &original.name, &current.name)
-            && ok(&self.group, &current.gvk.group, &current.gvk.group)
-            && ok(&self.version, &current.gvk.version, &current.gvk.version)
-            && ok(&self.kind, &current.gvk.kind, &current.gvk.kind)
+        let api_version = r.api_version();
+        let (group, version) = split_api_version(api_version);
+        let kind = r.kind();
+        let ok = |re: &Option<Pattern>, a: &str, b: &str| re.as_ref().is_none_or(|re| re.is_match(a) || re.is_match(b));
+        let (original_name, original_namespace) = match r.previous_ids.first() {
+            Some(id) => (id.name.as_str(), effective_namespace(id)),
+            None => (r.name(), effective_namespace_of(api_version, kind, r.namespace())),
+        };
+        ok(&self.group, group, group)
+            && ok(&self.version, version, version)
+            && ok(&self.kind, kind, kind)
+            && ok(&self.name, original_name, r.name())
+            && self.namespace.as_ref().is_none_or(|re| {
+                re.is_match(original_namespace) || re.is_match(effective_namespace_of(api_version, kind, r.namespace()))
+            })
             && self.labels.iter().all(|q| q.matches(r.labels()))
             && self.annotations.iter().all(|q| q.matches(r.annotations()))
     }

@@ -1,0 +1,85 @@
+//! The benchmark's generated trees: built by peerpods-build, they must come out byte for byte as
+//! `kubectl kustomize` (kustomize v5.6.0) prints them; and the generator must write the same
+//! trees as the project's `gen_workload.py`. Each check is skipped, with a message, where the
+//! reference tool is not installed.
+#[path = "../benches/workload/generator.rs"]
+mod generator;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use generator::{env_list, Workload};
+
+const KUBECTL: &str = "/usr/lib/google-cloud-sdk/bin/kubectl.1.33";
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ppb-bench-eq-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn build(dir: &Path) -> Vec<u8> {
+    let out = Command::new(env!("CARGO_BIN_EXE_peerpods-build")).arg("build").arg(dir).output().expect("peerpods-build runs");
+    assert!(out.status.success(), "peerpods-build {} failed: {}", dir.display(), String::from_utf8_lossy(&out.stderr));
+    out.stdout
+}
+
+#[test]
+fn ten_app_tree_builds_as_kubectl_kustomize_builds_it() {
+    if !Path::new(KUBECTL).exists() {
+        eprintln!("skipped: {KUBECTL} is not installed");
+        return;
+    }
+    let workload = Workload { apps: 10, overlays: 4, seed: 1 };
+    let root = scratch("ten");
+    workload.write(&root).unwrap();
+    for env in env_list(workload.overlays) {
+        let dir = root.join("envs").join(&env.name);
+        let reference = Command::new(KUBECTL).arg("kustomize").arg(&dir).output().expect("kubectl runs");
+        assert!(reference.status.success(), "kubectl kustomize failed: {}", String::from_utf8_lossy(&reference.stderr));
+        let ours = build(&dir);
+        assert!(ours == reference.stdout, "envs/{}: output differs from kubectl kustomize", env.name);
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn generator_writes_the_trees_gen_workload_py_writes() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/gen_workload.py");
+    if !script.exists() || Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("skipped: {} or python3 is not available", script.display());
+        return;
+    }
+    for (apps, overlays, seed) in [(3, 2, 1), (12, 5, 7)] {
+        let theirs = scratch(&format!("py-{apps}"));
+        let status = Command::new("python3")
+            .arg(&script)
+            .arg(&theirs)
+            .args(["--apps", &apps.to_string(), "--overlays", &overlays.to_string(), "--seed", &seed.to_string()])
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let files = Workload { apps, overlays, seed }.files();
+        let mut on_disk = Vec::new();
+        collect_files(&theirs, &theirs, &mut on_disk);
+        on_disk.sort();
+        assert_eq!(on_disk, files.keys().cloned().collect::<Vec<_>>(), "the same files");
+        for (path, text) in &files {
+            let expected = std::fs::read_to_string(theirs.join(path)).unwrap();
+            assert!(*text == expected, "{path} differs:\n--- python\n{expected}\n--- rust\n{text}");
+        }
+        std::fs::remove_dir_all(&theirs).unwrap();
+    }
+}
+
+fn collect_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect_files(root, &path, out);
+        } else {
+            out.push(path.strip_prefix(root).unwrap().to_string_lossy().into_owned());
+        }
+    }
+}
