@@ -111,7 +111,7 @@ fn order(resources: &mut ResMap, k: &kustomization::Kustomization, options: &Bui
 }
 
 /// `sortOptions`: `fifo` keeps the input order; `legacy` sorts, with the given first/last kinds.
-pub(crate) fn apply_sort_options(resources: &mut ResMap, sort_options: &kustomization::types::SortOptions) -> Result<()> {
+fn apply_sort_options(resources: &mut ResMap, sort_options: &kustomization::types::SortOptions) -> Result<()> {
     match sort_options.order.as_str() {
         "fifo" if sort_options.legacy_sort_options.is_some() => Err(Error::msg(
             "the field 'sortOptions.legacySortOptions' is set but the selected sort order is 'fifo', not 'legacy'",

@@ -139,13 +139,6 @@ struct Json6902Config {
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-struct SortConfig {
-    #[serde(default)]
-    sort_options: crate::kustomization::types::SortOptions,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
 struct ReplacementConfig {
     #[serde(default)]
     replacements: Vec<Value>,
@@ -232,12 +225,11 @@ pub fn run_transformer(
             crate::add_hash_suffixes(resources);
             Ok(())
         }
-        "SortOrderTransformer" => {
-            let c: SortConfig = config_fields(config, kind)?;
-            let plugin = format!("SortOrderTransformer.builtin.[noGrp]/{}.[noNs]", metadata_str(config, "name"));
-            crate::apply_sort_options(resources, &c.sort_options)
-                .map_err(|e| Error::msg(format!("unable to load builtin {plugin}: {e}")))
-        }
+        // kustomize only sorts at the top level, through `sortOptions`; as a plugin it fails to load.
+        "SortOrderTransformer" => Err(Error::msg(format!(
+            "unable to load builtin SortOrderTransformer.builtin.[noGrp]/{}.[noNs]: use the kustomization's sortOptions field instead",
+            metadata_str(config, "name")
+        ))),
         other => Err(Error::msg(format!("builtin transformer {other} is not supported"))),
     }
 }
