@@ -469,7 +469,7 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     };
     let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
     if !k.patches_strategic_merge.is_empty() {
-        patches::apply_patches_strategic_merge(resources, &k.patches_strategic_merge, &target.loader, schema)
+        patches::apply_patches_strategic_merge(resources, &k.patches_strategic_merge, &target.loader, schema, &mut ctx.diagnostics, &name)
             .map_err(|e| e.context(format!("{name}: patchesStrategicMerge")))?;
         ran(resources, "PatchStrategicMergeTransformer");
     }

@@ -534,6 +534,27 @@ fn patch_whose_label_selector_selects_nothing_warns_and_fails_under_strict() {
 }
 
 #[test]
+fn strategic_merge_patch_that_changes_nothing_warns_and_fails_under_strict() {
+    // The base already sets web's replicas to 5: the patch is a no-op.
+    check_unmatched_rule(
+        "no-op strategic merge patch",
+        "replicas",
+        "patches:\n- patch: |-\n    apiVersion: apps/v1\n    kind: Deployment\n    metadata:\n      name: web\n    spec:\n      replicas: 5\n",
+        "changes nothing",
+    );
+}
+
+#[test]
+fn json_patch_that_changes_nothing_warns_and_fails_under_strict() {
+    check_unmatched_rule(
+        "no-op JSON patch",
+        "replicas",
+        "patches:\n- target:\n    kind: Deployment\n    name: web\n  patch: |-\n    - op: test\n      path: /spec/replicas\n      value: 5\n",
+        "changes nothing",
+    );
+}
+
+#[test]
 fn images_entry_matching_nothing_warns_and_fails_under_strict() {
     check_unmatched_rule("images entry", "images", "images:\n- name: postgres\n  newTag: \"16\"\n", "postgres");
 }

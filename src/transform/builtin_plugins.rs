@@ -201,9 +201,9 @@ pub fn run_transformer(
             if c.paths.is_empty() && c.patches.trim().is_empty() {
                 return Err(Error::msg("empty file path and empty patch content"));
             }
-            patches::apply_patches_strategic_merge(resources, &c.paths, loader, schema)?;
+            patches::apply_patches_strategic_merge(resources, &c.paths, loader, schema, diagnostics, kustomization)?;
             if !c.patches.trim().is_empty() {
-                patches::apply_inline_strategic_merge(resources, &c.patches, schema)?;
+                patches::apply_inline_strategic_merge(resources, &c.patches, schema, diagnostics, kustomization)?;
             }
             Ok(())
         }

@@ -100,10 +100,13 @@ fn merge_into(r: &mut Resource, patch: &Value, allow_name_change: bool, allow_ki
 }
 
 /// Applies strategic merge patches to the resources at `indices`, dropping the ones a patch deletes.
-fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, options: (bool, bool), schema: &Schema) -> Result<()> {
+/// Returns the ids of the resources the patch left exactly as they were.
+fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, options: (bool, bool), schema: &Schema) -> Result<Vec<ResId>> {
     let mut deleted = Vec::new();
+    let mut unchanged = Vec::new();
     for &i in indices {
         let r = resources.get_mut(i);
+        let before = r.value.clone();
         let mut copy = patch.clone();
         // The patch takes the target's apiVersion, as kustomize's ApplySmPatch does.
         if let (Some(obj), api) = (copy.as_object_mut(), r.api_version().to_string()) {
@@ -111,6 +114,8 @@ fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, opti
         }
         if !merge_into(r, &copy, options.0, options.1, schema)? {
             deleted.push(i);
+        } else if r.value == before {
+            unchanged.push(r.current_id());
         }
     }
     if !deleted.is_empty() {
@@ -120,11 +125,25 @@ fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, opti
             !deleted.contains(&(index - 1))
         });
     }
-    Ok(())
+    Ok(unchanged)
+}
+
+/// A patch that changes nothing is as suspicious as one that selects nothing: say so.
+fn warn_unchanged(unchanged: Vec<ResId>, diagnostics: &mut Diagnostics, kustomization: &str, described: &str) {
+    for id in unchanged {
+        diagnostics.unmatched(kustomization, &format!("patch {described} changes nothing in {id}"));
+    }
 }
 
 /// The deprecated `patchesStrategicMerge`: each entry a file or inline YAML; each patch names its target.
-pub fn apply_patches_strategic_merge(resources: &mut ResMap, entries: &[String], loader: &Loader, schema: &Schema) -> Result<()> {
+pub fn apply_patches_strategic_merge(
+    resources: &mut ResMap,
+    entries: &[String],
+    loader: &Loader,
+    schema: &Schema,
+    diagnostics: &mut Diagnostics,
+    kustomization: &str,
+) -> Result<()> {
     for entry in entries {
         let (text, origin) = if loader.is_file(entry) || !entry.contains('\n') && !entry.contains(':') {
             let (file, text) = loader.read(entry)?;
@@ -137,20 +156,22 @@ pub fn apply_patches_strategic_merge(resources: &mut ResMap, entries: &[String],
         };
         for patch in patches {
             let target = unique_target(resources, &patch_id(&patch))?;
-            merge_selected(resources, &[target], &patch, (false, false), schema)?;
+            let unchanged = merge_selected(resources, &[target], &patch, (false, false), schema)?;
+            warn_unchanged(unchanged, diagnostics, kustomization, &format!("'{entry}'"));
         }
     }
     Ok(())
 }
 
 /// Strategic merge patches written inline (a PatchStrategicMergeTransformer's `patches`).
-pub fn apply_inline_strategic_merge(resources: &mut ResMap, text: &str, schema: &Schema) -> Result<()> {
+pub fn apply_inline_strategic_merge(resources: &mut ResMap, text: &str, schema: &Schema, diagnostics: &mut Diagnostics, kustomization: &str) -> Result<()> {
     let LoadedPatch::Strategic(list) = parse_patch_text(text, "inline patch")? else {
         return Err(Error::msg("a strategic merge patch must be a mapping, not a list"));
     };
     for patch in list {
         let target = unique_target(resources, &patch_id(&patch))?;
-        merge_selected(resources, &[target], &patch, (false, false), schema)?;
+        let unchanged = merge_selected(resources, &[target], &patch, (false, false), schema)?;
+        warn_unchanged(unchanged, diagnostics, kustomization, "(inline)");
     }
     Ok(())
 }
@@ -176,12 +197,15 @@ pub fn apply_patch(resources: &mut ResMap, entry: &Patch, loader: &Loader, schem
                 if selected.is_empty() {
                     diagnostics.unmatched(kustomization, &format!("patch {described} selects no resource"));
                 }
-                merge_selected(resources, &selected, &patches[0], allow, schema)
+                let unchanged = merge_selected(resources, &selected, &patches[0], allow, schema)?;
+                warn_unchanged(unchanged, diagnostics, kustomization, &described);
+                Ok(())
             }
             None => {
                 for patch in &patches {
                     let target = unique_target(resources, &patch_id(patch))?;
-                    merge_selected(resources, &[target], patch, allow, schema)?;
+                    let unchanged = merge_selected(resources, &[target], patch, allow, schema)?;
+                    warn_unchanged(unchanged, diagnostics, kustomization, &described);
                 }
                 Ok(())
             }
@@ -225,12 +249,18 @@ fn apply_json6902_to_selected(resources: &mut ResMap, target: &Selector, ops: &V
     if selected.is_empty() {
         diagnostics.unmatched(kustomization, &format!("patch {described} selects no resource"));
     }
+    let mut unchanged = Vec::new();
     for i in selected {
         let r = resources.get_mut(i);
         r.remember_current_id();
         let id = r.current_id();
+        let before = r.value.clone();
         apply_json6902(&mut r.value, ops).map_err(|e| Error::msg(format!("{e} (patching {id})")))?;
+        if r.value == before {
+            unchanged.push(id);
+        }
     }
+    warn_unchanged(unchanged, diagnostics, kustomization, described);
     Ok(())
 }
 
