@@ -89,13 +89,15 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
 
 /// Generated ConfigMaps and Secrets get `-<hash of their final content>` appended to their names.
 pub(crate) fn add_hash_suffixes(resources: &mut ResMap) {
-    for r in resources.iter_mut().filter(|r| r.needs_hash_suffix) {
-        let hash = generate::hash::content_hash(&r.value);
-        let name = format!("{}-{hash}", r.name());
-        r.set_name(&name);
-        r.needs_hash_suffix = false;
-    }
-    resources.reindex();
+    let _ = resources.try_for_each_mut_parallel(|r| {
+        if r.needs_hash_suffix {
+            let hash = generate::hash::content_hash(&r.value);
+            let name = format!("{}-{hash}", r.name());
+            r.set_name(&name);
+            r.needs_hash_suffix = false;
+        }
+        Ok::<(), std::convert::Infallible>(())
+    });
 }
 
 /// The output order: `--reorder` when given, else `sortOptions`, else kustomize's legacy order.

@@ -17,6 +17,7 @@ use crate::transform::fieldspec::FieldSpec;
 use crate::transform::fieldspec_tables::FieldSpecTables;
 use crate::transform::namespace::NamespaceOptions;
 use crate::transform::{builtin_plugins, images, metadata_maps, name_affix, namespace, patches, replicas};
+use crate::yaml::memo::TextMemo;
 use crate::yaml::parse::parse_documents;
 
 /// What one kustomization (and everything below it) contributes.
@@ -87,6 +88,18 @@ impl Context {
         }
     }
 
+    /// A fresh context for a folder built apart: same root, restrictor, schema choice and stack.
+    fn fork(&self) -> Context {
+        Context {
+            restrictor: self.restrictor,
+            diagnostics: Diagnostics::default(),
+            custom_schema: None,
+            visiting: self.visiting.clone(),
+            top_root: self.top_root.clone(),
+            schema_chosen: self.schema_chosen,
+        }
+    }
+
     /// A path as origin annotations write it: relative to the top-level kustomization.
     fn relative(&self, path: &Path) -> String {
         build_metadata::relative_path(path, &self.top_root)
@@ -106,17 +119,26 @@ impl Target {
     pub fn load(loader: Loader, diagnostics: &mut Diagnostics) -> Result<Target> {
         let file = loader.find_kustomization_file()?;
         let text = std::fs::read_to_string(&file).map_err(|e| Error::Io { path: file.clone(), message: e.to_string() })?;
-        let value = crate::yaml::parse::parse_document_last_key_wins(&text).map_err(|e| Error::Parse {
-            file: file.display().to_string(),
-            line: e.line,
-            column: e.column,
-            message: e.message.clone(),
+        // Components and shared bases are read many times in a big build: parse each text once,
+        // but print its deprecation warnings each time, as kustomize does.
+        static PARSED: TextMemo<(Vec<String>, Kustomization)> = TextMemo::new();
+        let (warnings, mut kustomization) = PARSED.get_or_parse(&text, |text| {
+            let value = crate::yaml::parse::parse_document_last_key_wins(text).map_err(|e| Error::Parse {
+                file: file.display().to_string(),
+                line: e.line,
+                column: e.column,
+                message: e.message.clone(),
+            })?;
+            let value = if value.is_null() { Value::Object(Default::default()) } else { value };
+            let value = crate::kustomization::types::canonicalize_field_names(value);
+            let warnings = deprecated_field_warnings(&value);
+            let kustomization: Kustomization = serde_json::from_value(value)
+                .map_err(|e| Error::msg(format!("invalid Kustomization: {}: {e}", file.display())))?;
+            Ok::<_, Error>((warnings, kustomization))
         })?;
-        let value = if value.is_null() { Value::Object(Default::default()) } else { value };
-        let value = crate::kustomization::types::canonicalize_field_names(value);
-        warn_deprecated_fields(&value, diagnostics);
-        let mut kustomization: Kustomization = serde_json::from_value(value)
-            .map_err(|e| Error::msg(format!("invalid Kustomization: {}: {e}", file.display())))?;
+        for warning in warnings {
+            diagnostics.notice(warning);
+        }
         fix_deprecated_fields(&mut kustomization);
         check_kind(&kustomization, &file)?;
         Ok(Target { loader, kustomization, file })
@@ -154,14 +176,14 @@ const DEPRECATED_FIELDS: [(&str, &str); 6] = [
 ];
 
 /// kustomize's warnings for deprecated fields: printed whenever the field is written, even empty.
-fn warn_deprecated_fields(raw: &Value, diagnostics: &mut Diagnostics) {
-    for (field, instead) in DEPRECATED_FIELDS {
-        if raw.get(field).is_some() {
-            diagnostics.notice(format!(
-                "# Warning: '{field}' is deprecated. Please use {instead} Run 'kustomize edit fix' to update your Kustomization automatically."
-            ));
-        }
-    }
+fn deprecated_field_warnings(raw: &Value) -> Vec<String> {
+    DEPRECATED_FIELDS
+        .iter()
+        .filter(|(field, _)| raw.get(field).is_some())
+        .map(|(field, instead)| {
+            format!("# Warning: '{field}' is deprecated. Please use {instead} Run 'kustomize edit fix' to update your Kustomization automatically.")
+        })
+        .collect()
 }
 
 /// kustomize's `FixKustomization`: old field names folded into the new ones.
@@ -271,23 +293,33 @@ pub fn accumulate_directory(ctx: &mut Context, loader: Loader) -> Result<Accumul
 }
 
 fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
-    for entry in &target.kustomization.resources {
-        if entry.contains("://") || entry.starts_with("git@") || entry.starts_with("github.com/") {
+    let entries = &target.kustomization.resources;
+    // Each entry is looked at once (a file? a folder?), for the prebuild and for the loop.
+    let kinds: Vec<EntryKind> = entries.iter().map(|entry| EntryKind::of(&target.loader, entry)).collect();
+    let mut prebuilt = prebuild_directories(ctx, target, &kinds);
+    for (position, entry) in entries.iter().enumerate() {
+        if kinds[position] == EntryKind::Remote {
             return Err(Error::msg(format!(
                 "accumulating resources: '{entry}': remote resources are not supported; nothing is fetched (vendor the files and refer to them locally)"
             )));
         }
-        if target.loader.is_file(entry) {
+        if kinds[position] == EntryKind::File {
             let (file, text) = target.loader.read(entry).map_err(|e| e.context("accumulating resources"))?;
             let origin = build_metadata::file_origin(&ctx.relative(&file));
             for mut resource in resources_from_file(&file, &text)? {
                 resource.origin = Some(origin.clone());
                 acc.resources.append(resource).map_err(|e| e.context("accumulating resources"))?;
             }
-        } else if target.loader.is_dir(entry) {
-            let loader = target.loader.child(entry)?;
-            let sub = accumulate_directory(ctx, loader)
-                .map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
+        } else if kinds[position] == EntryKind::Folder {
+            let sub = match prebuilt[position].take() {
+                // Valid unless an earlier entry installed a custom schema, which it would have used.
+                Some((sub, sub_ctx)) if ctx.custom_schema.is_none() => {
+                    ctx.adopt(sub_ctx);
+                    sub
+                }
+                _ => accumulate_directory(ctx, target.loader.child(entry)?),
+            };
+            let sub = sub.map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
             acc.resources.append_all(sub.resources).map_err(|e| e.context("accumulating resources"))?;
             if let Some(tables) = sub.tables {
                 acc.merge_tables(tables)?;
@@ -301,6 +333,66 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
         }
     }
     Ok(())
+}
+
+/// Folders in `resources` are independent builds: when there are several, they are built in
+/// parallel, each with a context of its own, and then taken in order as if built one after
+/// another (their warnings appended in order; an error counts where its entry stands).
+fn prebuild_directories(ctx: &Context, target: &Target, kinds: &[EntryKind]) -> Vec<Option<(Result<Accumulated>, Context)>> {
+    use rayon::prelude::*;
+    let entries = &target.kustomization.resources;
+    // A custom schema changes how later folders build: those keep to the sequential order.
+    if ctx.custom_schema.is_some() || kinds.iter().filter(|k| **k == EntryKind::Folder).count() < 2 {
+        return entries.iter().map(|_| None).collect();
+    }
+    entries
+        .par_iter()
+        .zip(kinds)
+        .map(|(entry, kind)| {
+            if *kind != EntryKind::Folder {
+                return None;
+            }
+            let loader = target.loader.child(entry).ok()?;
+            let mut sub_ctx = ctx.fork();
+            let sub = accumulate_directory(&mut sub_ctx, loader);
+            Some((sub, sub_ctx))
+        })
+        .collect()
+}
+
+/// What a `resources` entry names.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum EntryKind {
+    Remote,
+    File,
+    Folder,
+    Missing,
+}
+
+impl EntryKind {
+    fn of(loader: &Loader, entry: &str) -> EntryKind {
+        if entry.contains("://") || entry.starts_with("git@") || entry.starts_with("github.com/") {
+            EntryKind::Remote
+        } else if loader.is_file(entry) {
+            EntryKind::File
+        } else if loader.is_dir(entry) {
+            EntryKind::Folder
+        } else {
+            EntryKind::Missing
+        }
+    }
+}
+
+impl Context {
+    /// Takes in what a context of a folder built apart has collected.
+    fn adopt(&mut self, other: Context) {
+        self.diagnostics.warnings.extend(other.diagnostics.warnings);
+        self.diagnostics.unmatched.extend(other.diagnostics.unmatched);
+        if other.schema_chosen && !self.schema_chosen {
+            self.schema_chosen = true;
+            self.custom_schema = other.custom_schema;
+        }
+    }
 }
 
 fn merge_vars(into: &mut Vec<Value>, more: Vec<Value>) -> Result<()> {

@@ -8,7 +8,7 @@ use serde_json::Value;
 pub type StringMap = IndexMap<String, String>;
 
 /// Every field of kustomize v5's Kustomization; unknown fields are rejected.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Kustomization {
     #[serde(default, deserialize_with = "lenient_string")]

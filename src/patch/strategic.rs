@@ -418,7 +418,7 @@ impl<'s> Walker<'s> {
         };
 
         // Fast path: every element has every key, no duplicates on either side.
-        let origin_list: Vec<Value> = if alias { Vec::new() } else { origin.unwrap_or_default() };
+        let mut origin_list: Vec<Value> = if alias { Vec::new() } else { origin.unwrap_or_default() };
         let origin_src: &[Value] = if alias { &dest } else { &origin_list };
         let mut order: Vec<Vec<String>> = Vec::with_capacity(dest.len() + origin_src.len());
         for v in origin_src.iter().chain(dest.iter()) {
@@ -431,8 +431,13 @@ impl<'s> Walker<'s> {
         let mut merged: HashMap<Vec<String>, Value> = HashMap::with_capacity(order.len());
         for t in &order {
             let di = dest_idx.get(t).copied();
-            let d = di.and_then(|i| dest_slots[i].clone());
-            let o = if alias { d.clone() } else { origin_idx.get(t).map(|&i| origin_list[i].clone()) };
+            // Each element is walked once, so it moves into the walk; the target's element is
+            // copied only where it must survive the walk: when aliased, or when the patch's
+            // element carries a `$patch` directive (`replace` keeps the target's element).
+            let o = if alias { None } else { origin_idx.get(t).map(|&i| std::mem::take(&mut origin_list[i])) };
+            let keep_dest = alias || o.as_ref().is_some_and(|o| o.get("$patch").is_some());
+            let d = di.and_then(|i| if keep_dest { dest_slots[i].clone() } else { dest_slots[i].take() });
+            let o = if alias { d.clone() } else { o };
             let out = self.walk(d, o, elem_schema)?;
             let (val, in_place) = match out {
                 Out::Clear => (None, false),
@@ -460,10 +465,13 @@ impl<'s> Walker<'s> {
                     } else {
                         return Err(wrong_kind_of(Kind::Map, &v));
                     }
-                    if let (Some(i), true) = (di, in_place) {
-                        dest_slots[i] = Some(v.clone());
+                    // An element merged in place is output from its slot; the others from `merged`.
+                    match (di, in_place) {
+                        (Some(i), true) => dest_slots[i] = Some(v),
+                        _ => {
+                            merged.insert(t.clone(), v);
+                        }
                     }
-                    merged.insert(t.clone(), v);
                 }
             }
         }

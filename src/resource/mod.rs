@@ -136,10 +136,20 @@ impl Resource {
     }
 
     pub fn remember_current_id(&mut self) {
-        let id = self.current_id();
-        if self.previous_ids.last() != Some(&id) {
-            self.previous_ids.push(id);
+        if !self.previous_ids.last().is_some_and(|last| self.has_current_id(last)) {
+            self.previous_ids.push(self.current_id());
         }
+    }
+
+    /// `self.current_id() == *id`, without building the current id.
+    fn has_current_id(&self, id: &ResId) -> bool {
+        let api_version = self.api_version();
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        id.name == self.name()
+            && id.namespace == self.namespace()
+            && id.gvk.kind == self.kind()
+            && id.gvk.group == group
+            && id.gvk.version == version
     }
 
     /// A string-to-string map under metadata (`labels`, `annotations`).

@@ -5,6 +5,9 @@ use std::collections::HashMap;
 use super::{ResId, Resource};
 use crate::error::{Error, Result};
 
+/// Passes over at least this many resources run in parallel (below, threads cost more than they give).
+const PARALLEL_MIN: usize = 64;
+
 /// Resources in build order, indexed by every name each has had.
 #[derive(Clone, Debug, Default)]
 pub struct ResMap {
@@ -25,6 +28,15 @@ struct NameIndex {
     dirty: Vec<usize>,
     /// Positions moved, or any resource may have changed: rebuild on the next lookup.
     stale: bool,
+}
+
+/// Whether two resources have the same current id, compared without building the ids.
+fn same_current_id(a: &Resource, b: &Resource) -> bool {
+    fn group_version(r: &Resource) -> (&str, &str) {
+        let api_version = r.api_version();
+        api_version.rsplit_once('/').unwrap_or(("", api_version))
+    }
+    a.name() == b.name() && a.namespace() == b.namespace() && a.kind() == b.kind() && group_version(a) == group_version(b)
 }
 
 /// The distinct names among a resource's ids.
@@ -130,6 +142,48 @@ impl ResMap {
         Ok(())
     }
 
+    /// Runs `f` on every resource, in parallel when there are many. The error returned is the
+    /// first in resource order, the one a sequential run would stop at.
+    pub fn try_for_each_mut_parallel<E: Send>(&mut self, f: impl Fn(&mut Resource) -> Result<(), E> + Sync) -> Result<(), E> {
+        use rayon::prelude::*;
+        if self.resources.len() < PARALLEL_MIN {
+            return self.for_each_mut(f);
+        }
+        self.index.get_mut().stale = true;
+        let first_error = self
+            .resources
+            .par_iter_mut()
+            .enumerate()
+            .filter_map(|(i, r)| f(r).err().map(|e| (i, e)))
+            .min_by_key(|(i, _)| *i);
+        first_error.map_or(Ok(()), |(_, e)| Err(e))
+    }
+
+    /// `f` of each resource at `positions` (ascending, distinct), in order; computed in
+    /// parallel when there are many.
+    pub fn map_positions_mut<T: Send>(&mut self, positions: &[usize], f: impl Fn(&mut Resource) -> T + Sync) -> Vec<T> {
+        use rayon::prelude::*;
+        if positions.len() < PARALLEL_MIN {
+            return positions.iter().map(|&i| f(self.get_mut(i))).collect();
+        }
+        self.index.get_mut().dirty.extend_from_slice(positions);
+        let mut wanted = positions.iter().copied().peekable();
+        let mut selected: Vec<&mut Resource> = Vec::with_capacity(positions.len());
+        for (i, r) in self.resources.iter_mut().enumerate() {
+            if wanted.peek() == Some(&i) {
+                wanted.next();
+                selected.push(r);
+            }
+        }
+        assert!(wanted.next().is_none(), "positions must be ascending and in range");
+        selected.into_par_iter().map(|r| f(r)).collect()
+    }
+
+    /// Whether a pass over the resources is worth running in parallel.
+    pub fn is_large(&self) -> bool {
+        self.resources.len() >= PARALLEL_MIN
+    }
+
     /// Marks every resource as possibly renamed; the index is rebuilt on the next lookup.
     pub fn reindex(&mut self) {
         self.index.get_mut().stale = true;
@@ -144,8 +198,14 @@ impl ResMap {
 
     /// Adds a resource; an id already present is an error, as in kustomize.
     pub fn append(&mut self, resource: Resource) -> Result<()> {
-        let id = resource.current_id();
-        if !self.indices_of_current_id(&id).is_empty() {
+        let duplicate = {
+            let mut index = self.index.borrow_mut();
+            index.refresh(&self.resources);
+            let same = |&i: &usize| same_current_id(&self.resources[i], &resource);
+            index.by_name.get(resource.name()).is_some_and(|list| list.iter().any(same))
+        };
+        if duplicate {
+            let id = resource.current_id();
             return Err(Error::msg(format!("may not add resource with an already registered id: {id}")));
         }
         let position = self.resources.len();

@@ -90,9 +90,9 @@ pub enum CreateKind {
 /// Visits every node at `parts` below `node`, calling `visit` on each (kyaml's fieldspec filter):
 /// sequences met on the way are walked element by element; a missing field stops the walk unless
 /// `create` asks for it.
-pub fn walk(
+pub fn walk<S: AsRef<str>>(
     node: &mut Value,
-    parts: &[String],
+    parts: &[S],
     create: bool,
     create_kind: CreateKind,
     visit: &mut dyn FnMut(&mut Value) -> Result<()>,
@@ -109,18 +109,16 @@ pub fn walk(
             Ok(())
         }
         Value::Object(map) => {
+            let first = first.as_ref();
             let (name, is_seq) = match first.strip_suffix("[]") {
                 Some(n) => (n, true),
-                None => (first.as_str(), false),
+                None => (first, false),
             };
             if name.is_empty() {
                 return Err(Error::msg("cannot set or create an empty field name"));
             }
             let creating = create && create_kind != CreateKind::Nothing && !is_seq;
-            if !map.contains_key(name) {
-                if !creating {
-                    return Ok(());
-                }
+            if creating && !map.contains_key(name) {
                 let fresh = if rest.is_empty() && create_kind == CreateKind::Scalar {
                     Value::Null
                 } else {
@@ -128,7 +126,7 @@ pub fn walk(
                 };
                 map.insert(name.to_string(), fresh);
             }
-            let child = map.get_mut(name).unwrap();
+            let Some(child) = map.get_mut(name) else { return Ok(()) };
             // A field that exists but is null takes the kind the path says it has (kyaml does this
             // even when not creating, for `name[]` sequence hints).
             if child.is_null() {
@@ -158,9 +156,26 @@ pub fn apply_field_specs(
         if !spec.applies_to(&api_version, &kind) {
             continue;
         }
-        walk(value, &spec.path_parts(), spec.create, create_kind, visit)?;
+        walk_spec_path(value, spec, create_kind, visit)?;
     }
     Ok(())
+}
+
+/// [`walk`] along `spec`'s path, split without allocating when it is plain and short.
+pub fn walk_spec_path(value: &mut Value, spec: &FieldSpec, create_kind: CreateKind, visit: &mut dyn FnMut(&mut Value) -> Result<()>) -> Result<()> {
+    let mut parts = [""; 16];
+    let mut count = 0;
+    if !spec.path.contains('\\') {
+        for part in spec.path.split('/') {
+            if count == parts.len() {
+                return walk(value, &spec.path_parts(), spec.create, create_kind, visit);
+            }
+            parts[count] = part;
+            count += 1;
+        }
+        return walk(value, &parts[..count], spec.create, create_kind, visit);
+    }
+    walk(value, &spec.path_parts(), spec.create, create_kind, visit)
 }
 
 #[cfg(test)]

@@ -1,4 +1,6 @@
 //! `images`: change image names, tags and digests in containers.
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use regex::Regex;
 use serde_json::Value;
 
@@ -100,12 +102,12 @@ pub fn set_images(resources: &mut ResMap, images: &[Image], specs: &[FieldSpec])
         .iter()
         .map(|rule| ImageMatcher::new(&rule.name).map(|matcher| ImageRule { rule, matcher }))
         .collect::<Result<Vec<_>>>()?;
-    let mut matched = vec![false; rules.len()];
-    resources.for_each_mut(|r| {
+    let matched: Vec<AtomicBool> = rules.iter().map(|_| AtomicBool::new(false)).collect();
+    resources.try_for_each_mut_parallel(|r| {
         for (i, rule) in rules.iter().enumerate() {
             let mut update = |node: &mut Value| {
                 if let Some(new) = node.as_str().and_then(|s| rule.rewrite(s)) {
-                    matched[i] = true;
+                    matched[i].store(true, Ordering::Relaxed);
                     *node = Value::String(new);
                 }
                 Ok(())
@@ -115,7 +117,7 @@ pub fn set_images(resources: &mut ResMap, images: &[Image], specs: &[FieldSpec])
         }
         Ok::<(), Error>(())
     })?;
-    Ok(matched)
+    Ok(matched.into_iter().map(AtomicBool::into_inner).collect())
 }
 
 /// kustomize's legacy image filter: every `containers`/`initContainers` list at any depth.

@@ -4,32 +4,35 @@ use serde_json::{Map, Value};
 use super::fieldspec::{apply_field_specs, CreateKind, FieldSpec};
 use crate::error::{Error, Result};
 use crate::kustomization::types::StringMap;
-use crate::resource::ResMap;
+use crate::resource::{ResId, ResMap};
 
 /// Sets every pair of `entries` in each map found at the specs' paths (created where the spec says).
 pub fn add_map_entries(resources: &mut ResMap, entries: &StringMap, specs: &[FieldSpec]) -> Result<()> {
     if entries.is_empty() {
         return Ok(());
     }
-    resources.for_each_mut(|r| {
-        // The id is only needed for the message, so it is only made when there is one.
-        let mut not_a_mapping = None;
-        let result = apply_field_specs(&mut r.value, specs, CreateKind::Mapping, &mut |node| {
-            if node.is_null() {
-                *node = Value::Object(Map::new());
-            }
-            let Value::Object(map) = node else {
-                not_a_mapping = Some(node.to_string());
-                return Err(Error::msg("not a mapping"));
-            };
-            for (k, v) in entries {
-                map.insert(k.clone(), Value::String(v.clone()));
-            }
-            Ok(())
-        });
-        match not_a_mapping {
-            Some(node) => Err(Error::msg(format!("expected a mapping in {}, got {node}", r.current_id()))),
-            None => result,
+    resources.try_for_each_mut_parallel(|r| {
+        // The id is made only for the message: a failed walk is repeated to word it (the entries
+        // added before the failure are added again, to the same effect).
+        add_to_resource(&mut r.value, entries, specs, None).or_else(|_| {
+            let id = r.current_id();
+            add_to_resource(&mut r.value, entries, specs, Some(&id))
+        })
+    })
+}
+
+fn add_to_resource(value: &mut Value, entries: &StringMap, specs: &[FieldSpec], id: Option<&ResId>) -> Result<()> {
+    apply_field_specs(value, specs, CreateKind::Mapping, &mut |node| {
+        if node.is_null() {
+            *node = Value::Object(Map::new());
         }
+        let Value::Object(map) = node else {
+            let id = id.map(ToString::to_string).unwrap_or_default();
+            return Err(Error::msg(format!("expected a mapping in {id}, got {node}")));
+        };
+        for (k, v) in entries {
+            map.insert(k.clone(), Value::String(v.clone()));
+        }
+        Ok(())
     })
 }

@@ -1,7 +1,7 @@
 //! `namePrefix` and `nameSuffix`: add text around resource names (and the fields the specs name).
 use serde_json::Value;
 
-use super::fieldspec::{walk, CreateKind, FieldSpec};
+use super::fieldspec::{walk_spec_path, CreateKind, FieldSpec};
 use crate::error::Result;
 use crate::resource::{Gvk, ResMap};
 
@@ -14,7 +14,7 @@ fn is_skipped(gvk: &Gvk) -> bool {
 
 /// Adds `prefix` and `suffix` at every field spec path (normally just `metadata/name`).
 pub fn add_name_affixes(resources: &mut ResMap, prefix: &str, suffix: &str, specs: &[FieldSpec]) -> Result<()> {
-    resources.for_each_mut(|r| {
+    resources.try_for_each_mut_parallel(|r| {
         let original = r.original_id();
         if is_skipped(&original.gvk) {
             return Ok(());
@@ -31,7 +31,7 @@ pub fn add_name_affixes(resources: &mut ResMap, prefix: &str, suffix: &str, spec
                     r.remember_current_id();
                 }
             }
-            walk(&mut r.value, &spec.path_parts(), spec.create, CreateKind::Scalar, &mut |node| {
+            walk_spec_path(&mut r.value, spec, CreateKind::Scalar, &mut |node| {
                 if let Value::String(s) = node {
                     *s = format!("{prefix}{s}{suffix}");
                 }

@@ -45,7 +45,7 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
             *node = Value::String(ns.to_string());
         }
     };
-    resources.for_each_mut(|r| {
+    resources.try_for_each_mut_parallel(|r| {
         // kustomize records the id before this transformer for every resource, moved or not.
         r.remember_current_id();
         if is_namespaced(r.api_version(), r.kind()) && !(options.unset_only && !r.namespace().is_empty()) {

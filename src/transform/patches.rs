@@ -9,9 +9,11 @@ use crate::kustomization::types::{Patch, Selector};
 use crate::kustomization::Loader;
 use crate::patch::{apply_json6902, strategic_merge, Schema};
 use crate::resource::{ResId, ResMap, Resource};
+use crate::yaml::memo::TextMemo;
 use crate::yaml::parse::parse_documents;
 
 /// A patch read from a file or written inline.
+#[derive(Clone)]
 pub enum LoadedPatch {
     /// One or more strategic merge patches (each a partial object).
     Strategic(Vec<Value>),
@@ -21,6 +23,11 @@ pub enum LoadedPatch {
 
 /// Parses patch text, telling a strategic merge patch (mappings) from a JSON 6902 one (a list).
 pub fn parse_patch_text(text: &str, origin: &str) -> Result<LoadedPatch> {
+    static PARSED: TextMemo<LoadedPatch> = TextMemo::new();
+    PARSED.get_or_parse(text, |text| parse_patch_text_once(text, origin))
+}
+
+fn parse_patch_text_once(text: &str, origin: &str) -> Result<LoadedPatch> {
     let docs = parse_documents(text).map_err(|e| Error::Parse {
         file: origin.to_string(),
         line: e.line,
@@ -100,29 +107,34 @@ fn merge_into(r: &mut Resource, patch: &Value, allow_name_change: bool, allow_ki
 }
 
 /// Applies strategic merge patches to the resources at `indices`, dropping the ones a patch deletes.
-/// Returns the ids of the resources the patch left exactly as they were.
+/// Applies a strategic merge patch to the resources at `indices`, dropping the ones it deletes;
+/// returns the ids of the resources the patch left exactly as they were.
 fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, options: (bool, bool), schema: &Schema) -> Result<Vec<ResId>> {
-    let mut deleted = Vec::new();
-    let mut unchanged = Vec::new();
-    for &i in indices {
-        let r = resources.get_mut(i);
+    let outcomes = resources.map_positions_mut(indices, |r| {
         let before = r.value.clone();
         let mut copy = patch.clone();
         // The patch takes the target's apiVersion, as kustomize's ApplySmPatch does.
         if let (Some(obj), api) = (copy.as_object_mut(), r.api_version().to_string()) {
             obj.insert("apiVersion".into(), Value::String(api));
         }
-        if !merge_into(r, &copy, options.0, options.1, schema)? {
+        let kept = merge_into(r, &copy, options.0, options.1, schema)?;
+        Ok::<_, Error>((kept, kept && r.value == before, r.current_id()))
+    });
+    let mut deleted = Vec::new();
+    let mut unchanged = Vec::new();
+    for (&i, outcome) in indices.iter().zip(outcomes) {
+        let (kept, same, id) = outcome?;
+        if !kept {
             deleted.push(i);
-        } else if r.value == before {
-            unchanged.push(r.current_id());
+        } else if same {
+            unchanged.push(id);
         }
     }
     if !deleted.is_empty() {
         let mut index = 0;
         resources.retain(|_| {
             index += 1;
-            !deleted.contains(&(index - 1))
+            deleted.binary_search(&(index - 1)).is_err()
         });
     }
     Ok(unchanged)
@@ -249,16 +261,16 @@ fn apply_json6902_to_selected(resources: &mut ResMap, target: &Selector, ops: &V
     if selected.is_empty() {
         diagnostics.unmatched(kustomization, &format!("patch {described} selects no resource"));
     }
-    let mut unchanged = Vec::new();
-    for i in selected {
-        let r = resources.get_mut(i);
+    let results = resources.map_positions_mut(&selected, |r| {
         r.remember_current_id();
-        let id = r.current_id();
         let before = r.value.clone();
-        apply_json6902(&mut r.value, ops).map_err(|e| Error::msg(format!("{e} (patching {id})")))?;
-        if r.value == before {
-            unchanged.push(id);
-        }
+        apply_json6902(&mut r.value, ops)
+            .map_err(|e| Error::msg(format!("{e} (patching {})", r.previous_ids.last().expect("just remembered"))))?;
+        Ok::<_, Error>((r.value == before).then(|| r.current_id()))
+    });
+    let mut unchanged = Vec::new();
+    for result in results {
+        unchanged.extend(result?);
     }
     warn_unchanged(unchanged, diagnostics, kustomization, described);
     Ok(())
@@ -272,6 +284,10 @@ pub fn select(resources: &ResMap, target: &Selector) -> Result<Vec<usize>> {
         let mut found = resources.positions_named(name);
         found.retain(|&i| compiled.matches(resources.get(i)));
         return Ok(found);
+    }
+    if resources.is_large() {
+        use rayon::prelude::*;
+        return Ok(resources.as_slice().par_iter().enumerate().filter(|(_, r)| compiled.matches(r)).map(|(i, _)| i).collect());
     }
     Ok(resources.iter().enumerate().filter(|(_, r)| compiled.matches(r)).map(|(i, _)| i).collect())
 }

@@ -1,7 +1,7 @@
 //! `replicas`: set the replica count of named workloads.
 use serde_json::Value;
 
-use super::fieldspec::{walk, CreateKind, FieldSpec};
+use super::fieldspec::{walk_spec_path, CreateKind, FieldSpec};
 use crate::error::{Error, Result};
 use crate::kustomization::types::Replica;
 use crate::resource::ResMap;
@@ -17,7 +17,7 @@ pub fn set_replicas(resources: &mut ResMap, replica: &Replica, specs: &[FieldSpe
                 continue;
             }
             found = true;
-            walk(&mut r.value, &spec.path_parts(), spec.create, CreateKind::Scalar, &mut |node| {
+            walk_spec_path(&mut r.value, spec, CreateKind::Scalar, &mut |node| {
                 *node = Value::from(replica.count);
                 Ok(())
             })?;

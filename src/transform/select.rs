@@ -90,16 +90,14 @@ impl CompiledSelector {
         let (group, version) = split_api_version(api_version);
         let kind = r.kind();
         let ok = |re: &Option<Pattern>, a: &str, b: &str| re.as_ref().is_none_or(|re| re.is_match(a) || re.is_match(b));
-        let (original_name, original_namespace) = match r.previous_ids.first() {
-            Some(id) => (id.name.as_str(), effective_namespace(id)),
-            None => (r.name(), effective_namespace_of(api_version, kind, r.namespace())),
-        };
-        ok(&self.group, group, group)
+        let original = r.previous_ids.first();
+        ok(&self.kind, kind, kind)
+            && ok(&self.group, group, group)
             && ok(&self.version, version, version)
-            && ok(&self.kind, kind, kind)
-            && ok(&self.name, original_name, r.name())
+            && ok(&self.name, original.map_or(r.name(), |id| &id.name), r.name())
             && self.namespace.as_ref().is_none_or(|re| {
-                re.is_match(original_namespace) || re.is_match(effective_namespace_of(api_version, kind, r.namespace()))
+                let current = effective_namespace_of(api_version, kind, r.namespace());
+                re.is_match(original.map_or(current, effective_namespace)) || re.is_match(current)
             })
             && self.labels.iter().all(|q| q.matches(r.labels()))
             && self.annotations.iter().all(|q| q.matches(r.annotations()))

@@ -1,5 +1,6 @@
 //! YAML at the edges: parsing (typed as kustomize types scalars) and kustomize's exact output bytes.
 pub mod emit;
+pub mod memo;
 pub mod parse;
 
 /// A JSON number as Go's `encoding/json` prints it (kustomize round-trips every resource through it).

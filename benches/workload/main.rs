@@ -1,0 +1,263 @@
+//! Build time, CPU time and peak memory of `peerpods-build build` on generated trees of growing
+//! size, next to the parse + emit floor (every input file parsed and every document emitted with
+//! the project's own parser and emitter, on one thread) and next to `kubectl kustomize`, whose
+//! output each build must equal byte for byte.
+//!
+//!     cargo bench --bench workload -- [--sizes 10,50,100,200,500] [--overlays 4] [--runs 3]
+//!         [--kubectl-max-apps 100] [--bin PATH] [--work DIR] [--write-results benches/RESULTS.md]
+//!     cargo bench --bench workload -- --generate OUT_DIR --apps N [--overlays M] [--seed S]
+//!
+//! kubectl's outputs are kept in the work folder (keyed by the tree's digest), so sizes too slow
+//! to wait for every time are compared with the output of an earlier run: run once with a large
+//! `--kubectl-max-apps` to record them.
+mod generator;
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use generator::{env_list, Workload};
+use peerpods_build::yaml::{emit::emit_stream, parse::parse_documents};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+const KUBECTL: &str = "/usr/lib/google-cloud-sdk/bin/kubectl.1.33";
+
+/// The floor is measured with the allocator the peerpods-build binary uses.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+struct Options {
+    sizes: Vec<usize>,
+    overlays: usize,
+    seed: u64,
+    runs: usize,
+    kubectl_max_apps: usize,
+    bin: PathBuf,
+    work: PathBuf,
+    write_results: Option<PathBuf>,
+}
+
+/// Wall time, CPU time and peak resident memory of one run.
+#[derive(Clone, Copy)]
+struct Usage {
+    wall: Duration,
+    cpu: Duration,
+    peak_kib: u64,
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let value = |name: &str| args.iter().position(|a| a == name).map(|i| args.get(i + 1).cloned().unwrap_or_else(|| panic!("{name} needs a value")));
+    let number = |name: &str, default: usize| value(name).map(|v| v.parse().unwrap_or_else(|_| panic!("{name}: not a number"))).unwrap_or(default);
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if let Some(out) = value("--generate") {
+        let workload = Workload { apps: number("--apps", 10), overlays: number("--overlays", 3), seed: number("--seed", 1) as u64 };
+        workload.write(Path::new(&out)).expect("writing the tree");
+        for env in env_list(workload.overlays) {
+            println!("envs/{}", env.name);
+        }
+        return;
+    }
+    let options = Options {
+        sizes: value("--sizes")
+            .unwrap_or_else(|| "10,50,100,200,500".into())
+            .split(',')
+            .map(|s| s.trim().parse().expect("--sizes: numbers separated by commas"))
+            .collect(),
+        overlays: number("--overlays", 4),
+        seed: number("--seed", 1) as u64,
+        runs: number("--runs", 3).max(1),
+        kubectl_max_apps: number("--kubectl-max-apps", 100),
+        bin: value("--bin").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_peerpods-build"))),
+        work: value("--work").map(PathBuf::from).unwrap_or_else(|| manifest.join("target/workload-bench")),
+        write_results: value("--write-results").map(PathBuf::from),
+    };
+    std::fs::create_dir_all(&options.work).expect("creating the work folder");
+    let env = env_list(options.overlays).into_iter().next().expect("at least one overlay").name;
+
+    let mut table = String::new();
+    table.push_str("| apps | resources | output | parse+emit floor | peerpods-build wall | CPU | peak memory | wall / floor | kubectl kustomize wall | CPU | peak memory | output identical |\n");
+    table.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---|\n");
+    print!("{table}");
+    let mut rows = Vec::new();
+    for &apps in &options.sizes {
+        let workload = Workload { apps, overlays: options.overlays, seed: options.seed };
+        let root = options.work.join(format!("tree-{apps}"));
+        workload.write(&root).expect("writing the tree");
+        let digest = tree_digest(&workload);
+        let dir = root.join("envs").join(&env);
+
+        let floor = (0..options.runs).map(|_| parse_emit_floor(&dir)).min().unwrap();
+        let out_file = options.work.join(format!("out-{apps}.yaml"));
+        let ours = (0..options.runs)
+            .map(|_| run(Command::new(&options.bin).arg("build").arg(&dir), &out_file).expect("peerpods-build runs"))
+            .min_by_key(|u| u.wall)
+            .unwrap();
+        let output = std::fs::read(&out_file).unwrap();
+        let resources = if output.is_empty() { 0 } else { output.windows(5).filter(|w| w == b"\n---\n").count() + 1 };
+
+        let (kubectl, identical) = reference(&options, apps, &digest, &dir, &output);
+        let row = format!(
+            "| {apps} | {resources} | {:.1} MB | {} | {} | {} | {} | {:.2} | {} | {} | {} | {identical} |\n",
+            output.len() as f64 / 1e6,
+            seconds(floor),
+            seconds(ours.wall),
+            seconds(ours.cpu),
+            mib(ours.peak_kib),
+            ours.wall.as_secs_f64() / floor.as_secs_f64(),
+            kubectl.map_or("-".into(), |k| seconds(k.wall)),
+            kubectl.map_or("-".into(), |k| seconds(k.cpu)),
+            kubectl.map_or("-".into(), |k| mib(k.peak_kib)),
+        );
+        print!("{row}");
+        table.push_str(&row);
+        rows.push((apps, floor, ours, identical));
+    }
+
+    let mut verdict = String::new();
+    if let Some((_, floor, ours, _)) = rows.iter().find(|r| r.0 == 500) {
+        let _ = writeln!(verdict, "- 500 apps: wall {} (goal: under 1 s), {:.2}x the floor (goal: at most 2x), peak {} (goal: under 150 MiB)",
+            seconds(ours.wall), ours.wall.as_secs_f64() / floor.as_secs_f64(), mib(ours.peak_kib));
+    }
+    if let (Some(a), Some(b)) = (rows.iter().find(|r| r.0 == 50), rows.iter().find(|r| r.0 == 500)) {
+        let _ = writeln!(verdict, "- 50 to 500 apps: wall grows {:.1}x (goal: at most 12x)", b.2.wall.as_secs_f64() / a.2.wall.as_secs_f64());
+    }
+    let different = rows.iter().filter(|r| r.3.starts_with("DIFFERS")).count();
+    let _ = writeln!(verdict, "- outputs differing from kubectl kustomize: {different}");
+    print!("\n{verdict}");
+
+    if let Some(path) = &options.write_results {
+        let text = format!(
+            "# Benchmark results\n\nProduced by `cargo bench --bench workload -- --write-results {}` on {} ({} cores): \
+             `envs/{env}` of generated trees with {} overlays (seed {}), best of {} runs for peerpods-build and the floor, \
+             one run for kubectl kustomize (kustomize v5.6.0).\n\n\
+             The floor is the time to parse every input file of the build and emit every document, with the project's own \
+             parser and emitter on one thread. Peak memory is the maximum resident set size.\n\n{table}\n{verdict}",
+            path.display(),
+            cpu_model(),
+            std::thread::available_parallelism().map_or(1, |n| n.get()),
+            options.overlays,
+            options.seed,
+            options.runs,
+        );
+        std::fs::write(path, text).expect("writing the results");
+    }
+    if different > 0 {
+        std::process::exit(1);
+    }
+}
+
+/// kubectl's usage (when it ran now) and whether our output equals its output.
+fn reference(options: &Options, apps: usize, digest: &str, dir: &Path, ours: &[u8]) -> (Option<Usage>, String) {
+    let kept = options.work.join(format!("kubectl-{apps}-{}.yaml", &digest[..16]));
+    let mut usage = None;
+    if !kept.exists() {
+        if !Path::new(KUBECTL).exists() {
+            return (None, "not checked (no kubectl)".into());
+        }
+        if apps > options.kubectl_max_apps {
+            return (None, format!("not checked (kubectl skipped above {} apps)", options.kubectl_max_apps));
+        }
+        let tmp = kept.with_extension("partial");
+        let u = run(Command::new(KUBECTL).arg("kustomize").arg(dir), &tmp).expect("kubectl runs");
+        std::fs::rename(&tmp, &kept).unwrap();
+        std::fs::write(kept.with_extension("usage"), format!("{} {} {}", u.wall.as_secs_f64(), u.cpu.as_secs_f64(), u.peak_kib)).unwrap();
+        usage = Some(u);
+    } else if let Ok(text) = std::fs::read_to_string(kept.with_extension("usage")) {
+        let parts: Vec<f64> = text.split_whitespace().filter_map(|p| p.parse().ok()).collect();
+        if let [wall, cpu, peak] = parts[..] {
+            usage = Some(Usage { wall: Duration::from_secs_f64(wall), cpu: Duration::from_secs_f64(cpu), peak_kib: peak as u64 });
+        }
+    }
+    let identical = if std::fs::read(&kept).unwrap() == ours { "yes" } else { "DIFFERS" };
+    (usage, identical.into())
+}
+
+/// A digest of the generated tree, naming kept reference outputs.
+fn tree_digest(workload: &Workload) -> String {
+    let mut hasher = Sha256::new();
+    for (path, text) in workload.files() {
+        hasher.update(path.as_bytes());
+        hasher.update([0]);
+        hasher.update(text.as_bytes());
+        hasher.update([0]);
+    }
+    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Runs a command with stdout to `out`, measuring it through `wait4`.
+fn run(command: &mut Command, out: &Path) -> std::io::Result<Usage> {
+    let file = std::fs::File::create(out)?;
+    let start = Instant::now();
+    let child = command.stdout(file).stderr(Stdio::null()).spawn()?;
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, whose id std gave us; `usage` is a valid rusage.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    let wall = start.elapsed();
+    if pid < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
+        return Err(std::io::Error::other(format!("{command:?} failed")));
+    }
+    let time = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+    Ok(Usage { wall, cpu: time(usage.ru_utime) + time(usage.ru_stime), peak_kib: usage.ru_maxrss as u64 })
+}
+
+/// Reads and parses every file the build of `dir` reads, then emits every document.
+fn parse_emit_floor(dir: &Path) -> Duration {
+    let mut files = BTreeSet::new();
+    inputs(dir, &mut files);
+    let start = Instant::now();
+    let mut docs: Vec<Value> = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        docs.extend(parse_documents(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display())).into_iter().filter(|d| !d.is_null()));
+    }
+    let out = emit_stream(docs.iter());
+    let elapsed = start.elapsed();
+    std::hint::black_box(out);
+    elapsed
+}
+
+/// The kustomization files, resource files and patch files of a build (each once).
+fn inputs(dir: &Path, files: &mut BTreeSet<PathBuf>) {
+    let file = dir.join("kustomization.yaml").canonicalize().unwrap();
+    if !files.insert(file.clone()) {
+        return;
+    }
+    let k = parse_documents(&std::fs::read_to_string(&file).unwrap()).unwrap().into_iter().next().unwrap_or(Value::Null);
+    let list = |key: &str| k.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
+    for entry in list("resources").iter().chain(&list("components")).filter_map(Value::as_str) {
+        let path = dir.join(entry);
+        if path.is_dir() {
+            inputs(&path, files);
+        } else {
+            files.insert(path.canonicalize().unwrap());
+        }
+    }
+    for patch in list("patches") {
+        if let Some(path) = patch.get("path").and_then(Value::as_str) {
+            files.insert(dir.join(path).canonicalize().unwrap());
+        }
+    }
+}
+
+fn seconds(d: Duration) -> String {
+    format!("{:.3} s", d.as_secs_f64())
+}
+
+fn mib(kib: u64) -> String {
+    format!("{:.0} MiB", kib as f64 / 1024.0)
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| t.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split(':').nth(1)).map(|m| m.trim().to_string()))
+        .unwrap_or_else(|| "an unknown CPU".into())
+}
