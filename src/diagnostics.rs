@@ -17,6 +17,11 @@ impl Diagnostics {
         }
     }
 
+    /// A notice printed each time its cause is met (kustomize repeats deprecation warnings per file).
+    pub fn notice(&mut self, text: impl Into<String>) {
+        self.warnings.push(text.into());
+    }
+
     /// A patch target or image rule that matched nothing: kustomize is silent, we are not.
     pub fn unmatched(&mut self, kustomization: &str, what: &str) {
         let text = format!("{kustomization}: {what}");

@@ -3,6 +3,7 @@
 //! [`build`] is the whole pipeline, in kustomize's order: accumulate the kustomization tree
 //! ([`target`]), then, at the top level only, add hash suffixes, fix name references, resolve
 //! vars, drop local-config resources and sort.
+pub mod build_metadata;
 pub mod diagnostics;
 pub mod error;
 pub mod generate;
@@ -52,33 +53,48 @@ impl Build {
     }
 }
 
+/// A failed build: the error, and the warnings met before it (kustomize prints both).
+#[derive(Debug)]
+pub struct BuildFailure {
+    pub error: Error,
+    pub diagnostics: Diagnostics,
+}
+
 /// Builds the kustomization in `dir`, as `kustomize build DIR` does.
-pub fn build(dir: &Path, options: &BuildOptions) -> Result<Build> {
-    let loader = Loader::new(dir, options.load_restrictor)?;
-    let mut ctx = target::Context::new(options.load_restrictor);
-    let top = target::Target::load(loader, &mut ctx.diagnostics)?;
-    if top.kustomization.kind == "Component" {
-        return Err(Error::msg(format!("expected kind != 'Component' for path '{}'", top.loader.root().display())));
+pub fn build(dir: &Path, options: &BuildOptions) -> Result<Build, BuildFailure> {
+    let loader = Loader::new(dir, options.load_restrictor)
+        .map_err(|error| BuildFailure { error, diagnostics: Diagnostics::default() })?;
+    let mut ctx = target::Context::new(options.load_restrictor, &loader);
+    match build_in(&mut ctx, loader, options) {
+        Ok(resources) => Ok(Build { resources, diagnostics: ctx.diagnostics }),
+        Err(error) => Err(BuildFailure { error, diagnostics: ctx.diagnostics }),
     }
+}
+
+fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -> Result<ResMap> {
+    let top = target::Target::load(loader, &mut ctx.diagnostics)?;
     let mut acc = target::Accumulated::default();
-    target::accumulate(&mut ctx, &top, &mut acc)?;
-    let mut resources = acc.resources;
+    target::accumulate(ctx, &top, &mut acc)?;
+    let mut resources = std::mem::take(&mut acc.resources);
+    let tables = acc.tables();
 
     add_hash_suffixes(&mut resources);
-    transform::namereference::resolve_name_references(&mut resources, &acc.tables.name_reference)?;
-    transform::vars::resolve_vars(&mut resources, &acc.vars, &acc.tables.var_reference)?;
+    transform::namereference::resolve_name_references(&mut resources, &tables.name_reference)?;
+    transform::vars::resolve_vars(&mut resources, &acc.vars, &tables.var_reference)?;
     resources.retain(|r| !r.is_local_config());
+    build_metadata::annotate(&mut resources, &top.kustomization.build_metadata);
     order(&mut resources, &top.kustomization, options)?;
-    Ok(Build { resources, diagnostics: ctx.diagnostics })
+    Ok(resources)
 }
 
 /// Generated ConfigMaps and Secrets get `-<hash of their final content>` appended to their names.
-fn add_hash_suffixes(resources: &mut ResMap) {
+pub(crate) fn add_hash_suffixes(resources: &mut ResMap) {
     let _ = resources.try_for_each_mut_parallel(|r| {
         if r.needs_hash_suffix {
             let hash = generate::hash::content_hash(&r.value);
             let name = format!("{}-{hash}", r.name());
             r.set_name(&name);
+            r.needs_hash_suffix = false;
         }
         Ok::<(), std::convert::Infallible>(())
     });
@@ -86,30 +102,31 @@ fn add_hash_suffixes(resources: &mut ResMap) {
 
 /// The output order: `--reorder` when given, else `sortOptions`, else kustomize's legacy order.
 fn order(resources: &mut ResMap, k: &kustomization::Kustomization, options: &BuildOptions) -> Result<()> {
-    let sort_options = k.sort_options.as_ref();
-    match (options.reorder, sort_options.map(|s| s.order.as_str())) {
-        (Some(Reorder::None), _) => {}
+    match (options.reorder, &k.sort_options) {
+        (Some(Reorder::None), _) => Ok(()),
         (Some(Reorder::Legacy), _) | (None, None) => {
-            sort::legacy_sort(resources, &sort::default_order_first(), &sort::default_order_last())
+            sort::legacy_sort(resources, &sort::default_order_first(), &sort::default_order_last());
+            Ok(())
         }
-        (None, Some("fifo")) => {
-            if sort_options.is_some_and(|s| s.legacy_sort_options.is_some()) {
-                return Err(Error::msg(
-                    "the field 'sortOptions.legacySortOptions' is set but the selected sort order is 'fifo', not 'legacy'",
-                ));
-            }
-        }
-        (None, Some("legacy")) => {
-            let legacy = sort_options.and_then(|s| s.legacy_sort_options.clone()).unwrap_or_default();
-            let first = if legacy.order_first.is_empty() && legacy.order_last.is_empty() { sort::default_order_first() } else { legacy.order_first };
-            let last = if first.is_empty() && legacy.order_last.is_empty() { sort::default_order_last() } else { legacy.order_last };
-            sort::legacy_sort(resources, &first, &last);
-        }
-        (None, Some(other)) => {
-            return Err(Error::msg(format!(
-                "unable to load builtin SortOrderTransformer.builtin.[noGrp]/SortOrderTransformer.[noNs]: the field 'sortOptions.order' must be one of [fifo, legacy], got '{other}'"
-            )))
-        }
+        (None, Some(sort_options)) => apply_sort_options(resources, sort_options),
     }
-    Ok(())
+}
+
+/// `sortOptions`: `fifo` keeps the input order; `legacy` sorts, with the given first/last kinds.
+fn apply_sort_options(resources: &mut ResMap, sort_options: &kustomization::types::SortOptions) -> Result<()> {
+    match sort_options.order.as_str() {
+        "fifo" if sort_options.legacy_sort_options.is_some() => Err(Error::msg(
+            "the field 'sortOptions.legacySortOptions' is set but the selected sort order is 'fifo', not 'legacy'",
+        )),
+        "fifo" => Ok(()),
+        "legacy" => {
+            let legacy = sort_options.legacy_sort_options.clone().unwrap_or_default();
+            let unset = legacy.order_first.is_empty() && legacy.order_last.is_empty();
+            let first = if unset { sort::default_order_first() } else { legacy.order_first };
+            let last = if unset { sort::default_order_last() } else { legacy.order_last };
+            sort::legacy_sort(resources, &first, &last);
+            Ok(())
+        }
+        other => Err(Error::msg(format!("the field 'sortOptions.order' must be one of [fifo, legacy], got '{other}'"))),
+    }
 }

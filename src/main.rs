@@ -113,7 +113,15 @@ fn run_build(args: &BuildArgs) -> Result<(), String> {
     if args.dirs.len() > 1 {
         return run_builds(args, &options);
     }
-    let result = build(&args.dirs[0], &options).map_err(|e| e.to_string())?;
+    let result = match build(&args.dirs[0], &options) {
+        Ok(result) => result,
+        Err(failure) => {
+            for warning in &failure.diagnostics.warnings {
+                eprintln!("{warning}");
+            }
+            return Err(failure.error.to_string());
+        }
+    };
     for warning in &result.diagnostics.warnings {
         eprintln!("{warning}");
     }
@@ -149,7 +157,14 @@ fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
     let mut failed = 0;
     for dir in &args.dirs {
         // One build at a time (each is parallel inside): only one build's resources in memory.
-        let written = build(dir, options).map_err(|e| e.to_string()).and_then(|result| {
+        let written = build(dir, options)
+            .map_err(|failure| {
+                for warning in &failure.diagnostics.warnings {
+                    eprintln!("{warning}");
+                }
+                failure.error.to_string()
+            })
+            .and_then(|result| {
             for warning in &result.diagnostics.warnings {
                 eprintln!("{warning}");
             }
@@ -176,15 +191,27 @@ fn output_name(dir: &Path) -> Result<String, String> {
     real.file_name().map(|n| n.to_string_lossy().into_owned()).ok_or_else(|| format!("{}: a directory with no name", dir.display()))
 }
 
-/// One file per resource, named as kustomize names them (`[namespace_]group_kind_name.yaml`).
+/// One file per resource, named as kustomize names them: `[group_]version_kind_name.yaml`, with the
+/// namespace (`default` for none) in front when the namespaced resources span several namespaces.
 fn write_individual_files(dir: &Path, result: &peerpods_build::Build) -> Result<(), String> {
-    let namespaces: std::collections::BTreeSet<&str> = result.resources.iter().map(|r| r.namespace()).filter(|n| !n.is_empty()).collect();
+    use peerpods_build::resource::scope::is_namespaced;
+    let namespace_of = |r: &peerpods_build::resource::Resource| match r.namespace() {
+        "" => "default".to_string(),
+        ns => ns.to_string(),
+    };
+    let namespaces: std::collections::BTreeSet<String> =
+        result.resources.iter().filter(|r| is_namespaced(r.api_version(), r.kind())).map(namespace_of).collect();
     for r in result.resources.iter() {
         let gvk = r.gvk();
-        let kind = if gvk.group.is_empty() { gvk.kind.clone() } else { format!("{}_{}", gvk.group, gvk.kind) };
-        let mut name = format!("{}_{}.yaml", kind.to_lowercase(), r.name().to_lowercase());
-        if namespaces.len() > 1 && !r.namespace().is_empty() {
-            name = format!("{}_{name}", r.namespace().to_lowercase());
+        let mut name = [gvk.group.as_str(), gvk.version.as_str(), gvk.kind.as_str(), r.name()]
+            .iter()
+            .filter(|part| !part.is_empty())
+            .map(|part| part.to_lowercase())
+            .collect::<Vec<_>>()
+            .join("_");
+        name.push_str(".yaml");
+        if namespaces.len() > 1 && is_namespaced(r.api_version(), r.kind()) {
+            name = format!("{}_{name}", namespace_of(r).to_lowercase());
         }
         write_atomically(&dir.join(name), &peerpods_build::yaml::emit::emit_stream([&r.value]))?;
     }

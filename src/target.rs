@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::build_metadata;
 use crate::diagnostics::Diagnostics;
 use crate::error::{Error, Result};
 use crate::generate::{self, GeneratedKind};
@@ -22,16 +23,42 @@ use crate::yaml::parse::parse_documents;
 /// What one kustomization (and everything below it) contributes.
 pub struct Accumulated {
     pub resources: ResMap,
-    /// Field specs: the builtin ones plus `configurations` and `crds` from this tree (borrowed
-    /// while they are just the builtin ones, which most kustomizations never change).
-    pub tables: Cow<'static, FieldSpecTables>,
+    /// Field specs: each level's (the builtin ones, or them with its `configurations`), plus
+    /// `crds`, merged up the tree; `None` before any level has added its own. Borrowed while they
+    /// are just the builtin ones, which most kustomizations never change.
+    pub tables: Option<Cow<'static, FieldSpecTables>>,
     /// `vars` declared in this tree.
     pub vars: Vec<Value>,
 }
 
 impl Default for Accumulated {
     fn default() -> Self {
-        Accumulated { resources: ResMap::new(), tables: Cow::Borrowed(FieldSpecTables::builtin()), vars: Vec::new() }
+        Accumulated { resources: ResMap::new(), tables: None, vars: Vec::new() }
+    }
+}
+
+impl Accumulated {
+    /// The field specs in force (the builtin ones when nothing was added).
+    pub fn tables(&self) -> &FieldSpecTables {
+        self.tables.as_deref().unwrap_or_else(|| FieldSpecTables::builtin())
+    }
+
+    /// kustomize's `MergeConfig`: merging the builtin tables into themselves changes nothing,
+    /// so that case stays borrowed.
+    fn merge_tables(&mut self, other: Cow<'static, FieldSpecTables>) -> Result<()> {
+        match &mut self.tables {
+            // The builtin tables are stored merged already; anything else goes through `merge`,
+            // which sorts and resolves overlapping specs as kustomize does.
+            None if matches!(other, Cow::Borrowed(_)) => self.tables = Some(other),
+            None => {
+                let mut merged = FieldSpecTables::default();
+                merged.merge(other.into_owned())?;
+                self.tables = Some(Cow::Owned(merged));
+            }
+            Some(Cow::Borrowed(mine)) if matches!(other, Cow::Borrowed(theirs) if std::ptr::eq(*mine, theirs)) => {}
+            Some(mine) => mine.to_mut().merge(other.into_owned())?,
+        }
+        Ok(())
     }
 }
 
@@ -43,11 +70,39 @@ pub struct Context {
     pub custom_schema: Option<Schema>,
     /// Roots being accumulated, to refuse cycles.
     visiting: Vec<PathBuf>,
+    /// The top-level kustomization folder: origins are written relative to it.
+    top_root: PathBuf,
+    /// Whether an `openapi` field has chosen the schema already.
+    schema_chosen: bool,
 }
 
 impl Context {
-    pub fn new(restrictor: LoadRestrictor) -> Self {
-        Context { restrictor, diagnostics: Diagnostics::default(), custom_schema: None, visiting: Vec::new() }
+    pub fn new(restrictor: LoadRestrictor, top: &Loader) -> Self {
+        Context {
+            restrictor,
+            diagnostics: Diagnostics::default(),
+            custom_schema: None,
+            visiting: Vec::new(),
+            top_root: top.root().to_path_buf(),
+            schema_chosen: false,
+        }
+    }
+
+    /// A fresh context for a folder built apart: same root, restrictor, schema choice and stack.
+    fn fork(&self) -> Context {
+        Context {
+            restrictor: self.restrictor,
+            diagnostics: Diagnostics::default(),
+            custom_schema: None,
+            visiting: self.visiting.clone(),
+            top_root: self.top_root.clone(),
+            schema_chosen: self.schema_chosen,
+        }
+    }
+
+    /// A path as origin annotations write it: relative to the top-level kustomization.
+    fn relative(&self, path: &Path) -> String {
+        build_metadata::relative_path(path, &self.top_root)
     }
 }
 
@@ -64,18 +119,27 @@ impl Target {
     pub fn load(loader: Loader, diagnostics: &mut Diagnostics) -> Result<Target> {
         let file = loader.find_kustomization_file()?;
         let text = std::fs::read_to_string(&file).map_err(|e| Error::Io { path: file.clone(), message: e.to_string() })?;
-        static PARSED: TextMemo<Kustomization> = TextMemo::new();
-        let mut kustomization = PARSED.get_or_parse(&text, |text| {
-            let value = crate::yaml::parse::parse_document(text).map_err(|e| Error::Parse {
+        // Components and shared bases are read many times in a big build: parse each text once,
+        // but print its deprecation warnings each time, as kustomize does.
+        static PARSED: TextMemo<(Vec<String>, Kustomization)> = TextMemo::new();
+        let (warnings, mut kustomization) = PARSED.get_or_parse(&text, |text| {
+            let value = crate::yaml::parse::parse_document_last_key_wins(text).map_err(|e| Error::Parse {
                 file: file.display().to_string(),
                 line: e.line,
                 column: e.column,
                 message: e.message.clone(),
             })?;
             let value = if value.is_null() { Value::Object(Default::default()) } else { value };
-            serde_json::from_value(value).map_err(|e| Error::msg(format!("invalid Kustomization: {}: {e}", file.display())))
+            let value = crate::kustomization::types::canonicalize_field_names(value);
+            let warnings = deprecated_field_warnings(&value);
+            let kustomization: Kustomization = serde_json::from_value(value)
+                .map_err(|e| Error::msg(format!("invalid Kustomization: {}: {e}", file.display())))?;
+            Ok::<_, Error>((warnings, kustomization))
         })?;
-        fix_deprecated_fields(&mut kustomization, diagnostics);
+        for warning in warnings {
+            diagnostics.notice(warning);
+        }
+        fix_deprecated_fields(&mut kustomization);
         check_kind(&kustomization, &file)?;
         Ok(Target { loader, kustomization, file })
     }
@@ -92,7 +156,7 @@ impl Target {
 fn check_kind(k: &Kustomization, file: &Path) -> Result<()> {
     match k.kind.as_str() {
         "" | "Kustomization" => Ok(()),
-        "Component" if k.api_version == "kustomize.config.k8s.io/v1alpha1" => Ok(()),
+        "Component" if k.api_version.is_empty() || k.api_version == "kustomize.config.k8s.io/v1alpha1" => Ok(()),
         "Component" => Err(Error::msg(format!(
             "apiVersion for Component should be kustomize.config.k8s.io/v1alpha1: {}",
             file.display()
@@ -101,35 +165,33 @@ fn check_kind(k: &Kustomization, file: &Path) -> Result<()> {
     }
 }
 
-/// kustomize's `FixKustomization`: old field names folded into the new ones, with its warnings.
-fn fix_deprecated_fields(k: &mut Kustomization, diagnostics: &mut Diagnostics) {
-    let deprecated = |field: &str, instead: &str| {
-        format!(
-            "# Warning: '{field}' is deprecated. Please use '{instead}' instead. Run 'kustomize edit fix' to update your Kustomization automatically."
-        )
-    };
-    if !k.bases.is_empty() {
-        diagnostics.warn(deprecated("bases", "resources"));
-        let bases = std::mem::take(&mut k.bases);
-        k.resources.extend(bases);
-    }
-    if !k.common_labels.is_empty() {
-        diagnostics.warn(deprecated("commonLabels", "labels"));
-    }
-    if !k.patches_strategic_merge.is_empty() {
-        diagnostics.warn(deprecated("patchesStrategicMerge", "patches"));
-    }
-    if !k.patches_json6902.is_empty() {
-        diagnostics.warn(deprecated("patchesJson6902", "patches"));
-    }
-    if !k.image_tags.is_empty() {
-        diagnostics.warn(deprecated("imageTags", "images"));
-        let tags = std::mem::take(&mut k.image_tags);
-        k.images.extend(tags);
-    }
-    if !k.vars.is_empty() {
-        diagnostics.warn(deprecated("vars", "replacements"));
-    }
+/// Deprecated fields and what replaces them, in the order kustomize warns about them.
+const DEPRECATED_FIELDS: [(&str, &str); 6] = [
+    ("bases", "'resources' instead."),
+    ("commonLabels", "'labels' instead."),
+    ("imageTags", "'images' instead."),
+    ("patchesJson6902", "'patches' instead."),
+    ("patchesStrategicMerge", "'patches' instead."),
+    ("vars", "'replacements' instead. [EXPERIMENTAL]"),
+];
+
+/// kustomize's warnings for deprecated fields: printed whenever the field is written, even empty.
+fn deprecated_field_warnings(raw: &Value) -> Vec<String> {
+    DEPRECATED_FIELDS
+        .iter()
+        .filter(|(field, _)| raw.get(field).is_some())
+        .map(|(field, instead)| {
+            format!("# Warning: '{field}' is deprecated. Please use {instead} Run 'kustomize edit fix' to update your Kustomization automatically.")
+        })
+        .collect()
+}
+
+/// kustomize's `FixKustomization`: old field names folded into the new ones.
+fn fix_deprecated_fields(k: &mut Kustomization) {
+    let bases = std::mem::take(&mut k.bases);
+    k.resources.extend(bases);
+    let tags = std::mem::take(&mut k.image_tags);
+    k.images.extend(tags);
 }
 
 /// Accumulates a kustomization into `acc` (kustomize's `accumulateTarget`).
@@ -137,16 +199,24 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     let k = &target.kustomization;
     load_openapi(ctx, target)?;
     accumulate_resources(ctx, target, acc)?;
+    // kustomize's tables for this level: the builtin ones, with `configurations` merged over them.
+    let mut files = Vec::new();
     for path in &k.configurations {
         let (file, text) = target.loader.read(path)?;
         for doc in parse_file(&file, &text)? {
-            acc.tables.to_mut().merge(FieldSpecTables::from_config_value(&doc)?)?;
+            files.push(FieldSpecTables::from_config_value(&doc)?);
         }
     }
+    let level = if files.is_empty() {
+        Cow::Borrowed(FieldSpecTables::builtin())
+    } else {
+        Cow::Owned(FieldSpecTables::for_configurations(files)?)
+    };
+    acc.merge_tables(level)?;
     for path in &k.crds {
         let (file, text) = target.loader.read(path)?;
         for doc in parse_file(&file, &text)? {
-            acc.tables.to_mut().merge(FieldSpecTables::from_crd(&doc)?)?;
+            acc.merge_tables(Cow::Owned(FieldSpecTables::from_crd(&doc)?))?;
         }
     }
     run_generators(ctx, target, acc)?;
@@ -168,13 +238,18 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
         result?;
     }
     run_transformers(ctx, target, acc)?;
-    acc.vars.extend(k.vars.iter().cloned());
+    crate::transform::vars::merge_vars(&acc.resources, &mut acc.vars, &k.vars)?;
     Ok(())
 }
 
 /// `openapi: {path}` loads a custom schema; `openapi: {version}` may only name the builtin one.
+/// The outermost kustomization that sets either wins, as kustomize sets its schema once.
 fn load_openapi(ctx: &mut Context, target: &Target) -> Result<()> {
     let openapi = &target.kustomization.openapi;
+    if openapi.is_empty() || ctx.schema_chosen {
+        return Ok(());
+    }
+    ctx.schema_chosen = true;
     if let Some(path) = openapi.get("path") {
         if openapi.contains_key("version") {
             return Err(Error::msg("builtin version and custom schema provided, cannot use both"));
@@ -230,7 +305,9 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
         }
         if kinds[position] == EntryKind::File {
             let (file, text) = target.loader.read(entry).map_err(|e| e.context("accumulating resources"))?;
-            for resource in resources_from_file(&file, &text)? {
+            let origin = build_metadata::file_origin(&ctx.relative(&file));
+            for mut resource in resources_from_file(&file, &text)? {
+                resource.origin = Some(origin.clone());
                 acc.resources.append(resource).map_err(|e| e.context("accumulating resources"))?;
             }
         } else if kinds[position] == EntryKind::Folder {
@@ -244,9 +321,8 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
             };
             let sub = sub.map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
             acc.resources.append_all(sub.resources).map_err(|e| e.context("accumulating resources"))?;
-            // The builtin tables merged into themselves are themselves (a unit test checks it).
-            if !matches!((&acc.tables, &sub.tables), (Cow::Borrowed(_), Cow::Borrowed(_))) {
-                acc.tables.to_mut().merge(sub.tables.into_owned())?;
+            if let Some(tables) = sub.tables {
+                acc.merge_tables(tables)?;
             }
             merge_vars(&mut acc.vars, sub.vars)?;
         } else {
@@ -277,7 +353,7 @@ fn prebuild_directories(ctx: &Context, target: &Target, kinds: &[EntryKind]) -> 
                 return None;
             }
             let loader = target.loader.child(entry).ok()?;
-            let mut sub_ctx = Context { visiting: ctx.visiting.clone(), ..Context::new(ctx.restrictor) };
+            let mut sub_ctx = ctx.fork();
             let sub = accumulate_directory(&mut sub_ctx, loader);
             Some((sub, sub_ctx))
         })
@@ -310,11 +386,10 @@ impl EntryKind {
 impl Context {
     /// Takes in what a context of a folder built apart has collected.
     fn adopt(&mut self, other: Context) {
-        for warning in other.diagnostics.warnings {
-            self.diagnostics.warn(warning);
-        }
+        self.diagnostics.warnings.extend(other.diagnostics.warnings);
         self.diagnostics.unmatched.extend(other.diagnostics.unmatched);
-        if other.custom_schema.is_some() {
+        if other.schema_chosen && !self.schema_chosen {
+            self.schema_chosen = true;
             self.custom_schema = other.custom_schema;
         }
     }
@@ -391,13 +466,19 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     let global = k.generator_options.as_ref();
     let configmaps = k.config_map_generator.iter().map(|a| (GeneratedKind::ConfigMap, a));
     let secrets = k.secret_generator.iter().map(|a| (GeneratedKind::Secret, a));
+    let configured_in = ctx.relative(&target.file);
     for (kind, args) in configmaps.chain(secrets) {
-        let generated = generate::generate(kind, args, global, &target.loader)?;
+        let mut generated = generate::generate(kind, args, global, &target.loader)?;
+        let plugin = if kind == GeneratedKind::ConfigMap { "ConfigMapGenerator" } else { "SecretGenerator" };
+        generated.origin = Some(build_metadata::configured(&configured_in, plugin, None));
         absorb(&mut acc.resources, generated)?;
     }
     for entry in &k.generators {
+        let source = if target.loader.is_file(entry) { ctx.relative(&target.loader.resolve(entry)?) } else { configured_in.clone() };
         for config in load_plugin_configs(ctx, target, entry)? {
-            for generated in builtin_plugins::run_generator(&config, &target.loader)? {
+            let origin = build_metadata::configured_by_config(&source, &config);
+            for mut generated in builtin_plugins::run_generator(&config, &target.loader)? {
+                generated.origin = Some(origin.clone());
                 absorb(&mut acc.resources, generated)?;
             }
         }
@@ -447,7 +528,14 @@ fn copy_merge_metadata(new: &mut Resource, old: &Resource) {
     } else {
         new.metadata_mut().insert("namespace".into(), Value::String(ns));
     }
+    // A hash only when both layers want one: a merge into a plain ConfigMap, or an overlay that
+    // disables the hash, gives none.
+    new.needs_hash_suffix = old.needs_hash_suffix && new.needs_hash_suffix;
     new.previous_ids = old.previous_ids.clone();
+    if new.behavior == Behavior::Merge {
+        new.origin = old.origin.clone();
+    }
+    new.transformations = old.transformations.clone();
     new.prefixes = old.prefixes.clone();
     new.suffixes = old.suffixes.clone();
 }
@@ -465,21 +553,35 @@ fn merge_string_map_from(new: &mut Value, old: &Value, field: &str) {
 fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
     let k = &target.kustomization;
     let name = target.name();
+    let configured_in = ctx.relative(&target.file);
     let Accumulated { resources, tables, .. } = &mut *acc;
+    let tables: &FieldSpecTables = tables.as_deref().unwrap_or_else(|| FieldSpecTables::builtin());
+    let ran = |resources: &mut ResMap, kind: &str| {
+        build_metadata::record_transformer(resources, &build_metadata::configured(&configured_in, kind, None))
+    };
     let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
-    patches::apply_patches_strategic_merge(resources, &k.patches_strategic_merge, &target.loader, schema)?;
+    if !k.patches_strategic_merge.is_empty() {
+        patches::apply_patches_strategic_merge(resources, &k.patches_strategic_merge, &target.loader, schema, &mut ctx.diagnostics, &name)
+            .map_err(|e| e.context(format!("{name}: patchesStrategicMerge")))?;
+        ran(resources, "PatchStrategicMergeTransformer");
+    }
     for patch in &k.patches {
-        patches::apply_patch(resources, patch, &target.loader, schema, &mut ctx.diagnostics, &name)?;
+        patches::apply_patch(resources, patch, &target.loader, schema, &mut ctx.diagnostics, &name)
+            .map_err(|e| e.context(format!("{name}: patches")))?;
+        ran(resources, "PatchTransformer");
     }
     if !k.namespace.is_empty() {
         let options = NamespaceOptions { namespace: k.namespace.clone(), field_specs: tables.namespace.clone(), ..Default::default() };
         namespace::set_namespace(resources, &options)?;
+        ran(resources, "NamespaceTransformer");
     }
     if !k.name_prefix.is_empty() {
         name_affix::add_name_affixes(resources, &k.name_prefix, "", &tables.name_prefix)?;
+        ran(resources, "PrefixTransformer");
     }
     if !k.name_suffix.is_empty() {
         name_affix::add_name_affixes(resources, "", &k.name_suffix, &tables.name_suffix)?;
+        ran(resources, "SuffixTransformer");
     }
     for label in &k.labels {
         let mut specs: Vec<FieldSpec> =
@@ -487,23 +589,36 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         if label.include_selectors {
             merge_specs(&mut specs, &tables.common_labels);
         } else {
-            merge_specs(&mut specs, &[FieldSpec { gvk: Default::default(), path: "metadata/labels".into(), create: true }]);
             if label.include_templates {
                 merge_specs(&mut specs, &tables.template_labels);
             }
+            merge_specs(&mut specs, &[FieldSpec { gvk: Default::default(), path: "metadata/labels".into(), create: true }]);
+            // The `labels` table of `configurations` files extends where plain labels go.
+            merge_specs(&mut specs, &tables.labels);
         }
         metadata_maps::add_map_entries(resources, &label.pairs, &specs)?;
+        ran(resources, "LabelTransformer");
     }
-    metadata_maps::add_map_entries(resources, &k.common_labels, &tables.common_labels)?;
-    metadata_maps::add_map_entries(resources, &k.common_annotations, &tables.common_annotations)?;
+    if !k.common_labels.is_empty() {
+        metadata_maps::add_map_entries(resources, &k.common_labels, &tables.common_labels)?;
+        ran(resources, "LabelTransformer");
+    }
+    if !k.common_annotations.is_empty() {
+        metadata_maps::add_map_entries(resources, &k.common_annotations, &tables.common_annotations)?;
+        ran(resources, "AnnotationsTransformer");
+    }
     for patch in &k.patches_json6902 {
-        patches::apply_patch_json6902(resources, patch, &target.loader, &mut ctx.diagnostics, &name)?;
+        patches::apply_patch_json6902(resources, patch, &target.loader, &mut ctx.diagnostics, &name)
+            .map_err(|e| e.context(format!("{name}: patchesJson6902")))?;
+        ran(resources, "PatchJson6902Transformer");
     }
     for replica in &k.replicas {
         replicas::set_replicas(resources, replica, &tables.replicas)?;
+        ran(resources, "ReplicaCountTransformer");
     }
     if !k.images.is_empty() {
         let matched = images::set_images(resources, &k.images, &tables.images)?;
+        ran(resources, "ImageTagTransformer");
         for (image, hit) in k.images.iter().zip(matched) {
             if !hit {
                 ctx.diagnostics.unmatched(&name, &format!("images entry '{}' matches no image", image.name));
@@ -512,13 +627,16 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     }
     if !k.replacements.is_empty() {
         crate::transform::replacements::apply_replacements(resources, &k.replacements, &target.loader)?;
+        ran(resources, "ReplacementTransformer");
     }
     for entry in &k.transformers {
+        let source = if target.loader.is_file(entry) { ctx.relative(&target.loader.resolve(entry)?) } else { configured_in.clone() };
         let configs = load_plugin_configs(ctx, target, entry)?;
         let Accumulated { resources, .. } = acc;
         for config in configs {
             let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
             builtin_plugins::run_transformer(&config, resources, &target.loader, schema, &mut ctx.diagnostics, &name)?;
+            build_metadata::record_transformer(resources, &build_metadata::configured_by_config(&source, &config));
         }
     }
     if !k.helm_charts.is_empty() || !k.helm_chart_inflation_generator.is_empty() {

@@ -214,6 +214,42 @@ pub struct GeneratorOptions {
     pub immutable: bool,
 }
 
+/// Field names of the kustomization and builtin plugin config structs. kustomize decodes them with
+/// Go's `encoding/json`, which matches keys case-insensitively (`nameprefix:` sets `namePrefix`).
+const FIELD_NAMES: &[&str] = &[
+    "annotationSelector", "annotations", "apiVersion", "bases", "behavior", "buildMetadata", "commonAnnotations",
+    "commonLabels", "components", "configMapGenerator", "configurations", "count", "create", "crds", "digest",
+    "disableNameSuffixHash", "env", "envs", "fieldSpecs", "fields", "files", "generatorOptions", "generators",
+    "group", "helmChartInflationGenerator", "helmCharts", "helmGlobals", "imageTag", "imageTags", "images",
+    "immutable", "includeSelectors", "includeTemplates", "includeVolumeClaimTemplates", "jsonOp", "kind",
+    "labelSelector", "labels", "legacySortOptions", "literals", "metadata", "name", "namePrefix", "nameSuffix",
+    "namespace", "newName", "newTag", "openapi", "options", "orderFirst", "orderLast", "pairs", "patch",
+    "patches", "patchesJson6902", "patchesStrategicMerge", "path", "paths", "prefix", "replacements", "replica",
+    "replicas", "resources", "secretGenerator", "setRoleBindingSubjects", "sortOptions", "suffix", "tagSuffix",
+    "target", "transformers", "type", "unsetOnly", "validators", "vars", "version",
+];
+
+/// Fields whose values are user maps: their keys are data, never renamed.
+const MAP_FIELDS: &[&str] = &["annotations", "commonAnnotations", "commonLabels", "labels", "metadata", "openapi", "pairs"];
+
+/// Renames keys that match a known field name case-insensitively to that name, as Go's decoder
+/// would match them, without touching the keys of user maps (labels, annotations...).
+pub fn canonicalize_field_names(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| {
+                    let key = FIELD_NAMES.iter().find(|n| n.eq_ignore_ascii_case(&k)).map_or(k, |n| n.to_string());
+                    let v = if MAP_FIELDS.contains(&key.as_str()) { v } else { canonicalize_field_names(v) };
+                    (key, v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(canonicalize_field_names).collect()),
+        other => other,
+    }
+}
+
 /// The text kustomize gives a scalar written where a string is expected.
 pub fn scalar_text(v: &Value) -> Option<String> {
     match v {

@@ -35,6 +35,8 @@ pub struct Resource {
     pub generated: bool,
     /// `config.kubernetes.io/origin` data, when buildMetadata asks for it.
     pub origin: Option<Value>,
+    /// Transformer runs over this resource, for `transformerAnnotations`.
+    pub transformations: Vec<Value>,
 }
 
 impl Resource {
@@ -48,6 +50,7 @@ impl Resource {
             needs_hash_suffix: false,
             generated: false,
             origin: None,
+            transformations: Vec::new(),
         }
     }
 

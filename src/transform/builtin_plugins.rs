@@ -10,7 +10,7 @@ use super::{images, metadata_maps, name_affix, namespace, patches, replicas};
 use crate::diagnostics::Diagnostics;
 use crate::error::{Error, Result};
 use crate::generate::{self, GeneratedKind};
-use crate::kustomization::types::{lenient_map, GeneratorArgs, Image, Patch, Replica, Selector, StringMap};
+use crate::kustomization::types::{canonicalize_field_names, lenient_map, GeneratorArgs, Image, Patch, Replica, Selector, StringMap};
 use crate::kustomization::Loader;
 use crate::patch::Schema;
 use crate::resource::{ResMap, Resource};
@@ -53,37 +53,13 @@ fn plugin_kind(config: &Value) -> Result<(&str, &str)> {
     Ok((api_version, kind))
 }
 
-/// Field names of the builtin plugin configs. Go's JSON decoding matches keys case-insensitively
-/// (`Digest:` sets `digest`), so config keys are mapped onto these before deserializing.
-const CONFIG_FIELD_NAMES: &[&str] = &[
-    "annotationSelector", "annotations", "count", "create", "digest", "fieldSpecs", "group", "imageTag", "jsonOp",
-    "kind", "labelSelector", "labels", "name", "namespace", "newName", "newTag", "options", "path", "patch",
-    "patches", "paths", "prefix", "replacements", "replica", "setRoleBindingSubjects", "suffix", "tagSuffix",
-    "target", "unsetOnly", "version",
-];
-
-fn canonical_keys(value: Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(k, v)| {
-                    let key = CONFIG_FIELD_NAMES.iter().find(|n| n.eq_ignore_ascii_case(&k)).map_or(k, |n| n.to_string());
-                    (key, canonical_keys(v))
-                })
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.into_iter().map(canonical_keys).collect()),
-        other => other,
-    }
-}
-
 /// Deserializes a config after dropping the plugin's own apiVersion/kind/metadata.
 fn config_fields<T: for<'de> Deserialize<'de>>(config: &Value, kind: &str) -> Result<T> {
     let mut fields = config.as_object().cloned().unwrap_or_default();
     for k in ["apiVersion", "kind", "metadata"] {
         fields.shift_remove(k);
     }
-    serde_json::from_value(canonical_keys(Value::Object(fields))).map_err(|e| Error::msg(format!("unable to load builtin {kind}: {e}")))
+    serde_json::from_value(canonicalize_field_names(Value::Object(fields))).map_err(|e| Error::msg(format!("unable to load builtin {kind}: {e}")))
 }
 
 fn metadata_str<'a>(config: &'a Value, key: &str) -> &'a str {
@@ -225,9 +201,9 @@ pub fn run_transformer(
             if c.paths.is_empty() && c.patches.trim().is_empty() {
                 return Err(Error::msg("empty file path and empty patch content"));
             }
-            patches::apply_patches_strategic_merge(resources, &c.paths, loader, schema)?;
+            patches::apply_patches_strategic_merge(resources, &c.paths, loader, schema, diagnostics, kustomization)?;
             if !c.patches.trim().is_empty() {
-                patches::apply_inline_strategic_merge(resources, &c.patches, schema)?;
+                patches::apply_inline_strategic_merge(resources, &c.patches, schema, diagnostics, kustomization)?;
             }
             Ok(())
         }
@@ -244,6 +220,16 @@ pub fn run_transformer(
             let c: ReplacementConfig = config_fields(config, kind)?;
             super::replacements::apply_replacements(resources, &c.replacements, loader)
         }
+        "ValueAddTransformer" => add_value(config, resources, loader),
+        "HashTransformer" => {
+            crate::add_hash_suffixes(resources);
+            Ok(())
+        }
+        // kustomize only sorts at the top level, through `sortOptions`; as a plugin it fails to load.
+        "SortOrderTransformer" => Err(Error::msg(format!(
+            "unable to load builtin SortOrderTransformer.builtin.[noGrp]/{}.[noNs]: use the kustomization's sortOptions field instead",
+            metadata_str(config, "name")
+        ))),
         other => Err(Error::msg(format!("builtin transformer {other} is not supported"))),
     }
 }
@@ -253,13 +239,98 @@ pub fn run_generator(config: &Value, loader: &Loader) -> Result<Vec<Resource>> {
     let (_, kind) = plugin_kind(config)?;
     let generated = match kind {
         "ConfigMapGenerator" | "SecretGenerator" => {
-            let mut args: GeneratorArgs = config_fields(config, kind)?;
-            args.name = metadata_str(config, "name").to_string();
-            args.namespace = metadata_str(config, "namespace").to_string();
+            // Plugin configs are decoded leniently: unknown fields (such as `labels`) are ignored.
+            let known = ["namespace", "name", "behavior", "literals", "files", "envs", "env", "options", "type"];
+            let mut trimmed = config.clone();
+            if let Some(map) = trimmed.as_object_mut() {
+                map.retain(|k, _| known.contains(&k.as_str()) || matches!(k.as_str(), "apiVersion" | "kind" | "metadata"));
+            }
+            let mut args: GeneratorArgs = config_fields(&trimmed, kind)?;
+            // The config's own `name`/`namespace` win over its metadata's.
+            if args.name.is_empty() {
+                args.name = metadata_str(config, "name").to_string();
+            }
+            if args.namespace.is_empty() {
+                args.namespace = metadata_str(config, "namespace").to_string();
+            }
             let kind = if kind == "ConfigMapGenerator" { GeneratedKind::ConfigMap } else { GeneratedKind::Secret };
             generate::generate(kind, &args, None, loader)?
         }
+        "IAMPolicyGenerator" => iam_policy_service_account(config)?,
         other => return Err(Error::msg(format!("builtin generator {other} is not supported"))),
     };
     Ok(vec![generated])
+}
+
+/// IAMPolicyGenerator (GKE workload identity): a ServiceAccount annotated with the Google service
+/// account it acts as.
+fn iam_policy_service_account(config: &Value) -> Result<Resource> {
+    let text = |path: &[&str]| -> String {
+        let mut v = config;
+        for key in path {
+            v = match v.get(key) {
+                Some(next) => next,
+                None => return String::new(),
+            };
+        }
+        v.as_str().map(str::to_string).unwrap_or_default()
+    };
+    let cloud = text(&["cloud"]);
+    if cloud != "gke" {
+        return Err(Error::msg(format!("IAMPolicyGenerator: cloud '{cloud}' is not supported (only gke)")));
+    }
+    let (name, namespace) = (text(&["kubernetesService", "name"]), text(&["kubernetesService", "namespace"]));
+    let account = format!("{}@{}.iam.gserviceaccount.com", text(&["serviceAccount", "name"]), text(&["serviceAccount", "projectId"]));
+    let mut metadata = serde_json::Map::new();
+    metadata.insert("annotations".into(), serde_json::json!({ "iam.gke.io/gcp-service-account": account }));
+    metadata.insert("name".into(), Value::String(name));
+    if !namespace.is_empty() {
+        metadata.insert("namespace".into(), Value::String(namespace));
+    }
+    Ok(Resource::new(serde_json::json!({ "apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata })))
+}
+
+/// ValueAddTransformer: writes `value` at each target's field path (created when missing), or, with
+/// `filePathPosition: N`, inserts it as the N-th segment of the slash-separated path already there.
+fn add_value(config: &Value, resources: &mut ResMap, loader: &Loader) -> Result<()> {
+    let value = config.get("value").and_then(Value::as_str).unwrap_or("").to_string();
+    let targets = match config.get("targetFilePath").and_then(Value::as_str) {
+        Some(path) => {
+            let (file, text) = loader.read(path)?;
+            crate::yaml::parse::parse_document(&text)
+                .map_err(|e| Error::Parse { file: file.display().to_string(), line: e.line, column: e.column, message: e.message.clone() })?
+                .get("targets")
+                .cloned()
+        }
+        None => config.get("targets").cloned(),
+    };
+    for target in targets.as_ref().and_then(Value::as_array).into_iter().flatten() {
+        let selector: Option<Selector> = match target.get("selector") {
+            Some(s) => Some(serde_json::from_value(canonicalize_field_names(s.clone())).map_err(|e| Error::msg(format!("ValueAddTransformer selector: {e}")))?),
+            None => None,
+        };
+        let field_path = target.get("fieldPath").and_then(Value::as_str).unwrap_or("");
+        let position = target.get("filePathPosition").and_then(Value::as_u64).unwrap_or(0) as usize;
+        let selected = match &selector {
+            Some(s) => patches::select(resources, s)?,
+            None => (0..resources.len()).collect(),
+        };
+        let spec = FieldSpec { gvk: Default::default(), path: field_path.to_string(), create: true };
+        for i in selected {
+            let r = resources.get_mut(i);
+            super::fieldspec::walk(&mut r.value, &spec.path_parts(), true, super::fieldspec::CreateKind::Scalar, &mut |node| {
+                let current = node.as_str().unwrap_or("").to_string();
+                *node = Value::String(if position == 0 || current.is_empty() {
+                    value.clone()
+                } else {
+                    let mut parts: Vec<&str> = current.split('/').collect();
+                    parts.insert((position - 1).min(parts.len()), &value);
+                    parts.join("/")
+                });
+                Ok(())
+            })?;
+        }
+    }
+    resources.reindex();
+    Ok(())
 }

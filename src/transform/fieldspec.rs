@@ -127,9 +127,14 @@ pub fn walk<S: AsRef<str>>(
                 map.insert(name.to_string(), fresh);
             }
             let Some(child) = map.get_mut(name) else { return Ok(()) };
-            // A field that exists but is null takes the kind it is being created as.
-            if child.is_null() && creating && !(rest.is_empty() && create_kind == CreateKind::Scalar) {
-                *child = Value::Object(Map::new());
+            // A field that exists but is null takes the kind the path says it has (kyaml does this
+            // even when not creating, for `name[]` sequence hints).
+            if child.is_null() {
+                if is_seq {
+                    *child = Value::Array(Vec::new());
+                } else if creating && !(rest.is_empty() && create_kind == CreateKind::Scalar) {
+                    *child = Value::Object(Map::new());
+                }
             }
             walk(child, rest, create, create_kind, visit)
                 .map_err(|e| e.context(format!("fieldName: {name}")))

@@ -57,6 +57,25 @@ impl FieldSpecTables {
         })
     }
 
+    /// The tables one kustomization brings (kustomize's `MakeTransformerConfig`): the builtin
+    /// tables merged with its `configurations:` files, the files first merged in order into an
+    /// empty configuration. Merge the result into the tree's accumulated tables, which start
+    /// empty and take each base's tables first, then the kustomization's `crds:`. The repeated,
+    /// sorted merging is what lets a file's `metadata/name` spec for one kind drop the builtin
+    /// spec for every kind, as it does in kustomize.
+    pub fn for_configurations(files: Vec<FieldSpecTables>) -> Result<FieldSpecTables> {
+        let mut tables = FieldSpecTables::builtin().clone();
+        if files.is_empty() {
+            return Ok(tables);
+        }
+        let mut loaded = FieldSpecTables::default();
+        for file in files {
+            loaded.merge(file)?;
+        }
+        tables.merge(loaded)?;
+        Ok(tables)
+    }
+
     /// Reads one configuration file (`namePrefix: [...]`, `nameReference: [...]`, ...). Keys are
     /// matched without regard to case and unknown keys are ignored, as Go's JSON decoding does;
     /// the tables come out sorted, as kustomize sorts them after loading.
@@ -449,6 +468,46 @@ mod tests {
         let bee = kinds.iter().position(|k| *k == "Bee").unwrap();
         assert_eq!(kinds[bee - 1], "IngressClass");
         assert_eq!(kinds[bee + 1], "ReplicaSet");
+    }
+
+    /// A tree's accumulated tables for one kustomization with these configuration files.
+    fn accumulated(files: Vec<Value>) -> FieldSpecTables {
+        let files = files.iter().map(|f| FieldSpecTables::from_config_value(f).unwrap()).collect();
+        let mut tables = FieldSpecTables::default();
+        tables.merge(FieldSpecTables::for_configurations(files).unwrap()).unwrap();
+        tables
+    }
+
+    #[test]
+    fn a_configured_name_spec_for_one_kind_replaces_the_builtin_one() {
+        // kustomize v5.6.0, namePrefix p- over a Deployment and a Service with the configuration
+        // `namePrefix: [{path: metadata/name, kind: Deployment}]` (alone, or with a generic
+        // metadata/name spec in any order): only the Deployment gets the prefix, once.
+        let deployment_only = vec![spec("Deployment", "metadata/name", false)];
+        let one = json!({"namePrefix": [{"path": "metadata/name", "kind": "Deployment"}]});
+        assert_eq!(accumulated(vec![one.clone()]).name_prefix, deployment_only);
+        let generic = json!({"namePrefix": [{"path": "metadata/name"}]});
+        assert_eq!(accumulated(vec![generic.clone(), one.clone()]).name_prefix, deployment_only);
+        assert_eq!(accumulated(vec![one, generic]).name_prefix, deployment_only);
+        // A spec for another path leaves the builtin one alone.
+        let other_path = json!({"namePrefix": [{"path": "spec/foo", "kind": "Deployment"}]});
+        assert_eq!(accumulated(vec![other_path]).name_prefix.len(), 2);
+    }
+
+    #[test]
+    fn a_configured_name_spec_for_a_webhook_kind_adds_to_the_builtin_one() {
+        // The same with kind ValidatingWebhookConfiguration: webhook kinds sort after the generic
+        // spec, so both stay and kustomize prefixes such a webhook twice ("p-p-w").
+        let webhook = json!({"namePrefix": [{"path": "metadata/name", "kind": "ValidatingWebhookConfiguration"}]});
+        assert_eq!(
+            accumulated(vec![webhook]).name_prefix,
+            vec![spec("", "metadata/name", false), spec("ValidatingWebhookConfiguration", "metadata/name", false)]
+        );
+    }
+
+    #[test]
+    fn a_kustomization_without_configurations_brings_the_builtin_tables() {
+        assert_eq!(&accumulated(Vec::new()), FieldSpecTables::builtin());
     }
 
     #[test]

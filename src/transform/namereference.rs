@@ -9,6 +9,7 @@
 //! account, or a namespace named by a RoleBinding's service account subjects) and, for `roleRef`
 //! fields, of the kind the roleRef names. When several remain, those whose prefixes and suffixes
 //! agree with the referrer's win; still several with different names is an error.
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
@@ -16,7 +17,7 @@ use serde_json::Value;
 use super::fieldspec::{walk, CreateKind, FieldSpec};
 use super::fieldspec_tables::NameBackReference;
 use crate::error::{Error, Result};
-use crate::resource::{Gvk, ResMap, Resource};
+use crate::resource::{scope::is_namespaced, Behavior, Gvk, ResMap, Resource};
 
 /// Rewrites every name reference listed in `table` to the current name of what it refers to.
 pub fn resolve_name_references(resources: &mut ResMap, table: &[NameBackReference]) -> Result<()> {
@@ -38,11 +39,23 @@ pub fn resolve_name_references(resources: &mut ResMap, table: &[NameBackReferenc
         let result = applicable.iter().try_for_each(|&s| {
             let spec = &specs.all[s];
             let role_ref = spec.spec.path.ends_with("roleRef/name").then(|| role_ref_gvk(&value)).flatten();
-            let lookup = Lookup { facts: &facts, index: &index, referrer: &referrer, target: spec.target, role_ref };
+            let lookup = Lookup {
+                facts: &facts,
+                index: &index,
+                referrer: &referrer,
+                target: spec.target,
+                role_ref,
+                ambiguous: RefCell::default(),
+            };
             update_field(&mut value, &spec.parts, &lookup).map_err(|e| {
                 let id = &facts[i].current_id;
-                e.context(format!("considering field '{}' of object {id}", spec.spec.path))
-                    .context(format!("updating name reference in '{}' field of '{id}'", spec.spec.path))
+                let e = e
+                    .context(format!("considering field '{}' of object {id}", spec.spec.path))
+                    .context(format!("updating name reference in '{}' field of '{id}'", spec.spec.path));
+                match lookup.ambiguous.take() {
+                    candidates if candidates.is_empty() => e,
+                    candidates => Error::msg(format!("{e}\n{}", failure_details(resources, i, &value, &candidates))),
+                }
             })
         });
         resources.get_mut(i).value = value;
@@ -91,10 +104,15 @@ impl Facts {
             previous,
             original_gvk,
             original_namespace,
-            prefixes: resource.prefixes.clone(),
-            suffixes: resource.suffixes.clone(),
+            prefixes: non_empty(&resource.prefixes),
+            suffixes: non_empty(&resource.suffixes),
         }
     }
+}
+
+/// The affixes without empty ones, which kustomize never records.
+fn non_empty(affixes: &[String]) -> Vec<String> {
+    affixes.iter().filter(|a| !a.is_empty()).cloned().collect()
 }
 
 /// `default` for no namespace, as kustomize compares namespaces.
@@ -106,20 +124,15 @@ fn effective_namespace(namespace: &str) -> &str {
     }
 }
 
-/// Positions of resources by previous name and by namespace, each list in resource order.
+/// Positions of resources by previous name and by original namespace, in resource order.
 struct Index<'a> {
     by_previous_name: HashMap<&'a str, Vec<usize>>,
     by_original_namespace: HashMap<&'a str, Vec<usize>>,
-    by_current_namespace: HashMap<&'a str, Vec<usize>>,
 }
 
 impl<'a> Index<'a> {
     fn build(facts: &'a [Facts]) -> Index<'a> {
-        let mut index = Index {
-            by_previous_name: HashMap::new(),
-            by_original_namespace: HashMap::new(),
-            by_current_namespace: HashMap::new(),
-        };
+        let mut index = Index { by_previous_name: HashMap::new(), by_original_namespace: HashMap::new() };
         for (i, f) in facts.iter().enumerate() {
             let mut seen = HashSet::new();
             for (_, name) in &f.previous {
@@ -129,9 +142,6 @@ impl<'a> Index<'a> {
             }
             if let Some(ns) = &f.original_namespace {
                 index.by_original_namespace.entry(ns.as_str()).or_default().push(i);
-            }
-            if !f.cluster_scoped {
-                index.by_current_namespace.entry(f.effective_namespace.as_str()).or_default().push(i);
             }
         }
         index
@@ -235,6 +245,8 @@ struct Lookup<'a> {
     referrer: &'a Referrer,
     target: &'a Gvk,
     role_ref: Option<Gvk>,
+    /// The candidates left when a name matched several resources (the error's details).
+    ambiguous: RefCell<Vec<usize>>,
 }
 
 /// Which current values make several remaining candidates interchangeable.
@@ -307,19 +319,20 @@ fn update_mapping(node: &mut Value, lookup: &Lookup) -> Result<()> {
     Ok(())
 }
 
-/// kustomize's `filterMapCandidatesByNamespace`: the reachable resources whose original namespace
-/// is `namespace` if there are any, else those whose current namespace is.
+/// kustomize's `filterMapCandidatesByNamespace`: the resources whose original namespace is
+/// `namespace` if the referrer can reach any, else those whose current namespace is.
 fn namespace_filter<'a>(namespace: Option<String>, lookup: &'a Lookup) -> impl Fn(usize) -> bool + 'a {
-    let allowed: Option<HashSet<usize>> = namespace.map(|ns| {
-        let reachable = |list: Option<&Vec<usize>>| -> Vec<usize> {
-            list.into_iter().flatten().copied().filter(|&c| lookup.referrer.can_refer_to(lookup.facts, c)).collect()
-        };
-        let original = reachable(lookup.index.by_original_namespace.get(ns.as_str()));
-        let chosen =
-            if original.is_empty() { reachable(lookup.index.by_current_namespace.get(ns.as_str())) } else { original };
-        chosen.into_iter().collect()
+    let facts = lookup.facts;
+    let rule = namespace.map(|ns| {
+        let reachable = |c: &usize| lookup.referrer.can_refer_to(facts, *c);
+        let by_original = lookup.index.by_original_namespace.get(ns.as_str()).is_some_and(|l| l.iter().any(reachable));
+        (ns, by_original)
     });
-    move |candidate| allowed.as_ref().is_none_or(|set| set.contains(&candidate))
+    move |c| match &rule {
+        None => true,
+        Some((ns, true)) => facts[c].original_namespace.as_ref() == Some(ns),
+        Some((ns, false)) => !facts[c].cluster_scoped && facts[c].effective_namespace == *ns,
+    }
 }
 
 /// kustomize's `selectReferral`: the one resource `old_name` refers to, if any.
@@ -369,9 +382,83 @@ fn select_referral(
                 return Ok(Some(*first));
             }
             let ids: Vec<&str> = candidates.iter().map(|&c| facts[c].current_id.as_str()).collect();
-            Err(Error::msg(format!("found multiple possible referrals: {}", ids.join(", "))))
+            let message = format!("found multiple possible referrals: {}", ids.join(", "));
+            *lookup.ambiguous.borrow_mut() = candidates;
+            Err(Error::msg(message))
         }
     }
+}
+
+/// kustomize's dump of the referrer and the candidates after a "multiple possible referrals"
+/// error, each with the build annotations kustomize keeps on resources during a build.
+fn failure_details(resources: &ResMap, referrer: usize, referrer_value: &Value, candidates: &[usize]) -> String {
+    let dump = |i: usize| {
+        let value = if i == referrer { referrer_value } else { &resources.get(i).value };
+        let mut out = String::new();
+        crate::yaml::emit::emit_document(&with_build_annotations(resources.get(i), value), &mut out);
+        out
+    };
+    let mut details = format!("\n**** Too many possible referral targets to referrer:\n{}\n", dump(referrer));
+    for (n, &c) in candidates.iter().enumerate() {
+        details.push_str(&format!("--- possible referral {n}:\n{}\n", dump(c)));
+    }
+    details
+}
+
+/// `value` with the `internal.config.kubernetes.io/...` annotations kustomize records on a
+/// resource during a build (previous ids, prefixes, suffixes, generator settings).
+fn with_build_annotations(resource: &Resource, value: &Value) -> Value {
+    let mut annotations: Vec<(&str, String)> = Vec::new();
+    if resource.generated {
+        let behavior = match resource.behavior {
+            Behavior::Create => "unspecified",
+            Behavior::Replace => "replace",
+            Behavior::Merge => "merge",
+        };
+        annotations.push(("generatorBehavior", behavior.into()));
+        if resource.needs_hash_suffix {
+            annotations.push(("needsHashSuffix", "enabled".into()));
+        }
+    }
+    let csv = |items: &mut dyn Iterator<Item = String>| items.collect::<Vec<_>>().join(",");
+    let prefixes = non_empty(&resource.prefixes);
+    if !prefixes.is_empty() {
+        annotations.push(("prefixes", prefixes.join(",")));
+    }
+    if !resource.previous_ids.is_empty() {
+        // The value, not the resource: a referrer's value is out of its resource meanwhile.
+        let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
+        let gvk = Gvk::from_api_version(text("apiVersion"), text("kind"));
+        let ids = &resource.previous_ids;
+        annotations.push(("previousKinds", csv(&mut ids.iter().map(|id| id.gvk.kind.clone()))));
+        annotations.push(("previousNames", csv(&mut ids.iter().map(|id| id.name.clone()))));
+        annotations.push((
+            "previousNamespaces",
+            csv(&mut ids.iter().map(|id| {
+                let was = Gvk { kind: id.gvk.kind.clone(), ..gvk.clone() };
+                let ns =
+                    if is_cluster_scoped(&was) { "_non_namespaceable_" } else { effective_namespace(&id.namespace) };
+                ns.to_string()
+            })),
+        ));
+    }
+    let suffixes = non_empty(&resource.suffixes);
+    if !suffixes.is_empty() {
+        annotations.push(("suffixes", suffixes.join(",")));
+    }
+    let mut value = value.clone();
+    if annotations.is_empty() {
+        return value;
+    }
+    if let Some(metadata) = value.get_mut("metadata").and_then(Value::as_object_mut) {
+        let map = metadata.entry("annotations").or_insert_with(|| Value::Object(Default::default()));
+        if let Some(map) = map.as_object_mut() {
+            for (key, text) in annotations {
+                map.insert(format!("internal.config.kubernetes.io/{key}"), Value::String(text));
+            }
+        }
+    }
+    value
 }
 
 /// kustomize's `PrefixesSuffixesEquals`: the innermost prefixes and suffixes agree; with
@@ -391,51 +478,9 @@ fn same_ending(a: &[String], b: &[String]) -> bool {
     long.ends_with(short)
 }
 
-/// Whether kustomize (kyaml's builtin OpenAPI data) knows `gvk` as cluster-scoped; unknown
-/// kinds count as namespaced.
+/// Whether kustomize knows `gvk` as cluster-scoped; kinds it does not know count as namespaced.
 fn is_cluster_scoped(gvk: &Gvk) -> bool {
-    const CLUSTER_SCOPED: [(&str, &str); 38] = [
-        ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration"),
-        ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration"),
-        ("admissionregistration.k8s.io/v1beta1", "MutatingWebhookConfiguration"),
-        ("admissionregistration.k8s.io/v1beta1", "ValidatingWebhookConfiguration"),
-        ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy"),
-        ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding"),
-        ("apiextensions.k8s.io/v1", "CustomResourceDefinition"),
-        ("apiextensions.k8s.io/v1beta1", "CustomResourceDefinition"),
-        ("apiregistration.k8s.io/v1", "APIService"),
-        ("apiregistration.k8s.io/v1beta1", "APIService"),
-        ("certificates.k8s.io/v1", "CertificateSigningRequest"),
-        ("certificates.k8s.io/v1beta1", "CertificateSigningRequest"),
-        ("flowcontrol.apiserver.k8s.io/v1beta1", "FlowSchema"),
-        ("flowcontrol.apiserver.k8s.io/v1beta1", "PriorityLevelConfiguration"),
-        ("networking.k8s.io/v1", "IngressClass"),
-        ("networking.k8s.io/v1beta1", "IngressClass"),
-        ("node.k8s.io/v1", "RuntimeClass"),
-        ("node.k8s.io/v1beta1", "RuntimeClass"),
-        ("policy/v1beta1", "PodSecurityPolicy"),
-        ("rbac.authorization.k8s.io/v1", "ClusterRole"),
-        ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"),
-        ("rbac.authorization.k8s.io/v1beta1", "ClusterRole"),
-        ("rbac.authorization.k8s.io/v1beta1", "ClusterRoleBinding"),
-        ("scheduling.k8s.io/v1", "PriorityClass"),
-        ("scheduling.k8s.io/v1beta1", "PriorityClass"),
-        ("storage.k8s.io/v1", "CSIDriver"),
-        ("storage.k8s.io/v1", "CSINode"),
-        ("storage.k8s.io/v1", "StorageClass"),
-        ("storage.k8s.io/v1", "VolumeAttachment"),
-        ("storage.k8s.io/v1beta1", "CSIDriver"),
-        ("storage.k8s.io/v1beta1", "CSINode"),
-        ("storage.k8s.io/v1beta1", "StorageClass"),
-        ("storage.k8s.io/v1beta1", "VolumeAttachment"),
-        ("v1", "ComponentStatus"),
-        ("v1", "Namespace"),
-        ("v1", "Node"),
-        ("v1", "NodeProxyOptions"),
-        ("v1", "PersistentVolume"),
-    ];
-    let api_version = gvk.api_version();
-    CLUSTER_SCOPED.iter().any(|(v, k)| *k == gvk.kind && *v == api_version)
+    !is_namespaced(&gvk.api_version(), &gvk.kind)
 }
 
 #[cfg(test)]
@@ -637,6 +682,12 @@ mod tests {
                     "metadata": {"name": "vwc"}, "webhooks": [
                         {"name": "a.example.com", "clientConfig": {"service": {"name": "svc", "namespace": "default", "path": "/validate"}}},
                         {"name": "b.example.com", "clientConfig": {"service": {"name": "svc"}}}]}),
+                json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default"}}),
+                // The namespace transformer already moved this subject (named "default") to foo,
+                // where nothing was originally: the current namespace decides.
+                json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "crb2"},
+                    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+                    "subjects": [{"kind": "ServiceAccount", "name": "default", "namespace": "foo"}]}),
             ],
             |r| {
                 into_namespace(r, "foo");
@@ -656,6 +707,7 @@ mod tests {
                 {"name": "a.example.com", "clientConfig": {"service": {"name": "p-svc", "namespace": "foo", "path": "/validate"}}},
                 {"name": "b.example.com", "clientConfig": {"service": {"name": "p-svc", "namespace": "foo"}}}])
         );
+        assert_eq!(out[5]["subjects"], json!([{"kind": "ServiceAccount", "name": "p-default", "namespace": "foo"}]));
     }
 
     #[test]
@@ -699,6 +751,15 @@ mod tests {
         affix(&mut pod, "r-", "");
         resources.push(pod);
         let out = resolved(ResMap::from_vec(resources.clone()));
+        assert_eq!(out[2]["spec"]["volumes"][0]["configMap"]["name"], json!("cm-s"));
+        // Empty affixes recorded by a transformer run with only a prefix (or a suffix) are not
+        // affixes: kustomize never records them.
+        let mut padded = resources.clone();
+        for r in &mut padded {
+            r.prefixes.push(String::new());
+            r.suffixes.insert(0, String::new());
+        }
+        let out = resolved(ResMap::from_vec(padded));
         assert_eq!(out[2]["spec"]["volumes"][0]["configMap"]["name"], json!("cm-s"));
 
         // The same with b2 using namePrefix b- and b3 no prefix: both candidates agree while
@@ -764,12 +825,19 @@ mod tests {
             ),
             "{err}"
         );
+        let (message, details) = err.split_once('\n').unwrap();
         assert!(
-            err.ends_with(
+            message.ends_with(
                 "found multiple possible referrals: ConfigMap.v1.[noGrp]/cm-h86gkk55b9.a, ConfigMap.v1.[noGrp]/cm-7dhtbt57df.b"
             ),
             "{err}"
         );
+        // Then the referrer and the candidates, with the build annotations kustomize shows.
+        assert!(
+            details.starts_with("\n**** Too many possible referral targets to referrer:\napiVersion: rbac"),
+            "{err}"
+        );
+        assert!(details.contains("\n--- possible referral 1:\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  annotations:\n    internal.config.kubernetes.io/previousKinds: ConfigMap,ConfigMap\n    internal.config.kubernetes.io/previousNames: cm,cm\n    internal.config.kubernetes.io/previousNamespaces: default,b\n  name: cm-7dhtbt57df\n  namespace: b\n"), "{err}");
     }
 
     #[test]
@@ -794,7 +862,7 @@ mod tests {
         let err = resolve_name_references(&mut ResMap::from_vec(resources), builtin()).unwrap_err().to_string();
         assert!(err.starts_with("updating name reference in 'subjects' field of 'ClusterRoleBinding.v1.rbac.authorization.k8s.io/crb-a.[noNs]'"), "{err}");
         assert!(
-            err.ends_with(
+            err.lines().next().unwrap().ends_with(
                 "found multiple possible referrals: ServiceAccount.v1.[noGrp]/sa.a, ServiceAccount.v1.[noGrp]/sa.b"
             ),
             "{err}"

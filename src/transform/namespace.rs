@@ -30,37 +30,73 @@ pub struct NamespaceOptions {
 /// Sets the namespace of every namespaced resource and of the fields the specs name.
 pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Result<()> {
     let ns = options.namespace.as_str();
-    // metadata/namespace is handled apart: it must skip cluster-scoped kinds.
-    let specs: Vec<FieldSpec> = options.field_specs.iter().filter(|s| s.path != "metadata/namespace").cloned().collect();
+    // metadata/namespace is handled apart (it must skip cluster-scoped kinds), and so are binding
+    // subjects (by `options.subjects`), as kustomize's namespace filter does.
+    let specs: Vec<FieldSpec> = options
+        .field_specs
+        .iter()
+        .filter(|s| s.path != "metadata/namespace")
+        .filter(|s| !(s.path == "subjects/namespace" && is_binding(&s.gvk.kind)))
+        .cloned()
+        .collect();
+    let set = |node: &mut Value| {
+        let is_set = matches!(node, Value::String(s) if !s.is_empty());
+        if !(options.unset_only && is_set) {
+            *node = Value::String(ns.to_string());
+        }
+    };
     resources.try_for_each_mut_parallel(|r| {
+        // kustomize records the id before this transformer for every resource, moved or not.
+        r.remember_current_id();
         if is_namespaced(r.api_version(), r.kind()) && !(options.unset_only && !r.namespace().is_empty()) {
             r.set_namespace(ns);
         }
-        if matches!(r.kind(), "RoleBinding" | "ClusterRoleBinding") {
-            set_subject_namespaces(&mut r.value, ns, options.subjects);
+        if is_binding(r.kind()) {
+            set_subject_namespaces(&mut r.value, options.subjects, &set);
         }
-        apply_field_specs(&mut r.value, &specs, CreateKind::Scalar, &mut |node| match node {
-            Value::Null | Value::String(_) | Value::Number(_) | Value::Bool(_) => {
-                let is_set = matches!(node, Value::String(s) if !s.is_empty());
-                if !(options.unset_only && is_set) {
-                    *node = Value::String(ns.to_string());
-                }
-                Ok(())
+        for spec in &specs {
+            // Renaming a Namespace object is for the core kind only, not for CRDs also named Namespace.
+            if spec.path == "metadata/name" && spec.gvk.kind == "Namespace" && r.api_version() != "v1" {
+                continue;
             }
-            other => Err(Error::msg(format!(
-                "wrong node kind: expected ScalarNode but got {}: node contents:\n{}",
-                if other.is_array() { "SequenceNode" } else { "MappingNode" },
-                crate::yaml::emit::emit_stream([&*other])
-            ))),
-        })
-        .map_err(|e| {
-            let id = r.current_id();
-            Error::msg(format!("namespace field specs must target scalar nodes: considering field of object {id}: {e}"))
-        })
-    })
+            apply_field_specs(&mut r.value, std::slice::from_ref(spec), CreateKind::Scalar, &mut |node| match node {
+                Value::Null | Value::String(_) | Value::Number(_) | Value::Bool(_) => {
+                    set(node);
+                    Ok(())
+                }
+                other => Err(Error::msg(format!(
+                    "wrong node kind: expected ScalarNode but got {}: node contents:\n{}",
+                    if other.is_array() { "SequenceNode" } else { "MappingNode" },
+                    crate::yaml::emit::emit_stream([&*other])
+                ))),
+            })
+            .map_err(|e| {
+                let id = r.current_id();
+                Error::msg(format!(
+                    "namespace field specs must target scalar nodes: considering field '{}' of object {id}: {e}",
+                    spec.path
+                ))
+            })?;
+        }
+        Ok::<(), Error>(())
+    })?;
+    // Two resources that differed only by namespace now collide.
+    let mut seen = std::collections::HashSet::new();
+    for r in resources.iter() {
+        let id = r.current_id();
+        if !seen.insert(id.clone()) {
+            return Err(Error::msg(format!("namespace transformation produces ID conflict: two resources are now {id}")));
+        }
+    }
+    Ok(())
 }
 
-fn set_subject_namespaces(binding: &mut Value, ns: &str, mode: SubjectsMode) {
+fn is_binding(kind: &str) -> bool {
+    matches!(kind, "RoleBinding" | "ClusterRoleBinding")
+}
+
+/// kustomize's role binding special case: which subjects get the namespace depends on the mode.
+fn set_subject_namespaces(binding: &mut Value, mode: SubjectsMode, set: &dyn Fn(&mut Value)) {
     let Some(subjects) = binding.get_mut("subjects").and_then(Value::as_array_mut) else { return };
     for subject in subjects.iter_mut().filter_map(Value::as_object_mut) {
         let name = subject.get("name").and_then(Value::as_str).unwrap_or("");
@@ -71,7 +107,7 @@ fn set_subject_namespaces(binding: &mut Value, ns: &str, mode: SubjectsMode) {
             SubjectsMode::None => false,
         };
         if selected {
-            subject.insert("namespace".into(), Value::String(ns.to_string()));
+            set(subject.entry("namespace").or_insert(Value::Null));
         }
     }
 }

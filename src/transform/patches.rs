@@ -35,11 +35,15 @@ fn parse_patch_text_once(text: &str, origin: &str) -> Result<LoadedPatch> {
         message: e.message.clone(),
     })?;
     let docs: Vec<Value> = docs.into_iter().filter(|d| !d.is_null()).collect();
-    match docs.as_slice() {
-        [] => Err(Error::msg(format!("patch appears to be empty; {origin}"))),
-        [Value::Array(_)] => Ok(LoadedPatch::Json6902(docs.into_iter().next().unwrap())),
-        _ if docs.iter().all(Value::is_object) => Ok(LoadedPatch::Strategic(docs)),
-        _ => Err(Error::msg(format!("unable to parse SM or JSON patch from {text}"))),
+    match docs.first() {
+        None => Err(Error::msg(format!("patch appears to be empty; {origin}"))),
+        // kustomize reads a JSON 6902 patch as one document: later documents are ignored.
+        Some(Value::Array(_)) => Ok(LoadedPatch::Json6902(docs.into_iter().next().unwrap())),
+        Some(_) if docs.iter().all(Value::is_object) => Ok(LoadedPatch::Strategic(docs)),
+        Some(Value::String(_)) => Err(Error::msg(format!(
+            "unable to parse SM or JSON patch from {text}: json: cannot unmarshal string into Go value of type jsonpatch.Patch"
+        ))),
+        Some(_) => Err(Error::msg(format!("unable to parse SM or JSON patch from {text}"))),
     }
 }
 
@@ -103,19 +107,27 @@ fn merge_into(r: &mut Resource, patch: &Value, allow_name_change: bool, allow_ki
 }
 
 /// Applies strategic merge patches to the resources at `indices`, dropping the ones a patch deletes.
-fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, options: (bool, bool), schema: &Schema) -> Result<()> {
-    let kept = resources.map_positions_mut(indices, |r| {
+/// Applies a strategic merge patch to the resources at `indices`, dropping the ones it deletes;
+/// returns the ids of the resources the patch left exactly as they were.
+fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, options: (bool, bool), schema: &Schema) -> Result<Vec<ResId>> {
+    let outcomes = resources.map_positions_mut(indices, |r| {
+        let before = r.value.clone();
         let mut copy = patch.clone();
         // The patch takes the target's apiVersion, as kustomize's ApplySmPatch does.
         if let (Some(obj), api) = (copy.as_object_mut(), r.api_version().to_string()) {
             obj.insert("apiVersion".into(), Value::String(api));
         }
-        merge_into(r, &copy, options.0, options.1, schema)
+        let kept = merge_into(r, &copy, options.0, options.1, schema)?;
+        Ok::<_, Error>((kept, kept && r.value == before, r.current_id()))
     });
     let mut deleted = Vec::new();
-    for (&i, kept) in indices.iter().zip(kept) {
-        if !kept? {
+    let mut unchanged = Vec::new();
+    for (&i, outcome) in indices.iter().zip(outcomes) {
+        let (kept, same, id) = outcome?;
+        if !kept {
             deleted.push(i);
+        } else if same {
+            unchanged.push(id);
         }
     }
     if !deleted.is_empty() {
@@ -125,11 +137,25 @@ fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, opti
             deleted.binary_search(&(index - 1)).is_err()
         });
     }
-    Ok(())
+    Ok(unchanged)
+}
+
+/// A patch that changes nothing is as suspicious as one that selects nothing: say so.
+fn warn_unchanged(unchanged: Vec<ResId>, diagnostics: &mut Diagnostics, kustomization: &str, described: &str) {
+    for id in unchanged {
+        diagnostics.unmatched(kustomization, &format!("patch {described} changes nothing in {id}"));
+    }
 }
 
 /// The deprecated `patchesStrategicMerge`: each entry a file or inline YAML; each patch names its target.
-pub fn apply_patches_strategic_merge(resources: &mut ResMap, entries: &[String], loader: &Loader, schema: &Schema) -> Result<()> {
+pub fn apply_patches_strategic_merge(
+    resources: &mut ResMap,
+    entries: &[String],
+    loader: &Loader,
+    schema: &Schema,
+    diagnostics: &mut Diagnostics,
+    kustomization: &str,
+) -> Result<()> {
     for entry in entries {
         let (text, origin) = if loader.is_file(entry) || !entry.contains('\n') && !entry.contains(':') {
             let (file, text) = loader.read(entry)?;
@@ -142,20 +168,22 @@ pub fn apply_patches_strategic_merge(resources: &mut ResMap, entries: &[String],
         };
         for patch in patches {
             let target = unique_target(resources, &patch_id(&patch))?;
-            merge_selected(resources, &[target], &patch, (false, false), schema)?;
+            let unchanged = merge_selected(resources, &[target], &patch, (false, false), schema)?;
+            warn_unchanged(unchanged, diagnostics, kustomization, &format!("'{entry}'"));
         }
     }
     Ok(())
 }
 
 /// Strategic merge patches written inline (a PatchStrategicMergeTransformer's `patches`).
-pub fn apply_inline_strategic_merge(resources: &mut ResMap, text: &str, schema: &Schema) -> Result<()> {
+pub fn apply_inline_strategic_merge(resources: &mut ResMap, text: &str, schema: &Schema, diagnostics: &mut Diagnostics, kustomization: &str) -> Result<()> {
     let LoadedPatch::Strategic(list) = parse_patch_text(text, "inline patch")? else {
         return Err(Error::msg("a strategic merge patch must be a mapping, not a list"));
     };
     for patch in list {
         let target = unique_target(resources, &patch_id(&patch))?;
-        merge_selected(resources, &[target], &patch, (false, false), schema)?;
+        let unchanged = merge_selected(resources, &[target], &patch, (false, false), schema)?;
+        warn_unchanged(unchanged, diagnostics, kustomization, "(inline)");
     }
     Ok(())
 }
@@ -181,12 +209,15 @@ pub fn apply_patch(resources: &mut ResMap, entry: &Patch, loader: &Loader, schem
                 if selected.is_empty() {
                     diagnostics.unmatched(kustomization, &format!("patch {described} selects no resource"));
                 }
-                merge_selected(resources, &selected, &patches[0], allow, schema)
+                let unchanged = merge_selected(resources, &selected, &patches[0], allow, schema)?;
+                warn_unchanged(unchanged, diagnostics, kustomization, &described);
+                Ok(())
             }
             None => {
                 for patch in &patches {
                     let target = unique_target(resources, &patch_id(patch))?;
-                    merge_selected(resources, &[target], patch, allow, schema)?;
+                    let unchanged = merge_selected(resources, &[target], patch, allow, schema)?;
+                    warn_unchanged(unchanged, diagnostics, kustomization, &described);
                 }
                 Ok(())
             }
@@ -206,6 +237,9 @@ pub fn apply_patch_json6902(resources: &mut ResMap, entry: &Patch, loader: &Load
     let Some(target) = &entry.target else {
         return Err(Error::msg(format!("must specify a target for patch {described}")));
     };
+    if target.name.is_empty() {
+        return Err(Error::msg(format!("must specify the target name in patchesJson6902 entry {described}")));
+    }
     let (text, origin) = match (entry.path.is_empty(), entry.patch.trim().is_empty()) {
         (true, true) => return Err(Error::msg("empty file path and empty jsonOp")),
         (false, false) => return Err(Error::msg("must specify a file path or jsonOp, not both")),
@@ -229,9 +263,17 @@ fn apply_json6902_to_selected(resources: &mut ResMap, target: &Selector, ops: &V
     }
     let results = resources.map_positions_mut(&selected, |r| {
         r.remember_current_id();
-        apply_json6902(&mut r.value, ops).map_err(|e| Error::msg(format!("{e} (patching {})", r.previous_ids.last().expect("just remembered"))))
+        let before = r.value.clone();
+        apply_json6902(&mut r.value, ops)
+            .map_err(|e| Error::msg(format!("{e} (patching {})", r.previous_ids.last().expect("just remembered"))))?;
+        Ok::<_, Error>((r.value == before).then(|| r.current_id()))
     });
-    results.into_iter().collect()
+    let mut unchanged = Vec::new();
+    for result in results {
+        unchanged.extend(result?);
+    }
+    warn_unchanged(unchanged, diagnostics, kustomization, described);
+    Ok(())
 }
 
 /// Positions of the resources a selector picks, in build order.

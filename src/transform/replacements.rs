@@ -1,6 +1,1968 @@
-//! Placeholder until replacements land.
+//! kustomize's ReplacementTransformer (`api/filters/replacement`): copy one field of one
+//! resource into fields of other resources.
+//!
+//! What kustomize v5.6.0 does, and so what this does:
+//!
+//! * entries are inline replacements or `{path: file}`; a file holds one replacement or a
+//!   list of them (only its first YAML document counts), decoded leniently (unknown fields
+//!   ignored) while inline entries are decoded strictly, both with Go's case-insensitive
+//!   field names;
+//! * the source must be selected by exactly one resource, comparing each of its ids (current
+//!   and previous) with exact group/version/kind/name/namespace (no regular expressions);
+//! * the source field is read with kyaml's `PathGetter` (`a.0.b`, `a.[k=v].b`, `a.-`); a
+//!   missing, null, or empty map/list source is an error;
+//! * targets are selected by id (any id, exact) and by label/annotation selectors, and rejected
+//!   when any of their ids matches a reject's id fields or they match a reject's selectors;
+//! * target fields are found with kyaml's `PathMatcher` (`*`, numeric indexes, `[k=regex]`,
+//!   `[=regex]`), creating missing parts with `create: true`; finding nothing is an error;
+//! * a scalar target keeps its own YAML type and only takes the source's text (so `"8080"`
+//!   into a number gives a number, and `abc` into a number fails as kustomize fails when it
+//!   re-reads the object); a map or list target is replaced by the source node as it is; a
+//!   created scalar is typed from its text.
+use regex::Regex;
+use serde_json::{Map, Value};
+
 use crate::error::{Error, Result};
+use crate::kustomization::types::Selector as KSelector;
 use crate::kustomization::Loader;
-use crate::resource::ResMap;
-use serde_json::Value;
-pub fn apply_replacements(_r: &mut ResMap, _v: &[Value], _l: &Loader) -> Result<()> { Err(Error::msg("replacements are not supported yet")) }
+use crate::resource::{Gvk, ResId, ResMap, Resource};
+use crate::transform::select::CompiledSelector;
+use crate::yaml::parse::parse_documents;
+
+/// The field read and written when a replacement names none.
+const DEFAULT_FIELD_PATH: &str = "metadata.name";
+
+/// Applies the kustomization's `replacements` entries, in order.
+pub fn apply_replacements(resources: &mut ResMap, replacements: &[Value], loader: &Loader) -> Result<()> {
+    let list = load_replacements(replacements, loader)?;
+    let mut deferred = None;
+    let outcome = list.iter().try_for_each(|r| apply_one(resources, r, &mut deferred));
+    resources.reindex();
+    outcome?;
+    validate_metadata(resources)?;
+    stringify_annotations(resources);
+    // kustomize only notices a value its target's type cannot hold when it re-reads the object,
+    // after every replacement ran.
+    match deferred {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// kyaml's `GetValidatedMetadata`, which kustomize applies to the objects a filter returns: a
+/// replacement may not leave a resource without a kind or (unless a List) a name.
+fn validate_metadata(resources: &ResMap) -> Result<()> {
+    for r in resources.iter() {
+        let text = |v: Option<&Value>| v.map(scalar_text).unwrap_or_default();
+        let meta = r.value.get("metadata");
+        let kind = text(r.value.get("kind"));
+        let name = text(meta.and_then(|m| m.get("name")));
+        let problem = if kind.is_empty() {
+            "missing kind"
+        } else if !kind.ends_with("List") && name.is_empty() {
+            "missing metadata.name"
+        } else {
+            continue;
+        };
+        // Go's %v of kyaml's ResourceMeta.
+        let map = |field: &str| {
+            let mut pairs: Vec<(String, String)> = meta
+                .and_then(|m| m.get(field))
+                .and_then(Value::as_object)
+                .map(|m| m.iter().map(|(k, v)| (k.clone(), scalar_text(v))).collect())
+                .unwrap_or_default();
+            pairs.sort();
+            let body: Vec<String> = pairs.into_iter().map(|(k, v)| format!("{k}:{v}")).collect();
+            format!("map[{}]", body.join(" "))
+        };
+        return Err(Error::msg(format!(
+            "{problem} in object {{{{{} {kind}}} {{{{{name} {}}} {} {}}}}}",
+            text(r.value.get("apiVersion")),
+            text(meta.and_then(|m| m.get("namespace"))),
+            map("labels"),
+            map("annotations")
+        )));
+    }
+    Ok(())
+}
+
+/// kustomize rewrites every resource's annotations as strings (`GetAnnotations`/`SetAnnotations`
+/// when it drops its build annotations): a number written into an annotation comes out as text,
+/// a map or list as an empty string.
+pub(crate) fn stringify_annotations(resources: &mut ResMap) {
+    for r in resources.iter_mut() {
+        let annotations = r.value.get_mut("metadata").and_then(|m| m.get_mut("annotations")).and_then(Value::as_object_mut);
+        for value in annotations.into_iter().flat_map(|a| a.values_mut()) {
+            if !value.is_string() {
+                *value = Value::String(scalar_text(value));
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Configuration: kustomize's types.Replacement and friends
+// ---------------------------------------------------------------------------
+
+/// Group, version, kind, name and namespace, each compared exactly when set (`resid.ResId`).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct IdSelector {
+    group: String,
+    version: String,
+    kind: String,
+    name: String,
+    namespace: String,
+}
+
+impl IdSelector {
+    fn is_empty(&self) -> bool {
+        self.group.is_empty() && self.version.is_empty() && self.kind.is_empty() && self.name.is_empty() && self.namespace.is_empty()
+    }
+
+    fn as_res_id(&self) -> ResId {
+        ResId {
+            gvk: Gvk { group: self.group.clone(), version: self.version.clone(), kind: self.kind.clone() },
+            name: self.name.clone(),
+            namespace: self.namespace.clone(),
+        }
+    }
+
+    /// `ResId.IsSelectedBy`: unset fields match anything; an empty namespace is `default`.
+    /// (The ids kustomize compares here are built without their kind's scope, so cluster-scoped
+    /// resources count as being in `default` too.)
+    fn selects(&self, id: &ResId) -> bool {
+        let namespace = if id.namespace.is_empty() { "default" } else { &id.namespace };
+        (self.name.is_empty() || self.name == id.name)
+            && (self.namespace.is_empty() || self.namespace == namespace)
+            && id.gvk.is_selected_by(&self.as_res_id().gvk)
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+struct FieldOptions {
+    delimiter: String,
+    index: i64,
+    encoding: String,
+    create: bool,
+}
+
+impl FieldOptions {
+    /// `FieldOptions.String`, used in source selector messages.
+    fn describe(options: Option<&FieldOptions>) -> String {
+        match options {
+            Some(o) if !o.delimiter.is_empty() || o.create => format!("{}({}), create={}", o.delimiter, o.index, o.create),
+            _ => String::new(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+struct SourceSelector {
+    id: IdSelector,
+    field_path: String,
+    options: Option<FieldOptions>,
+}
+
+impl SourceSelector {
+    /// `SourceSelector.String`: the id, then the field path and options when set.
+    fn describe(&self) -> String {
+        let mut parts = vec![res_id_string(&self.id.as_res_id())];
+        if !self.field_path.is_empty() {
+            parts.push(self.field_path.clone());
+        }
+        let options = FieldOptions::describe(self.options.as_ref());
+        if !options.is_empty() {
+            parts.push(options);
+        }
+        parts.join(":")
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Selector {
+    id: IdSelector,
+    annotation_selector: String,
+    label_selector: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+struct TargetSelector {
+    select: Option<Selector>,
+    reject: Vec<Option<Selector>>,
+    field_paths: Vec<String>,
+    options: Option<FieldOptions>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Replacement {
+    source: Option<SourceSelector>,
+    targets: Option<Vec<TargetSelector>>,
+}
+
+/// One entry of the kustomization's `replacements` (`types.ReplacementField`).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct ReplacementField {
+    replacement: Replacement,
+    path: String,
+}
+
+// ---------------------------------------------------------------------------
+// Decoding as Go's encoding/json does it (case-insensitive names, its error texts)
+// ---------------------------------------------------------------------------
+
+/// How a document is being decoded: strictly (the kustomization) or leniently (a file).
+pub(crate) struct GoJson {
+    /// Unknown fields are errors.
+    pub strict: bool,
+    /// Prefix of the field paths in type errors (`replacements.Replacement.` inline, `` in files).
+    pub prefix: String,
+}
+
+impl GoJson {
+    fn value_kind(v: &Value, into_int: bool) -> String {
+        match v {
+            Value::String(_) => "string".into(),
+            Value::Number(n) if into_int => format!("number {n}"),
+            Value::Number(_) => "number".into(),
+            Value::Bool(_) => "bool".into(),
+            Value::Array(_) => "array".into(),
+            Value::Object(_) => "object".into(),
+            Value::Null => "null".into(),
+        }
+    }
+
+    /// `json: cannot unmarshal X into Go struct field S.path of type T`.
+    pub fn type_error(&self, v: &Value, strukt: &str, path: &str, ty: &str) -> String {
+        format!(
+            "json: cannot unmarshal {} into Go struct field {strukt}.{}{path} of type {ty}",
+            Self::value_kind(v, ty == "int"),
+            self.prefix
+        )
+    }
+
+    /// Visits the fields of an object in document order; `names` are the Go JSON names, matched
+    /// exactly first and then case-insensitively. Unknown names are errors when strict.
+    pub fn fields<'v>(
+        &self,
+        obj: &'v Map<String, Value>,
+        names: &[&str],
+        mut visit: impl FnMut(usize, &'v Value) -> Result<(), String>,
+    ) -> Result<(), String> {
+        for (key, value) in obj {
+            let index = names
+                .iter()
+                .position(|n| n == key)
+                .or_else(|| names.iter().position(|n| n.to_lowercase() == key.to_lowercase()));
+            match index {
+                Some(i) => visit(i, value)?,
+                None if self.strict => return Err(format!("json: unknown field \"{key}\"")),
+                None => {}
+            }
+        }
+        Ok(())
+    }
+
+    pub fn string(&self, v: &Value, out: &mut String, strukt: &str, path: &str) -> Result<(), String> {
+        match v {
+            Value::Null => Ok(()),
+            Value::String(s) => {
+                *out = s.clone();
+                Ok(())
+            }
+            other => Err(self.type_error(other, strukt, path, "string")),
+        }
+    }
+
+    fn int(&self, v: &Value, out: &mut i64, strukt: &str, path: &str) -> Result<(), String> {
+        match v {
+            Value::Null => Ok(()),
+            Value::Number(n) if n.as_i64().is_some() => {
+                *out = n.as_i64().unwrap();
+                Ok(())
+            }
+            other => Err(self.type_error(other, strukt, path, "int")),
+        }
+    }
+
+    fn boolean(&self, v: &Value, out: &mut bool, strukt: &str, path: &str) -> Result<(), String> {
+        match v {
+            Value::Null => Ok(()),
+            Value::Bool(b) => {
+                *out = *b;
+                Ok(())
+            }
+            other => Err(self.type_error(other, strukt, path, "bool")),
+        }
+    }
+
+    /// An object field (a struct or a pointer to one); `None` for null.
+    fn object<'v>(&self, v: &'v Value, strukt: &str, path: &str, ty: &str) -> Result<Option<&'v Map<String, Value>>, String> {
+        match v {
+            Value::Null => Ok(None),
+            Value::Object(m) => Ok(Some(m)),
+            other => Err(self.type_error(other, strukt, path, ty)),
+        }
+    }
+
+    /// A list field; `None` for null.
+    fn list<'v>(&self, v: &'v Value, strukt: &str, path: &str, ty: &str) -> Result<Option<&'v Vec<Value>>, String> {
+        match v {
+            Value::Null => Ok(None),
+            Value::Array(a) => Ok(Some(a)),
+            other => Err(self.type_error(other, strukt, path, ty)),
+        }
+    }
+
+    /// The inline group/version/kind/name/namespace of a selector; `false` for other names.
+    fn id_field(&self, id: &mut IdSelector, name: &str, v: &Value, strukt: &str, base: &str) -> Result<bool, String> {
+        let (slot, path) = match name {
+            "group" => (&mut id.group, "ResId.Gvk.group"),
+            "version" => (&mut id.version, "ResId.Gvk.version"),
+            "kind" => (&mut id.kind, "ResId.Gvk.kind"),
+            "name" => (&mut id.name, "ResId.name"),
+            "namespace" => (&mut id.namespace, "ResId.namespace"),
+            _ => return Ok(false),
+        };
+        self.string(v, slot, strukt, &format!("{base}.{path}"))?;
+        Ok(true)
+    }
+
+    fn options(&self, v: &Value, base: &str) -> Result<Option<FieldOptions>, String> {
+        let Some(obj) = self.object(v, "", "", "")? else { return Ok(None) };
+        let mut o = FieldOptions::default();
+        self.fields(obj, &["delimiter", "index", "encoding", "create"], |i, v| match i {
+            0 => self.string(v, &mut o.delimiter, "FieldOptions", &format!("{base}.delimiter")),
+            1 => self.int(v, &mut o.index, "FieldOptions", &format!("{base}.index")),
+            2 => self.string(v, &mut o.encoding, "FieldOptions", &format!("{base}.encoding")),
+            _ => self.boolean(v, &mut o.create, "FieldOptions", &format!("{base}.create")),
+        })?;
+        Ok(Some(o))
+    }
+
+    fn source(&self, obj: &Map<String, Value>) -> Result<SourceSelector, String> {
+        const NAMES: [&str; 7] = ["group", "version", "kind", "name", "namespace", "fieldPath", "options"];
+        let mut s = SourceSelector::default();
+        self.fields(obj, &NAMES, |i, v| match i {
+            0..=4 => self.id_field(&mut s.id, NAMES[i], v, "SourceSelector", "source").map(|_| ()),
+            5 => self.string(v, &mut s.field_path, "SourceSelector", "source.fieldPath"),
+            _ => {
+                if !v.is_object() && !v.is_null() {
+                    return Err(self.type_error(v, "SourceSelector", "source.options", "types.FieldOptions"));
+                }
+                s.options = self.options(v, "source.options")?;
+                Ok(())
+            }
+        })?;
+        Ok(s)
+    }
+
+    fn selector(&self, obj: &Map<String, Value>, base: &str) -> Result<Selector, String> {
+        const NAMES: [&str; 7] = ["group", "version", "kind", "name", "namespace", "annotationSelector", "labelSelector"];
+        let mut s = Selector::default();
+        self.fields(obj, &NAMES, |i, v| match i {
+            0..=4 => self.id_field(&mut s.id, NAMES[i], v, "Selector", base).map(|_| ()),
+            5 => self.string(v, &mut s.annotation_selector, "Selector", &format!("{base}.annotationSelector")),
+            _ => self.string(v, &mut s.label_selector, "Selector", &format!("{base}.labelSelector")),
+        })?;
+        Ok(s)
+    }
+
+    fn target(&self, obj: &Map<String, Value>) -> Result<TargetSelector, String> {
+        let mut t = TargetSelector::default();
+        self.fields(obj, &["select", "reject", "fieldPaths", "options"], |i, v| {
+            match i {
+                0 => {
+                    t.select = match self.object(v, "TargetSelector", "targets.select", "types.Selector")? {
+                        Some(m) => Some(self.selector(m, "targets.select")?),
+                        None => None,
+                    }
+                }
+                1 => {
+                    t.reject.clear();
+                    for item in self.list(v, "TargetSelector", "targets.reject", "[]*types.Selector")?.into_iter().flatten() {
+                        let r = match self.object(item, "TargetSelector", "targets.reject", "types.Selector")? {
+                            Some(m) => Some(self.selector(m, "targets.reject")?),
+                            None => None,
+                        };
+                        t.reject.push(r);
+                    }
+                }
+                2 => {
+                    t.field_paths.clear();
+                    for item in self.list(v, "TargetSelector", "targets.fieldPaths", "[]string")?.into_iter().flatten() {
+                        let mut s = String::new();
+                        self.string(item, &mut s, "TargetSelector", "targets.fieldPaths")?;
+                        t.field_paths.push(s);
+                    }
+                }
+                _ => {
+                    if !v.is_object() && !v.is_null() {
+                        return Err(self.type_error(v, "TargetSelector", "targets.options", "types.FieldOptions"));
+                    }
+                    t.options = self.options(v, "targets.options")?;
+                }
+            }
+            Ok(())
+        })?;
+        Ok(t)
+    }
+
+    /// The fields of `types.Replacement` (`source`, `targets`), plus `path` when `with_path`.
+    fn replacement_field(&self, obj: &Map<String, Value>, strukt: &str, with_path: bool) -> Result<ReplacementField, String> {
+        let mut f = ReplacementField::default();
+        let names: &[&str] = if with_path { &["source", "targets", "path"] } else { &["source", "targets"] };
+        self.fields(obj, names, |i, v| {
+            match i {
+                0 => {
+                    f.replacement.source = match self.object(v, strukt, "source", "types.SourceSelector")? {
+                        Some(m) => Some(self.source(m)?),
+                        None => None,
+                    }
+                }
+                1 => {
+                    f.replacement.targets = match self.list(v, strukt, "targets", "[]*types.TargetSelector")? {
+                        Some(items) => {
+                            let mut targets = Vec::new();
+                            for item in items {
+                                match self.object(item, strukt, "targets", "types.TargetSelector")? {
+                                    Some(m) => targets.push(self.target(m)?),
+                                    None => targets.push(TargetSelector::default()),
+                                }
+                            }
+                            Some(targets)
+                        }
+                        None => None,
+                    }
+                }
+                _ => {
+                    // `path` sits outside the inline Replacement in Go's field path.
+                    let inline = GoJson { strict: self.strict, prefix: "replacements.".into() };
+                    inline.string(v, &mut f.path, "ReplacementField", "path")?
+                }
+            }
+            Ok(())
+        })?;
+        Ok(f)
+    }
+}
+
+/// The kustomization's entries, decoded strictly as kustomize decodes the Kustomization.
+fn decode_inline(entry: &Value) -> Result<ReplacementField> {
+    let d = GoJson { strict: true, prefix: "replacements.Replacement.".into() };
+    let decoded = match entry {
+        Value::Null => Ok(ReplacementField::default()),
+        Value::Object(obj) => d.replacement_field(obj, "ReplacementField", true),
+        other => Err(format!(
+            "json: cannot unmarshal {} into Go struct field Kustomization.replacements of type types.ReplacementField",
+            GoJson::value_kind(other, false)
+        )),
+    };
+    let mut field = decoded.map_err(|e| Error::msg(format!("invalid Kustomization: {e}")))?;
+    // kustomize hands the entries to the transformer through YAML with `omitempty`:
+    // an empty target list arrives as no list at all.
+    if field.replacement.targets.as_ref().is_some_and(Vec::is_empty) {
+        field.replacement.targets = None;
+    }
+    Ok(field)
+}
+
+/// The replacements of a `path:` file: one mapping or a list of them (first document only).
+fn decode_file(text: &str) -> std::result::Result<Vec<Replacement>, String> {
+    let docs = parse_documents(text).map_err(|e| format!("error converting YAML to JSON: yaml: line {}: {}", e.line, e.message))?;
+    let doc = docs.into_iter().next().unwrap_or(Value::Null);
+    let d = GoJson { strict: false, prefix: String::new() };
+    let wrap = |e: String| format!("error unmarshaling JSON: while decoding JSON: {e}");
+    let one = |v: &Value| -> std::result::Result<Replacement, String> {
+        match v {
+            Value::Null => Ok(Replacement::default()),
+            Value::Object(obj) => Ok(d.replacement_field(obj, "Replacement", false)?.replacement),
+            other => Err(format!(
+                "json: cannot unmarshal {} into Go value of type types.Replacement",
+                GoJson::value_kind(other, false)
+            )),
+        }
+    };
+    match &doc {
+        Value::Array(items) => items.iter().map(|i| one(i).map_err(wrap)).collect(),
+        Value::Object(_) => Ok(vec![one(&doc).map_err(wrap)?]),
+        Value::String(_) => Err("unsupported replacement type encountered within replacement path: string".into()),
+        Value::Number(_) => Err("unsupported replacement type encountered within replacement path: float64".into()),
+        Value::Bool(_) => Err("unsupported replacement type encountered within replacement path: bool".into()),
+        Value::Null => Err("unsupported replacement type encountered within replacement path: invalid".into()),
+    }
+}
+
+/// The transformer configuration as kustomize prints it in configuration errors.
+fn config_dump(fields: &[ReplacementField]) -> String {
+    fn put(m: &mut Map<String, Value>, k: &str, v: &str) {
+        if !v.is_empty() {
+            m.insert(k.into(), Value::String(v.into()));
+        }
+    }
+    fn id(m: &mut Map<String, Value>, id: &IdSelector) {
+        put(m, "group", &id.group);
+        put(m, "version", &id.version);
+        put(m, "kind", &id.kind);
+        put(m, "name", &id.name);
+        put(m, "namespace", &id.namespace);
+    }
+    fn options(o: &FieldOptions) -> Value {
+        let mut m = Map::new();
+        put(&mut m, "delimiter", &o.delimiter);
+        if o.index != 0 {
+            m.insert("index".into(), Value::from(o.index));
+        }
+        put(&mut m, "encoding", &o.encoding);
+        if o.create {
+            m.insert("create".into(), Value::Bool(true));
+        }
+        Value::Object(m)
+    }
+    fn selector(s: &Option<Selector>) -> Value {
+        let Some(s) = s else { return Value::Null };
+        let mut m = Map::new();
+        id(&mut m, &s.id);
+        put(&mut m, "annotationSelector", &s.annotation_selector);
+        put(&mut m, "labelSelector", &s.label_selector);
+        Value::Object(m)
+    }
+    let entries = fields
+        .iter()
+        .map(|f| {
+            let mut m = Map::new();
+            if let Some(s) = &f.replacement.source {
+                let mut sm = Map::new();
+                id(&mut sm, &s.id);
+                put(&mut sm, "fieldPath", &s.field_path);
+                if let Some(o) = &s.options {
+                    sm.insert("options".into(), options(o));
+                }
+                m.insert("source".into(), Value::Object(sm));
+            }
+            if let Some(targets) = f.replacement.targets.as_ref().filter(|t| !t.is_empty()) {
+                let list = targets
+                    .iter()
+                    .map(|t| {
+                        let mut tm = Map::new();
+                        tm.insert("select".into(), selector(&t.select));
+                        if !t.reject.is_empty() {
+                            tm.insert("reject".into(), Value::Array(t.reject.iter().map(selector).collect()));
+                        }
+                        if !t.field_paths.is_empty() {
+                            tm.insert("fieldPaths".into(), t.field_paths.iter().map(|p| Value::String(p.clone())).collect());
+                        }
+                        if let Some(o) = &t.options {
+                            tm.insert("options".into(), options(o));
+                        }
+                        Value::Object(tm)
+                    })
+                    .collect();
+                m.insert("targets".into(), Value::Array(list));
+            }
+            put(&mut m, "path", &f.path);
+            Value::Object(m)
+        })
+        .collect();
+    let mut root = Map::new();
+    root.insert("Replacements".into(), Value::Array(entries));
+    let mut out = String::new();
+    crate::yaml::emit::emit_document(&Value::Object(root), &mut out);
+    out
+}
+
+/// Decodes the entries and reads the `path:` files, as the transformer's `Config` does.
+fn load_replacements(entries: &[Value], loader: &Loader) -> Result<Vec<Replacement>> {
+    let fields: Vec<ReplacementField> = entries.iter().map(decode_inline).collect::<Result<_>>()?;
+    let config_error = |message: String| {
+        Error::msg(format!(
+            "trouble configuring builtin ReplacementTransformer with config: `\n{}`: {message}",
+            config_dump(&fields)
+        ))
+    };
+    let mut out = Vec::new();
+    for f in &fields {
+        if f.path.is_empty() {
+            out.push(f.replacement.clone());
+            continue;
+        }
+        if f.replacement.source.is_some() || f.replacement.targets.as_ref().is_some_and(|t| !t.is_empty()) {
+            return Err(config_error("cannot specify both path and inline replacement".into()));
+        }
+        let (_, text) = loader.read(&f.path).map_err(|e| config_error(loader_message(e)))?;
+        out.extend(decode_file(&text).map_err(config_error)?);
+    }
+    Ok(out)
+}
+
+/// kustomize's loader wording for a file that cannot be read.
+fn loader_message(e: Error) -> String {
+    match e {
+        Error::Io { path, message } if message == "no such file or directory" => {
+            let p = path.display();
+            format!("evalsymlink failure on '{p}' : lstat {p}: {message}")
+        }
+        other => other.to_string(),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Ids and messages
+// ---------------------------------------------------------------------------
+
+/// `resid.Gvk.String`: `Kind.version.group` with `[noKind]`, `[noVer]`, `[noGrp]` for empty parts.
+pub(crate) fn gvk_string(gvk: &Gvk) -> String {
+    let or = |s: &str, empty: &'static str| if s.is_empty() { empty.to_string() } else { s.to_string() };
+    format!("{}.{}.{}", or(&gvk.kind, "[noKind]"), or(&gvk.version, "[noVer]"), or(&gvk.group, "[noGrp]"))
+}
+
+/// `resid.ResId.String`: `Kind.version.group/name.namespace` with `[noName]`, `[noNs]`.
+pub(crate) fn res_id_string(id: &ResId) -> String {
+    let name = if id.name.is_empty() { "[noName]" } else { &id.name };
+    let ns = if id.namespace.is_empty() { "[noNs]" } else { &id.namespace };
+    format!("{}/{name}.{ns}", gvk_string(&id.gvk))
+}
+
+/// Go's `%q` for the strings that appear in these messages.
+fn go_quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+// ---------------------------------------------------------------------------
+// YAML node model over JSON values: kinds, tags and scalar text
+// ---------------------------------------------------------------------------
+
+/// kyaml's node kinds (null is a scalar).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Scalar,
+    Mapping,
+    Sequence,
+}
+
+impl Kind {
+    pub fn of(v: &Value) -> Kind {
+        match v {
+            Value::Object(_) => Kind::Mapping,
+            Value::Array(_) => Kind::Sequence,
+            _ => Kind::Scalar,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Scalar => "ScalarNode",
+            Kind::Mapping => "MappingNode",
+            Kind::Sequence => "SequenceNode",
+        }
+    }
+}
+
+/// The YAML tag of a scalar; `Implicit` for nodes kustomize creates without one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tag {
+    Str,
+    Int,
+    Float,
+    Bool,
+    Null,
+    Implicit,
+}
+
+impl Tag {
+    pub fn of(v: &Value) -> Tag {
+        match v {
+            Value::String(_) => Tag::Str,
+            Value::Number(n) if n.is_f64() => Tag::Float,
+            Value::Number(_) => Tag::Int,
+            Value::Bool(_) => Tag::Bool,
+            _ => Tag::Null,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Tag::Str | Tag::Implicit => "!!str",
+            Tag::Int => "!!int",
+            Tag::Float => "!!float",
+            Tag::Bool => "!!bool",
+            Tag::Null => "!!null",
+        }
+    }
+}
+
+/// The text of a scalar node as kyaml holds it (`yaml.GetValue`); empty for maps and lists.
+pub(crate) fn scalar_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Null => "null".into(),
+        _ => String::new(),
+    }
+}
+
+/// What a plain scalar's text means in YAML 1.2 as go-yaml v3 resolves it.
+pub(crate) fn resolve_plain(text: &str) -> (Tag, Value) {
+    match text {
+        "" | "~" | "null" | "Null" | "NULL" => return (Tag::Null, Value::Null),
+        "true" | "True" | "TRUE" => return (Tag::Bool, Value::Bool(true)),
+        "false" | "False" | "FALSE" => return (Tag::Bool, Value::Bool(false)),
+        _ => {}
+    }
+    let first = text.as_bytes()[0];
+    if first.is_ascii_digit() || first == b'-' || first == b'+' || first == b'.' {
+        let plain = text.replace('_', "");
+        if first != b'.' {
+            if let Some(v) = parse_go_int(&plain) {
+                return (Tag::Int, v);
+            }
+        }
+        static FLOAT: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+        let float = FLOAT.get_or_init(|| Regex::new(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$").unwrap());
+        if float.is_match(&plain) {
+            if let Some(n) = plain.parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
+                return (Tag::Float, Value::Number(n));
+            }
+        }
+    }
+    (Tag::Str, Value::String(text.to_string()))
+}
+
+/// `strconv.ParseInt(s, 0, 64)`, falling back to `ParseUint`: decimal, `0x`, `0o`, `0b`, `0` octal.
+fn parse_go_int(s: &str) -> Option<Value> {
+    let (negative, body) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let lower = body.to_ascii_lowercase();
+    let (radix, digits) = if let Some(d) = lower.strip_prefix("0x") {
+        (16, d)
+    } else if let Some(d) = lower.strip_prefix("0o") {
+        (8, d)
+    } else if let Some(d) = lower.strip_prefix("0b") {
+        (2, d)
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        (8, &lower[1..])
+    } else {
+        (10, lower.as_str())
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    let magnitude = u64::from_str_radix(digits, radix).ok()?;
+    if negative {
+        if magnitude <= i64::MAX as u64 + 1 {
+            return Some(Value::from((magnitude as i128).wrapping_neg() as i64));
+        }
+        return None;
+    }
+    if magnitude <= i64::MAX as u64 {
+        Some(Value::from(magnitude as i64))
+    } else {
+        Some(Value::from(magnitude))
+    }
+}
+
+/// The value a scalar of tag `tag` and text `text` decodes to, or go-yaml's complaint.
+fn typed_scalar(tag: Tag, text: &str) -> std::result::Result<Value, String> {
+    if tag == Tag::Str {
+        return Ok(Value::String(text.to_string()));
+    }
+    let (resolved, value) = resolve_plain(text);
+    // Only an untagged scalar may be a timestamp; with a tag, a date is a string.
+    if let Some(time) = timestamp(text).filter(|_| tag == Tag::Implicit && resolved == Tag::Str) {
+        return Ok(time);
+    }
+    let ok = match (tag, resolved) {
+        (Tag::Implicit, _) => true,
+        (a, b) if a == b => true,
+        (Tag::Float, Tag::Int) => {
+            let f = value.as_f64().unwrap_or(0.0);
+            return Ok(serde_json::Number::from_f64(f).map(Value::Number).unwrap_or(value));
+        }
+        _ => false,
+    };
+    if ok {
+        Ok(value)
+    } else {
+        Err(format!(
+            "map[string]interface {{}}(nil): yaml: cannot decode {} `{text}` as a {}",
+            resolved.name(),
+            tag.name()
+        ))
+    }
+}
+
+/// A plain scalar go-yaml v3 reads as a timestamp, as the time's JSON text.
+fn timestamp(text: &str) -> Option<Value> {
+    let b = text.as_bytes();
+    if b.len() < 10 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
+        return None;
+    }
+    // The YAML parser already types timestamps as kustomize does; a plain date parses alone.
+    match crate::yaml::parse::parse_document(text) {
+        Ok(Value::String(s)) if s != text => Some(Value::String(s)),
+        _ => None,
+    }
+}
+
+/// kyaml's `RNode.String` of a node, trimmed: what `[field=regex]` matches and errors show.
+fn node_string(v: &Value) -> String {
+    match v {
+        Value::String(s) => {
+            if s.is_empty() || resolve_plain(s).0 != Tag::Str {
+                format!("\"{s}\"")
+            } else {
+                s.clone()
+            }
+        }
+        Value::Object(m) if m.is_empty() => "{}".into(),
+        Value::Array(a) if a.is_empty() => "[]".into(),
+        Value::Object(_) | Value::Array(_) => {
+            let mut out = String::new();
+            block(v, 0, &mut out);
+            out.trim_end().to_string()
+        }
+        other => scalar_text(other),
+    }
+}
+
+/// A map or list in block style, keys in their order, lists not indented below their key, as
+/// kyaml prints nodes (flow styles of the input are not known here).
+fn block(v: &Value, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    match v {
+        Value::Object(m) => {
+            for (i, (k, val)) in m.iter().enumerate() {
+                if i > 0 || !out.ends_with("- ") {
+                    out.push_str(&pad);
+                }
+                out.push_str(&node_string(&Value::String(k.clone())));
+                out.push(':');
+                match val {
+                    Value::Object(c) if !c.is_empty() => {
+                        out.push('\n');
+                        block(val, indent + 2, out);
+                    }
+                    Value::Array(c) if !c.is_empty() => {
+                        out.push('\n');
+                        block(val, indent, out);
+                    }
+                    other => {
+                        out.push(' ');
+                        out.push_str(&node_string(other));
+                        out.push('\n');
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                if !out.ends_with("- ") {
+                    out.push_str(&pad);
+                }
+                out.push_str("- ");
+                match item {
+                    Value::Object(c) if !c.is_empty() => block(item, indent + 2, out),
+                    Value::Array(c) if !c.is_empty() => block(item, indent + 2, out),
+                    other => {
+                        out.push_str(&node_string(other));
+                        out.push('\n');
+                    }
+                }
+            }
+        }
+        other => {
+            out.push_str(&node_string(other));
+            out.push('\n');
+        }
+    }
+}
+
+/// kyaml's `ErrorIfInvalid` message.
+fn wrong_kind(expected: Kind, node: &Value) -> String {
+    format!(
+        "wrong node kind: expected {} but got {}: node contents:\n{}",
+        expected.name(),
+        Kind::of(node).name(),
+        node_string(node)
+    )
+}
+
+/// The elements of a sequence (`RNode.Elements`): none for null, an error for other kinds.
+fn elements(node: &Value) -> std::result::Result<&[Value], String> {
+    match node {
+        Value::Null => Ok(&[]),
+        Value::Array(items) => Ok(items),
+        other => Err(wrong_kind(Kind::Sequence, other)),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Paths
+// ---------------------------------------------------------------------------
+
+/// kyaml's `PathSplitter`: split on `delimiter` except where it is escaped with a backslash.
+pub(crate) fn path_splitter(path: &str, delimiter: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (i, piece) in path.split(delimiter).enumerate() {
+        match out.last_mut() {
+            Some(last) if i > 0 && last.ends_with('\\') => {
+                last.pop();
+                last.push_str(delimiter);
+                last.push_str(piece);
+            }
+            _ => out.push(piece.to_string()),
+        }
+    }
+    out
+}
+
+/// kyaml's `SmarterPathSplitter`: like `path_splitter`, but `[a.b=c]` stays one part and
+/// `[a.b]` becomes the map key `a.b`.
+fn smarter_path_splitter(path: &str) -> Vec<String> {
+    let split = path_splitter(path, ".");
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < split.len() {
+        let elem = &split[i];
+        if elem.starts_with('[') && !elem.ends_with(']') {
+            let mut bracketed = vec![elem.clone()];
+            while i < split.len() - 1 {
+                i += 1;
+                bracketed.push(split[i].clone());
+                if split[i].ends_with(']') {
+                    break;
+                }
+            }
+            let joined = bracketed.join(".");
+            if joined.contains('=') {
+                out.push(joined);
+            } else {
+                out.push(joined.trim_matches(|c| c == '[' || c == ']').to_string());
+            }
+        } else {
+            out.push(elem.clone());
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Go's `strconv.Atoi`.
+fn go_atoi(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse::<i64>().ok()
+}
+
+fn is_list_index(part: &str) -> bool {
+    part.starts_with('[') && part.ends_with(']')
+}
+
+fn is_idx_number(part: &str) -> bool {
+    go_atoi(part).is_some_and(|i| i >= 0)
+}
+
+/// `[name=value]` -> (`name`, `value`).
+fn split_index_name_value(part: &str) -> std::result::Result<(String, String), String> {
+    let inner = part.strip_suffix(']').unwrap_or(part);
+    let inner = inner.strip_prefix('[').unwrap_or(inner);
+    match inner.split_once('=') {
+        Some((n, v)) => Ok((n.to_string(), v.to_string())),
+        None => Err("list path element must contain fieldName=fieldValue for element to match".into()),
+    }
+}
+
+/// kyaml's `PathGetter` without creation (`yaml.Lookup`): the node at `parts`, if any.
+pub(crate) fn lookup<'v>(node: &'v Value, parts: &[String]) -> std::result::Result<Option<&'v Value>, String> {
+    let mut current = node;
+    for part in parts.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
+        let next = if let Some(idx) = go_atoi(part) {
+            if idx < 0 {
+                return Err(format!("array index {idx} cannot be negative"));
+            }
+            elements(current)?.get(idx as usize)
+        } else if part == "-" {
+            elements(current)?.last()
+        } else if is_list_index(part) {
+            let (name, value) = split_index_name_value(part)?;
+            let items = elements(current)?;
+            if name.is_empty() {
+                items.iter().find(|e| Kind::of(e) == Kind::Scalar && scalar_text(e) == value)
+            } else {
+                items.iter().find(|e| {
+                    e.as_object()
+                        .and_then(|m| m.get(&name))
+                        .is_some_and(|f| Kind::of(f) == Kind::Scalar && scalar_text(f) == value)
+                })
+            }
+        } else {
+            match current {
+                Value::Null => None,
+                Value::Object(m) => m.get(part),
+                other => return Err(wrong_kind(Kind::Mapping, other)),
+            }
+        };
+        match next {
+            Some(n) => current = n,
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(current))
+}
+
+/// One step of a path to a node inside a resource.
+#[derive(Clone, Debug, PartialEq)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// A node found by the path matcher.
+#[derive(Clone, Debug, PartialEq)]
+enum Hit {
+    /// A node of the resource, at this path.
+    Node(Vec<Step>),
+    /// A node created under a null, which kyaml keeps out of the object: found, but not written.
+    Detached,
+}
+
+fn node_at<'v>(root: &'v mut Value, path: &[Step]) -> &'v mut Value {
+    path.iter().fold(root, |node, step| match step {
+        Step::Key(k) => node.get_mut(k.as_str()).expect("matched path exists"),
+        Step::Index(i) => node.get_mut(*i).expect("matched path exists"),
+    })
+}
+
+/// kyaml's `PathMatcher` (with its `Create` option), over one resource.
+struct Matcher {
+    /// The kind of node to create at the end of a missing path; `None` to create nothing.
+    create: Option<Kind>,
+    /// Scalars created here: they have no tag yet, so their text alone decides their type.
+    fresh: Vec<Vec<Step>>,
+    hits: Vec<Hit>,
+}
+
+impl Matcher {
+    /// The kind of node to create for a missing part followed by `next`.
+    fn part_kind(&self, next: Option<&String>) -> Kind {
+        match next {
+            Some(n) if is_list_index(n) || is_idx_number(n) => Kind::Sequence,
+            Some(n) if !n.is_empty() => Kind::Mapping,
+            _ => self.create.unwrap_or(Kind::Scalar),
+        }
+    }
+
+    fn new_node(&mut self, kind: Kind, at: &[Step]) -> Value {
+        match kind {
+            Kind::Mapping => Value::Object(Map::new()),
+            Kind::Sequence => Value::Array(Vec::new()),
+            Kind::Scalar => {
+                self.fresh.push(at.to_vec());
+                Value::Null
+            }
+        }
+    }
+
+    fn filter(&mut self, node: &mut Value, path: &[String], at: &mut Vec<Step>) -> std::result::Result<(), String> {
+        let Some(part) = path.first() else {
+            self.hits.push(Hit::Node(at.clone()));
+            return Ok(());
+        };
+        if is_idx_number(part) {
+            self.index(node, path, at)
+        } else if is_list_index(part) {
+            self.seq(node, path, at, true)
+        } else if part == "*" {
+            self.every(node, path, at)
+        } else {
+            self.field(node, path, at)
+        }
+    }
+
+    fn field(&mut self, node: &mut Value, path: &[String], at: &mut Vec<Step>) -> std::result::Result<(), String> {
+        let name = &path[0];
+        let map = match node {
+            Value::Null => {
+                if self.create.is_some() {
+                    self.hits.push(Hit::Detached);
+                }
+                return Ok(());
+            }
+            Value::Object(m) if !name.is_empty() => m,
+            other if name.is_empty() && Kind::of(other) == Kind::Scalar => {
+                // An empty field name compares the scalar's text with nothing.
+                return if scalar_text(other).is_empty() { self.filter(other, &path[1..], at) } else { Ok(()) };
+            }
+            other => return Err(wrong_kind(if name.is_empty() { Kind::Scalar } else { Kind::Mapping }, other)),
+        };
+        if !map.contains_key(name.as_str()) {
+            if self.create.is_none() {
+                return Ok(());
+            }
+            let kind = self.part_kind(path.get(1));
+            at.push(Step::Key(name.clone()));
+            let fresh = self.new_node(kind, at);
+            at.pop();
+            map.insert(name.clone(), fresh);
+        }
+        at.push(Step::Key(name.clone()));
+        let result = self.filter(map.get_mut(name.as_str()).unwrap(), &path[1..], at);
+        at.pop();
+        result
+    }
+
+    fn index(&mut self, node: &mut Value, path: &[String], at: &mut Vec<Step>) -> std::result::Result<(), String> {
+        let idx = go_atoi(&path[0]).unwrap() as usize;
+        let len = elements(node)?.len();
+        if node.is_null() {
+            if len == idx && self.create.is_some() {
+                self.hits.push(Hit::Detached);
+                return Ok(());
+            }
+            return Err(format!("index {idx} specified but only 0 elements found"));
+        }
+        let items = node.as_array_mut().unwrap();
+        if len == idx && self.create.is_some() {
+            let kind = self.part_kind(path.get(1));
+            at.push(Step::Index(idx));
+            let fresh = self.new_node(kind, at);
+            at.pop();
+            items.push(fresh);
+        }
+        if items.len() < idx + 1 {
+            return Err(format!("index {idx} specified but only {} elements found", items.len()));
+        }
+        at.push(Step::Index(idx));
+        let result = self.filter(&mut items[idx], &path[1..], at);
+        at.pop();
+        result
+    }
+
+    fn every(&mut self, node: &mut Value, path: &[String], at: &mut Vec<Step>) -> std::result::Result<(), String> {
+        elements(node)?;
+        let Value::Array(items) = node else { return Ok(()) };
+        for (i, item) in items.iter_mut().enumerate() {
+            at.push(Step::Index(i));
+            let result = self.filter(item, &path[1..], at);
+            at.pop();
+            result?;
+        }
+        Ok(())
+    }
+
+    /// `[field=regex]` (or `[=regex]` for scalars): the elements whose field's YAML text matches.
+    fn seq(&mut self, node: &mut Value, path: &[String], at: &mut Vec<Step>, may_create: bool) -> std::result::Result<(), String> {
+        let (field, pattern) = split_index_name_value(&path[0])?;
+        let re = Regex::new(&pattern).map_err(|e| format!("error parsing regexp: {e}"))?;
+        elements(node)?;
+        let before = self.hits.len();
+        if let Value::Array(items) = node {
+            for (i, item) in items.iter_mut().enumerate() {
+                if field.is_empty() {
+                    // A scalar match is the element itself, whatever the rest of the path says.
+                    if re.is_match(&node_string(item)) {
+                        at.push(Step::Index(i));
+                        self.hits.push(Hit::Node(at.clone()));
+                        at.pop();
+                    }
+                    continue;
+                }
+                let matched = item.as_object().and_then(|m| m.get(&field)).is_some_and(|v| re.is_match(&node_string(v)));
+                if matched {
+                    at.push(Step::Index(i));
+                    let result = self.filter(item, &path[1..], at);
+                    at.pop();
+                    result?;
+                }
+            }
+        }
+        if self.hits.len() > before || self.create.is_none() || !may_create {
+            return Ok(());
+        }
+        // Nothing matched: append an element that will, then search again.
+        let Value::Array(items) = node else {
+            self.hits.push(Hit::Detached);
+            return Ok(());
+        };
+        let idx = items.len();
+        let (_, value) = resolve_plain(&pattern);
+        if field.is_empty() {
+            items.push(value);
+            let mut fresh_at = at.clone();
+            fresh_at.push(Step::Index(idx));
+            self.fresh.push(fresh_at);
+        } else {
+            let mut m = Map::new();
+            m.insert(field.clone(), value);
+            items.push(Value::Object(m));
+            let mut fresh_at = at.clone();
+            fresh_at.extend([Step::Index(idx), Step::Key(field.clone())]);
+            self.fresh.push(fresh_at);
+        }
+        // kustomize would search forever if its own element does not match; search once more.
+        self.seq(node, path, at, false)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The filter
+// ---------------------------------------------------------------------------
+
+/// The value a replacement writes: a scalar's tag and text, or a whole map or list.
+#[derive(Clone, Debug, PartialEq)]
+enum Source {
+    Scalar { tag: Tag, text: String },
+    Node(Value),
+}
+
+impl Source {
+    fn kind(&self) -> Kind {
+        match self {
+            Source::Scalar { .. } => Kind::Scalar,
+            Source::Node(v) => Kind::of(v),
+        }
+    }
+
+    /// `yaml.GetValue`: the scalar text, empty for maps and lists.
+    fn text(&self) -> &str {
+        match self {
+            Source::Scalar { text, .. } => text,
+            Source::Node(_) => "",
+        }
+    }
+}
+
+fn apply_one(resources: &mut ResMap, r: &Replacement, deferred: &mut Option<Error>) -> Result<()> {
+    let (Some(source), Some(targets)) = (&r.source, &r.targets) else {
+        return Err(Error::msg("replacements must specify a source and at least one target"));
+    };
+    let value = source_value(resources, source)?;
+    for target in targets {
+        let Some(select) = &target.select else {
+            return Err(Error::msg("target must specify resources to select"));
+        };
+        let default_paths = [DEFAULT_FIELD_PATH.to_string()];
+        let paths: &[String] = if target.field_paths.is_empty() { &default_paths } else { &target.field_paths };
+        let select_meta = metadata_selector(select)?;
+        let reject_meta: Vec<CompiledSelector> = target
+            .reject
+            .iter()
+            .flatten()
+            .filter(|r| !r.label_selector.is_empty() || !r.annotation_selector.is_empty())
+            .map(metadata_selector)
+            .collect::<Result<_>>()?;
+        let reject_ids: Vec<&IdSelector> = target.reject.iter().flatten().map(|r| &r.id).filter(|id| !id.is_empty()).collect();
+        for i in 0..resources.len() {
+            let res = resources.get(i);
+            if !select_meta.matches(res) || reject_meta.iter().any(|s| s.matches(res)) {
+                continue;
+            }
+            let ids = res.all_ids();
+            let selected = ids.iter().any(|id| select.id.selects(id));
+            let rejected = ids.iter().any(|id| reject_ids.iter().any(|r| r.selects(id)));
+            if selected && !rejected {
+                copy_to_target(resources.get_mut(i), &value, target, paths, deferred)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A selector that checks only labels and annotations (ids are compared exactly, elsewhere).
+fn metadata_selector(s: &Selector) -> Result<CompiledSelector> {
+    CompiledSelector::new(&KSelector {
+        label_selector: s.label_selector.clone(),
+        annotation_selector: s.annotation_selector.clone(),
+        ..Default::default()
+    })
+}
+
+/// The source node, found in exactly one resource and refined by the source options.
+fn source_value(resources: &ResMap, source: &SourceSelector) -> Result<Source> {
+    let mut found: Option<&Resource> = None;
+    for res in resources.iter() {
+        if res.all_ids().iter().any(|id| source.id.selects(id)) {
+            if found.is_some() {
+                return Err(Error::msg(format!("multiple matches for selector {}", source.describe())));
+            }
+            found = Some(res);
+        }
+    }
+    let Some(res) = found else {
+        return Err(Error::msg(format!("nothing selected by {}", source.describe())));
+    };
+    let field_path = if source.field_path.is_empty() { DEFAULT_FIELD_PATH } else { &source.field_path };
+    let node = lookup(&res.value, &smarter_path_splitter(field_path))
+        .map_err(|e| Error::msg(format!("error looking up replacement source: {e}")))?;
+    let missing = match node {
+        None | Some(Value::Null) => true,
+        Some(Value::Object(m)) => m.is_empty(),
+        Some(Value::Array(a)) => a.is_empty(),
+        Some(_) => false,
+    };
+    if missing {
+        return Err(Error::msg(format!(
+            "fieldPath `{field_path}` is missing for replacement source {}",
+            res_id_string(&source.id.as_res_id())
+        )));
+    }
+    let node = node.unwrap();
+    let value = match Kind::of(node) {
+        Kind::Scalar => Source::Scalar { tag: Tag::of(node), text: scalar_text(node) },
+        _ => Source::Node(node.clone()),
+    };
+    match &source.options {
+        Some(o) if !o.delimiter.is_empty() => {
+            let Source::Scalar { tag, text } = &value else {
+                return Err(Error::msg("delimiter option can only be used with scalar nodes"));
+            };
+            let parts: Vec<&str> = text.split(o.delimiter.as_str()).collect();
+            if o.index < 0 || o.index as usize >= parts.len() {
+                return Err(Error::msg(format!("options.index {} is out of bounds for value {text}", o.index)));
+            }
+            Ok(Source::Scalar { tag: *tag, text: parts[o.index as usize].to_string() })
+        }
+        _ => Ok(value),
+    }
+}
+
+/// Writes the value at every field path of the target into one resource.
+fn copy_to_target(
+    res: &mut Resource,
+    value: &Source,
+    target: &TargetSelector,
+    paths: &[String],
+    deferred: &mut Option<Error>,
+) -> Result<()> {
+    let create = target.options.as_ref().is_some_and(|o| o.create);
+    for fp in paths {
+        let failure = |detail: Option<String>| {
+            let what = if create { "unable to find or create field" } else { "unable to find field" };
+            let head = format!("{what} {} in replacement target", go_quote(fp));
+            Error::msg(match detail {
+                Some(d) => format!("{head}: {d}"),
+                None => head,
+            })
+        };
+        let mut matcher = Matcher { create: create.then(|| value.kind()), fresh: Vec::new(), hits: Vec::new() };
+        matcher.filter(&mut res.value, &smarter_path_splitter(fp), &mut Vec::new()).map_err(|e| failure(Some(e)))?;
+        if matcher.hits.is_empty() {
+            return Err(failure(None));
+        }
+        for hit in &matcher.hits {
+            let Hit::Node(path) = hit else { continue };
+            let fresh = matcher.fresh.contains(path);
+            set_field_value(node_at(&mut res.value, path), fresh, target.options.as_ref(), value, deferred)?;
+        }
+    }
+    Ok(())
+}
+
+/// kustomize's `setFieldValue`: a scalar target keeps its type and takes the (joined) text;
+/// a map or list target becomes the value.
+fn set_field_value(
+    target: &mut Value,
+    fresh: bool,
+    options: Option<&FieldOptions>,
+    value: &Source,
+    deferred: &mut Option<Error>,
+) -> Result<()> {
+    let target_kind = Kind::of(target);
+    let mut text = value.text().to_string();
+    let mut joined = false;
+    if let Some(o) = options.filter(|o| !o.delimiter.is_empty()) {
+        if target_kind != Kind::Scalar {
+            return Err(Error::msg("delimiter option can only be used with scalar nodes"));
+        }
+        let current = if fresh { String::new() } else { scalar_text(target) };
+        let mut parts: Vec<String> = current.split(o.delimiter.as_str()).map(str::to_string).collect();
+        if o.index < 0 {
+            parts.insert(0, text);
+        } else if o.index as usize >= parts.len() {
+            parts.push(text);
+        } else {
+            parts[o.index as usize] = text;
+        }
+        text = parts.join(&o.delimiter);
+        joined = true;
+    }
+    let result = if target_kind == Kind::Scalar {
+        let tag = if fresh { Tag::Implicit } else { Tag::of(target) };
+        typed_scalar(tag, &text)
+    } else {
+        match value {
+            Source::Scalar { tag, .. } => typed_scalar(*tag, &text),
+            // The delimiter check above keeps `joined` false here.
+            Source::Node(v) if !joined => Ok(v.clone()),
+            Source::Node(_) => typed_scalar(Tag::Str, &text),
+        }
+    };
+    match result {
+        Ok(v) => *target = v,
+        Err(message) => {
+            *target = Value::String(text);
+            deferred.get_or_insert(Error::msg(message));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    //! Expectations transcribed from `kubectl kustomize` (kustomize v5.6.0) on equivalent
+    //! kustomizations.
+    use super::*;
+    use crate::kustomization::LoadRestrictor;
+    use serde_json::json;
+    use std::path::{Path, PathBuf};
+
+    fn resmap(values: Vec<Value>) -> ResMap {
+        ResMap::from_vec(values.into_iter().map(Resource::new).collect())
+    }
+
+    fn loader() -> Loader {
+        Loader::new(Path::new(env!("CARGO_MANIFEST_DIR")), LoadRestrictor::RootOnly).unwrap()
+    }
+
+    fn run(resources: Vec<Value>, replacements: Value) -> Result<Vec<Value>> {
+        let mut m = resmap(resources);
+        apply_replacements(&mut m, replacements.as_array().unwrap(), &loader())?;
+        Ok(m.into_vec().into_iter().map(|r| r.value).collect())
+    }
+
+    fn err(resources: Vec<Value>, replacements: Value) -> String {
+        run(resources, replacements).unwrap_err().to_string()
+    }
+
+    fn cm(name: &str, data: Value) -> Value {
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data})
+    }
+
+    fn deploy(name: &str, spec: Value) -> Value {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name}, "spec": spec})
+    }
+
+    fn one_target(source: Value, field_paths: Value, options: Value) -> Value {
+        json!([{"source": source, "targets": [{"select": {"kind": "Deployment"}, "fieldPaths": field_paths, "options": options}]}])
+    }
+
+    /// Runs a replacement from `data.<field>` of ConfigMap `src` into the Deployment's `spec`.
+    fn into_spec(data: Value, field: &str, spec: Value, paths: Value, options: Value) -> Result<Value> {
+        let source = json!({"kind": "ConfigMap", "name": "src", "fieldPath": format!("data.{field}")});
+        let out = run(vec![cm("src", data), deploy("a", spec)], one_target(source, paths, options))?;
+        Ok(out[1]["spec"].clone())
+    }
+
+    #[test]
+    fn copies_a_container_image_by_index() {
+        // ReplacementTransformer__TestReplacementTransformer.
+        let d = deploy("deploy", json!({"template": {"spec": {"containers": [
+            {"image": "foobar:1", "name": "replaced-with-digest"},
+            {"image": "postgres:1.8.0", "name": "postgresdb"}]}}}));
+        let out = run(
+            vec![d],
+            json!([{"source": {"kind": "Deployment", "fieldPath": "spec.template.spec.containers.0.image"},
+                    "targets": [{"select": {"kind": "Deployment"}, "fieldPaths": ["spec.template.spec.containers.1.image"]}]}]),
+        )
+        .unwrap();
+        assert_eq!(out[0]["spec"]["template"]["spec"]["containers"][1]["image"], json!("foobar:1"));
+    }
+
+    #[test]
+    fn scalar_targets_keep_their_own_type() {
+        // "42" (a string) into a number stays a number; 7 into a string becomes "7".
+        let spec = json!({"int": 8080, "str": "abc"});
+        let out = into_spec(json!({"n": "42"}), "n", spec.clone(), json!(["spec.int", "spec.str"]), json!(null)).unwrap();
+        assert_eq!(out, json!({"int": 42, "str": "42"}));
+        let out = into_spec(json!({"i": 7}), "i", spec.clone(), json!(["spec.int", "spec.str"]), json!(null)).unwrap();
+        assert_eq!(out, json!({"int": 7, "str": "7"}));
+        // "true" (a string) into a boolean gives a boolean.
+        let out = into_spec(json!({"t": "true"}), "t", json!({"b": false}), json!(["spec.b"]), json!(null)).unwrap();
+        assert_eq!(out, json!({"b": true}));
+    }
+
+    #[test]
+    fn text_that_the_target_type_cannot_hold_fails_like_kustomize() {
+        let e = into_spec(json!({"v": "hello"}), "v", json!({"int": 8080}), json!(["spec.int"]), json!(null)).unwrap_err();
+        assert_eq!(e.to_string(), "map[string]interface {}(nil): yaml: cannot decode !!str `hello` as a !!int");
+        let e = into_spec(json!({"n": "42"}), "n", json!({"n1": null}), json!(["spec.n1"]), json!(null)).unwrap_err();
+        assert_eq!(e.to_string(), "map[string]interface {}(nil): yaml: cannot decode !!int `42` as a !!null");
+        // A map into a number: the map's text is empty, which is null.
+        let e = into_spec(json!({"m": {"k1": "v1"}}), "m", json!({"int": 1}), json!(["spec.int"]), json!(null)).unwrap_err();
+        assert_eq!(e.to_string(), "map[string]interface {}(nil): yaml: cannot decode !!null `` as a !!int");
+    }
+
+    #[test]
+    fn map_and_list_targets_are_replaced_by_the_source_node() {
+        let spec = json!({"map": {"x": "y"}, "list": ["p", "q"], "emptymap": {}, "str": "abc", "nul": null});
+        let paths = json!(["spec.map", "spec.list", "spec.emptymap"]);
+        let out = into_spec(json!({"n": "42"}), "n", spec.clone(), paths.clone(), json!(null)).unwrap();
+        assert_eq!(out, json!({"map": "42", "list": "42", "emptymap": "42", "str": "abc", "nul": null}));
+        let out = into_spec(json!({"l": [1, 2]}), "l", spec.clone(), paths, json!(null)).unwrap();
+        assert_eq!(out["map"], json!([1, 2]));
+        // A map into a string scalar leaves an empty string; into a null, still null.
+        let out = into_spec(json!({"m": {"k1": "v1"}}), "m", spec, json!(["spec.str", "spec.nul"]), json!(null)).unwrap();
+        assert_eq!((out["str"].clone(), out["nul"].clone()), (json!(""), json!(null)));
+    }
+
+    #[test]
+    fn annotations_end_up_as_strings() {
+        // A created annotation typed as a number, and a map written into one, come out as text;
+        // labels keep what they were given.
+        let mut d = deploy("a", json!({}));
+        d["metadata"]["labels"] = json!({"l": "x"});
+        let r = json!([
+            {"source": {"kind": "ConfigMap", "fieldPath": "data.n"},
+             "targets": [{"select": {"kind": "Deployment"}, "fieldPaths": ["metadata.annotations.x", "metadata.labels.y"], "options": {"create": true}}]},
+            {"source": {"kind": "ConfigMap", "fieldPath": "data.m"},
+             "targets": [{"select": {"kind": "Deployment"}, "fieldPaths": ["metadata.annotations.mm", "metadata.labels.mm"], "options": {"create": true}}]}]);
+        let out = run(vec![cm("src", json!({"n": "42", "m": {"a": "b"}})), d], r).unwrap();
+        assert_eq!(out[1]["metadata"]["annotations"], json!({"x": "42", "mm": ""}));
+        assert_eq!(out[1]["metadata"]["labels"], json!({"l": "x", "y": 42, "mm": {"a": "b"}}));
+    }
+
+    #[test]
+    fn created_scalars_are_typed_from_their_text() {
+        let out = into_spec(json!({"n": "42"}), "n", json!({}), json!(["spec.new"]), json!({"create": true})).unwrap();
+        assert_eq!(out, json!({"new": 42}));
+        let out = into_spec(json!({"t": "true"}), "t", json!({}), json!(["spec.new"]), json!({"create": true})).unwrap();
+        assert_eq!(out, json!({"new": true}));
+        let out = into_spec(json!({"o": "0o17"}), "o", json!({}), json!(["spec.new"]), json!({"create": true})).unwrap();
+        assert_eq!(out, json!({"new": 15}));
+        // A date is a timestamp, which kustomize writes back as RFC 3339 text.
+        let out = into_spec(json!({"d": "2001-12-14"}), "d", json!({}), json!(["spec.new"]), json!({"create": true})).unwrap();
+        assert_eq!(out, json!({"new": "2001-12-14T00:00:00Z"}));
+    }
+
+    #[test]
+    fn create_builds_lists_and_elements_for_missing_parts() {
+        let containers = json!({"containers": [{"name": "nginx", "image": "nginx:1"}]});
+        let create = json!({"create": true});
+        let v = json!({"v": "hello"});
+        let out = into_spec(v.clone(), "v", json!({}), json!(["spec.newlist.0.x"]), create.clone()).unwrap();
+        assert_eq!(out, json!({"newlist": [{"x": "hello"}]}));
+        let out = into_spec(v.clone(), "v", json!({}), json!(["spec.newlist2.[name=a].x"]), create.clone()).unwrap();
+        assert_eq!(out, json!({"newlist2": [{"name": "a", "x": "hello"}]}));
+        // An index equal to the length appends.
+        let out = into_spec(v.clone(), "v", containers.clone(), json!(["spec.containers.1.image"]), create.clone()).unwrap();
+        assert_eq!(out["containers"][1], json!({"image": "hello"}));
+        // A missing [name=...] element is appended with that name, typed from its text.
+        let out = into_spec(v.clone(), "v", containers.clone(), json!(["spec.containers.[name=42].image"]), create.clone()).unwrap();
+        assert_eq!(out["containers"][1], json!({"name": 42, "image": "hello"}));
+        // Creating below a null does nothing, and is no error.
+        let out = into_spec(v, "v", json!({"nul": null}), json!(["spec.nul.x"]), create).unwrap();
+        assert_eq!(out, json!({"nul": null}));
+    }
+
+    #[test]
+    fn list_selectors_match_unanchored_regular_expressions() {
+        let spec = json!({"containers": [
+            {"name": "nginx", "image": "nginx:1", "args": ["a", "b", "42"]},
+            {"name": "sidecar-nginx", "image": "side:1"},
+            {"name": "other", "image": "other:1"}]});
+        let v = json!({"v": "hello"});
+        let out = into_spec(v.clone(), "v", spec.clone(), json!(["spec.containers.[name=ngin].image"]), json!(null)).unwrap();
+        let images: Vec<&Value> = out["containers"].as_array().unwrap().iter().map(|c| &c["image"]).collect();
+        assert_eq!(images, [&json!("hello"), &json!("hello"), &json!("other:1")]);
+        // `[=4]` matches the string "42" through its quoted YAML text.
+        let out = into_spec(v.clone(), "v", spec.clone(), json!(["spec.containers.0.args.[=4]"]), json!(null)).unwrap();
+        assert_eq!(out["containers"][0]["args"], json!(["a", "b", "hello"]));
+        // `*` visits every element.
+        let out = into_spec(v.clone(), "v", spec.clone(), json!(["spec.containers.*.image"]), json!(null)).unwrap();
+        assert!(out["containers"].as_array().unwrap().iter().all(|c| c["image"] == json!("hello")));
+        let e = into_spec(v, "v", spec, json!(["spec.containers.[name=^ngin$].image"]), json!(null)).unwrap_err();
+        assert_eq!(e.to_string(), "unable to find field \"spec.containers.[name=^ngin$].image\" in replacement target");
+    }
+
+    #[test]
+    fn map_keys_with_dots_are_escaped_or_bracketed() {
+        let d = json!({"apiVersion": "v1", "kind": "Deployment", "metadata": {"name": "a", "annotations": {"a.b/c": "x"}}});
+        for path in [r"metadata.annotations.a\.b/c", "metadata.annotations.[a.b/c]"] {
+            let out = run(
+                vec![cm("src", json!({"v": "hello"})), d.clone()],
+                json!([{"source": {"kind": "ConfigMap", "fieldPath": "data.v"},
+                        "targets": [{"select": {"kind": "Deployment"}, "fieldPaths": [path]}]}]),
+            )
+            .unwrap();
+            assert_eq!(out[1]["metadata"]["annotations"]["a.b/c"], json!("hello"), "{path}");
+        }
+        for field in ["data.[dotted.key]", r"data.dotted\.key"] {
+            let r = json!([{"source": {"kind": "ConfigMap", "fieldPath": field},
+                            "targets": [{"select": {"kind": "Deployment"}}]}]);
+            let out = run(vec![cm("src", json!({"dotted.key": "dk"})), deploy("a", json!({}))], r).unwrap();
+            assert_eq!(out[1]["metadata"]["name"], json!("dk"), "{field}");
+        }
+    }
+
+    #[test]
+    fn missing_target_fields_are_errors_without_create() {
+        let v = json!({"v": "hello"});
+        let e = into_spec(v.clone(), "v", json!({}), json!(["spec.nope"]), json!(null)).unwrap_err();
+        assert_eq!(e.to_string(), "unable to find field \"spec.nope\" in replacement target");
+        let e = into_spec(v.clone(), "v", json!({"c": [{"a": 1}, {"a": 2}]}), json!(["spec.c.5.a"]), json!(null)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unable to find field \"spec.c.5.a\" in replacement target: index 5 specified but only 2 elements found"
+        );
+        let e = into_spec(v.clone(), "v", json!({"str": "abc"}), json!(["spec.str.x"]), json!(null)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unable to find field \"spec.str.x\" in replacement target: wrong node kind: expected MappingNode but got ScalarNode: node contents:\nabc"
+        );
+        let e = into_spec(v.clone(), "v", json!({"c": []}), json!(["spec.c.[1].x"]), json!(null)).unwrap_err();
+        assert!(e.to_string().ends_with(": list path element must contain fieldName=fieldValue for element to match"));
+        let e = into_spec(v, "v", json!({}), json!(["spec.newmap.*.x"]), json!({"create": true})).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unable to find or create field \"spec.newmap.*.x\" in replacement target: wrong node kind: expected SequenceNode but got MappingNode: node contents:\n{}"
+        );
+    }
+
+    #[test]
+    fn delimiters_split_the_source_and_splice_the_target() {
+        let data = json!({"v": "a-b-c", "n": 8080});
+        let img = json!({"img": "x:y:z"});
+        let run_with = |source_options: Value, target_options: Value| {
+            let source = json!({"kind": "ConfigMap", "name": "src", "fieldPath": "data.v", "options": source_options});
+            run(vec![cm("src", data.clone()), deploy("a", img.clone())], one_target(source, json!(["spec.img"]), target_options))
+                .map(|out| out[1]["spec"]["img"].clone())
+        };
+        assert_eq!(run_with(json!({"delimiter": "-", "index": 1}), json!(null)).unwrap(), json!("b"));
+        assert_eq!(run_with(json!({"delimiter": "-"}), json!(null)).unwrap(), json!("a"));
+        assert_eq!(
+            run_with(json!({"delimiter": "-", "index": 3}), json!(null)).unwrap_err().to_string(),
+            "options.index 3 is out of bounds for value a-b-c"
+        );
+        assert_eq!(run_with(json!({}), json!({"delimiter": ":", "index": 1})).unwrap(), json!("x:a-b-c:z"));
+        // Past the end appends; a negative index prepends.
+        assert_eq!(run_with(json!({}), json!({"delimiter": ":", "index": 5})).unwrap(), json!("x:y:z:a-b-c"));
+        assert_eq!(run_with(json!({}), json!({"delimiter": ":", "index": -3})).unwrap(), json!("a-b-c:x:y:z"));
+        // A split number keeps its type in a list target.
+        let source = json!({"kind": "ConfigMap", "name": "src", "fieldPath": "data.n", "options": {"delimiter": "0"}});
+        let out = run(vec![cm("src", data.clone()), deploy("a", json!({"l": [1]}))], one_target(source, json!(["spec.l"]), json!(null)));
+        assert_eq!(out.unwrap()[1]["spec"]["l"], json!(8));
+        // A delimiter into a map target, and into a created field.
+        let e = into_spec(data.clone(), "v", json!({"m": {"k": "v"}}), json!(["spec.m"]), json!({"delimiter": "2"})).unwrap_err();
+        assert_eq!(e.to_string(), "delimiter option can only be used with scalar nodes");
+        let out = into_spec(data, "v", json!({}), json!(["spec.nope"]), json!({"delimiter": "2", "index": 1, "create": true}));
+        assert_eq!(out.unwrap(), json!({"nope": "2a-b-c"}));
+    }
+
+    #[test]
+    fn source_must_match_exactly_one_resource() {
+        let res = vec![cm("src", json!({"v": "x"})), cm("src2", json!({"v": "y"})), deploy("a", json!({"x": 1}))];
+        let t = json!([{"select": {"name": "a"}, "fieldPaths": ["spec.x"]}]);
+        let e = err(res.clone(), json!([{"source": {"kind": "ConfigMap"}, "targets": t}]));
+        assert_eq!(e, "multiple matches for selector ConfigMap.[noVer].[noGrp]/[noName].[noNs]");
+        // Names are compared exactly, not as regular expressions.
+        let e = err(res.clone(), json!([{"source": {"kind": "ConfigMap", "name": "src.*", "fieldPath": "data.v"}, "targets": t}]));
+        assert_eq!(e, "nothing selected by ConfigMap.[noVer].[noGrp]/src.*.[noNs]:data.v");
+        let e = err(
+            res.clone(),
+            json!([{"source": {"group": "apps", "version": "v1", "kind": "ConfigMap", "name": "zz", "fieldPath": "data.v",
+                               "options": {"delimiter": "-", "index": 1}}, "targets": t}]),
+        );
+        assert_eq!(e, "nothing selected by ConfigMap.v1.apps/zz.[noNs]:data.v:-(1), create=false");
+        let e = err(res.clone(), json!([{"source": {"name": "zz", "fieldPath": "data.e"}, "targets": t}]));
+        assert_eq!(e, "nothing selected by [noKind].[noVer].[noGrp]/zz.[noNs]:data.e");
+        let e = err(res, json!([{"source": {"kind": "ConfigMap", "name": "src", "fieldPath": "data.nope"}, "targets": t}]));
+        assert_eq!(e, "fieldPath `data.nope` is missing for replacement source ConfigMap.[noVer].[noGrp]/src.[noNs]");
+    }
+
+    #[test]
+    fn empty_null_or_misshaped_sources_are_errors() {
+        let t = json!([{"select": {"kind": "Deployment"}}]);
+        let data = json!({"em": {}, "el": [], "nul": null, "v": "hello"});
+        let res = vec![cm("src", data), deploy("a", json!({}))];
+        for field in ["em", "el", "nul"] {
+            let e = err(res.clone(), json!([{"source": {"kind": "ConfigMap", "fieldPath": format!("data.{field}")}, "targets": t}]));
+            assert_eq!(e, format!("fieldPath `data.{field}` is missing for replacement source ConfigMap.[noVer].[noGrp]/[noName].[noNs]"));
+        }
+        let e = err(res.clone(), json!([{"source": {"kind": "ConfigMap", "fieldPath": "data.v.x"}, "targets": t}]));
+        assert_eq!(e, "error looking up replacement source: wrong node kind: expected MappingNode but got ScalarNode: node contents:\nhello");
+        let e = err(res, json!([{"source": {"kind": "ConfigMap", "fieldPath": "data.v.-1"}, "targets": t}]));
+        assert_eq!(e, "error looking up replacement source: array index -1 cannot be negative");
+    }
+
+    #[test]
+    fn source_paths_support_indexes_last_and_exact_list_selectors() {
+        let spec = json!({"containers": [{"name": "nginx", "image": "nginx:1"}, {"name": "other", "image": "other:1"}]});
+        let res = vec![deploy("a", spec), cm("dst", json!({"v": "old"}))];
+        for (path, want) in [("spec.containers.-.name", "other"), ("spec.containers.[name=other].image", "other:1"), ("spec.containers.0.name", "nginx")] {
+            let r = json!([{"source": {"kind": "Deployment", "fieldPath": path},
+                            "targets": [{"select": {"kind": "ConfigMap"}, "fieldPaths": ["data.v"]}]}]);
+            assert_eq!(run(res.clone(), r).unwrap()[1]["data"]["v"], json!(want), "{path}");
+        }
+    }
+
+    #[test]
+    fn targets_match_any_id_and_rejects_match_any_id() {
+        // An overlay added -dev: selecting by the original name works, and rejecting by either
+        // the original or the current name wins (replacementtransformer__...SuffixTransformerAndReject).
+        let mut a = Resource::new(deploy("a", json!({"x": "old"})));
+        a.set_name("a-dev");
+        let mut b = Resource::new(deploy("b", json!({"x": "old"})));
+        b.set_name("b-dev");
+        let mut src = Resource::new(cm("src", json!({"v": "hello"})));
+        src.set_name("src-dev");
+        let mut m = ResMap::from_vec(vec![src, a, b]);
+        let r = json!([{"source": {"kind": "ConfigMap", "name": "src", "fieldPath": "data.v"},
+                        "targets": [{"select": {"name": "a"}, "reject": [{"name": "a-dev"}], "fieldPaths": ["spec.x"]},
+                                    {"select": {"name": "b-dev"}, "reject": [{"kind": "ConfigMap"}], "fieldPaths": ["spec.x"]}]}]);
+        apply_replacements(&mut m, r.as_array().unwrap(), &loader()).unwrap();
+        assert_eq!(m.get(1).value["spec"]["x"], json!("old"));
+        assert_eq!(m.get(2).value["spec"]["x"], json!("hello"));
+    }
+
+    #[test]
+    fn rejects_by_id_or_by_labels_independently() {
+        let mut a = deploy("a", json!({"x": "old"}));
+        a["metadata"]["labels"] = json!({"app": "x"});
+        let mut b = deploy("b", json!({"x": "old"}));
+        b["metadata"]["labels"] = json!({"app": "y"});
+        let src = cm("src", json!({"v": "hello"}));
+        // One reject with a name and a label selector rejects a (by name) and b (by label).
+        let r = json!([{"source": {"kind": "ConfigMap", "fieldPath": "data.v"},
+                        "targets": [{"select": {"kind": "Deployment"}, "reject": [{"name": "a", "labelSelector": "app=y"}], "fieldPaths": ["spec.x"]}]}]);
+        let out = run(vec![src.clone(), a.clone(), b.clone()], r).unwrap();
+        assert_eq!((out[1]["spec"]["x"].clone(), out[2]["spec"]["x"].clone()), (json!("old"), json!("old")));
+        let r = json!([{"source": {"kind": "ConfigMap", "fieldPath": "data.v"},
+                        "targets": [{"select": {"labelSelector": "app=y"}, "fieldPaths": ["spec.x"]}]}]);
+        let out = run(vec![src, a, b], r).unwrap();
+        assert_eq!((out[1]["spec"]["x"].clone(), out[2]["spec"]["x"].clone()), (json!("old"), json!("hello")));
+    }
+
+    #[test]
+    fn default_namespace_selects_resources_without_one() {
+        let out = run(
+            vec![cm("src", json!({"v": "hello"})), deploy("a", json!({"x": "old"}))],
+            json!([{"source": {"kind": "ConfigMap", "namespace": "default", "fieldPath": "data.v"},
+                    "targets": [{"select": {"name": "a", "namespace": "default"}, "fieldPaths": ["spec.x"]}]}]),
+        )
+        .unwrap();
+        assert_eq!(out[1]["spec"]["x"], json!("hello"));
+    }
+
+    #[test]
+    fn cluster_scoped_resources_count_as_in_the_default_namespace() {
+        let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "myns"}});
+        let out = run(
+            vec![ns, cm("src", json!({"v": "x"}))],
+            json!([{"source": {"kind": "Namespace"},
+                    "targets": [{"select": {"namespace": "default"}, "fieldPaths": ["metadata.annotations.ns"], "options": {"create": true}}]}]),
+        )
+        .unwrap();
+        assert_eq!(out[0]["metadata"]["annotations"], json!({"ns": "myns"}));
+        assert_eq!(out[1]["metadata"]["annotations"], json!({"ns": "myns"}));
+    }
+
+    #[test]
+    fn resources_must_keep_a_kind_and_a_name() {
+        let mut d = deploy("a", json!({"int": 1}));
+        d["metadata"]["namespace"] = json!("x");
+        d["metadata"]["labels"] = json!({"b": "2", "a": "1"});
+        d["metadata"]["annotations"] = json!({"z": "y"});
+        let r = json!([{"source": {"kind": "ConfigMap", "fieldPath": "data.e"}, "targets": [{"select": {"name": "a"}}]}]);
+        let e = err(vec![cm("src", json!({"e": ""})), d.clone()], r);
+        assert_eq!(e, "missing metadata.name in object {{apps/v1 Deployment} {{ x} map[a:1 b:2] map[z:y]}}");
+        // Checked before a value the target cannot hold is noticed.
+        let r = json!([{"source": {"kind": "ConfigMap", "fieldPath": "data.v"}, "targets": [{"select": {"name": "a"}, "fieldPaths": ["spec.int"]}]},
+                       {"source": {"kind": "ConfigMap", "fieldPath": "data.e"}, "targets": [{"select": {"name": "b"}}]}]);
+        let e = err(vec![cm("src", json!({"e": "", "v": "hello"})), d, deploy("b", json!({}))], r);
+        assert_eq!(e, "missing metadata.name in object {{apps/v1 Deployment} {{ } map[] map[]}}");
+        let r = json!([{"source": {"kind": "ConfigMap", "fieldPath": "data.e"}, "targets": [{"select": {"name": "b"}, "fieldPaths": ["kind"]}]}]);
+        let e = err(vec![cm("src", json!({"e": ""})), deploy("b", json!({}))], r);
+        assert_eq!(e, "missing kind in object {{apps/v1 } {{b } map[] map[]}}");
+    }
+
+    #[test]
+    fn default_field_paths_are_metadata_name() {
+        let out = run(
+            vec![cm("src", json!({"v": "renamed"})), deploy("a", json!({}))],
+            json!([{"source": {"kind": "ConfigMap", "fieldPath": "data.v"}, "targets": [{"select": {"kind": "Deployment"}}]}]),
+        )
+        .unwrap();
+        assert_eq!(out[1]["metadata"]["name"], json!("renamed"));
+    }
+
+    #[test]
+    fn malformed_entries_use_kustomize_messages() {
+        let res = vec![cm("src", json!({"v": "x"})), deploy("a", json!({}))];
+        for (r, want) in [
+            (json!([{"source": {"kind": "ConfigMap"}}]), "replacements must specify a source and at least one target"),
+            (json!([{"source": {"kind": "ConfigMap"}, "targets": []}]), "replacements must specify a source and at least one target"),
+            (json!([{"targets": [{"select": {}}]}]), "replacements must specify a source and at least one target"),
+            (json!([{}]), "replacements must specify a source and at least one target"),
+            (json!([{"source": {"kind": "ConfigMap"}, "targets": [{"fieldPaths": ["x"]}]}]), "target must specify resources to select"),
+            (json!([{"sourceValue": "foo", "targets": []}]), "invalid Kustomization: json: unknown field \"sourceValue\""),
+            (
+                json!([{"source": {"kind": "ConfigMap", "fieldPath": "data.v"}, "targets": [{"select": {"kind": "Deployment"}, "options": {"index": "1"}}]}]),
+                "invalid Kustomization: json: cannot unmarshal string into Go struct field FieldOptions.replacements.Replacement.targets.options.index of type int",
+            ),
+            (
+                json!([{"source": {"kind": 5}}]),
+                "invalid Kustomization: json: cannot unmarshal number into Go struct field SourceSelector.replacements.Replacement.source.ResId.Gvk.kind of type string",
+            ),
+            (
+                json!([{"targets": [{"reject": {}}]}]),
+                "invalid Kustomization: json: cannot unmarshal object into Go struct field TargetSelector.replacements.Replacement.targets.reject of type []*types.Selector",
+            ),
+            (
+                json!([{"source": {"options": {"index": 1.5}}}]),
+                "invalid Kustomization: json: cannot unmarshal number 1.5 into Go struct field FieldOptions.replacements.Replacement.source.options.index of type int",
+            ),
+            (
+                json!([{"path": 5}]),
+                "invalid Kustomization: json: cannot unmarshal number into Go struct field ReplacementField.replacements.path of type string",
+            ),
+        ] {
+            assert_eq!(err(res.clone(), r.clone()), want, "{r}");
+        }
+    }
+
+    #[test]
+    fn field_names_match_case_insensitively_as_in_go() {
+        let out = run(
+            vec![cm("src", json!({"v": "hello"})), deploy("a", json!({"img": "x"}))],
+            json!([{"source": {"kind": "ConfigMap", "Name": "src", "FIELDPATH": "data.v"},
+                    "targets": [{"select": {"kind": "Deployment"}, "FieldPaths": ["spec.img"]}]}]),
+        )
+        .unwrap();
+        assert_eq!(out[1]["spec"]["img"], json!("hello"));
+    }
+
+    /// A folder with files, removed when dropped.
+    struct Dir(PathBuf);
+
+    impl Dir {
+        fn new(files: &[(&str, &str)]) -> Dir {
+            let n = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+            let p = std::env::temp_dir().join(format!("ppb-replacements-{}-{n}", std::process::id()));
+            std::fs::create_dir_all(&p).unwrap();
+            for (name, text) in files {
+                std::fs::write(p.join(name), text).unwrap();
+            }
+            Dir(p)
+        }
+
+        fn loader(&self) -> Loader {
+            Loader::new(&self.0, LoadRestrictor::RootOnly).unwrap()
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn path_entries_hold_one_replacement_or_a_list() {
+        let one = r#"{"source": {"kind": "ConfigMap", "name": "src", "fieldPath": "data.v", "bogus": 1},
+                      "sourceValue": "x", "targets": [{"select": {"kind": "Deployment"}, "fieldPaths": ["spec.img"]}]}"#;
+        let list = r#"[{"source": {"kind": "ConfigMap", "name": "src", "fieldPath": "data.v"},
+                        "targets": [{"select": {"kind": "Deployment"}, "fieldPaths": ["spec.img"]}]},
+                       {"source": {"kind": "ConfigMap", "name": "src", "fieldPath": "data.n"},
+                        "targets": [{"select": {"kind": "Deployment"}, "fieldPaths": ["spec.int"]}]},
+                       {"source": {"kind": "ConfigMap", "name": "src"}, "targets": []}]"#;
+        let dir = Dir::new(&[("one.json", one), ("list.json", list), ("scalar.json", "\"just a string\"")]);
+        let res = || resmap(vec![cm("src", json!({"v": "a-b-c", "n": 8080})), deploy("a", json!({"img": "x:y:z", "int": 123}))]);
+        // Unknown fields are ignored in files; an empty target list is no error there.
+        let mut m = res();
+        apply_replacements(&mut m, &[json!({"path": "one.json"})], &dir.loader()).unwrap();
+        assert_eq!(m.get(1).value["spec"], json!({"img": "a-b-c", "int": 123}));
+        let mut m = res();
+        apply_replacements(&mut m, &[json!({"path": "list.json"})], &dir.loader()).unwrap();
+        assert_eq!(m.get(1).value["spec"], json!({"img": "a-b-c", "int": 8080}));
+        let e = apply_replacements(&mut res(), &[json!({"path": "scalar.json"})], &dir.loader()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "trouble configuring builtin ReplacementTransformer with config: `\nReplacements:\n- path: scalar.json\n`: unsupported replacement type encountered within replacement path: string"
+        );
+    }
+
+    #[test]
+    fn configuration_errors_print_the_configuration() {
+        let dir = Dir::new(&[]);
+        let entries = [
+            json!({"source": {"kind": "ConfigMap", "name": "src", "fieldPath": "data.v", "version": "v1",
+                              "options": {"delimiter": "-", "index": 1}},
+                   "targets": [{"select": {"kind": "Deployment", "labelSelector": "a=b"}, "reject": [{"name": "x"}, {}],
+                                "fieldPaths": ["spec.img"], "options": {"create": true, "index": 0}},
+                               {"select": {}}]}),
+            json!({"path": "nope.yaml"}),
+        ];
+        let e = apply_replacements(&mut ResMap::new(), &entries, &dir.loader()).unwrap_err().to_string();
+        let missing = dir.0.canonicalize().unwrap().join("nope.yaml");
+        let want = format!(
+            "trouble configuring builtin ReplacementTransformer with config: `
+Replacements:
+- source:
+    fieldPath: data.v
+    kind: ConfigMap
+    name: src
+    options:
+      delimiter: '-'
+      index: 1
+    version: v1
+  targets:
+  - fieldPaths:
+    - spec.img
+    options:
+      create: true
+    reject:
+    - name: x
+    - {{}}
+    select:
+      kind: Deployment
+      labelSelector: a=b
+  - select: {{}}
+- path: nope.yaml
+`: evalsymlink failure on '{p}' : lstat {p}: no such file or directory",
+            p = missing.display()
+        );
+        assert_eq!(e, want);
+        let both = [json!({"path": "x.yaml", "source": {"kind": "ConfigMap"}})];
+        let e = apply_replacements(&mut ResMap::new(), &both, &dir.loader()).unwrap_err().to_string();
+        assert!(e.ends_with("`: cannot specify both path and inline replacement"), "{e}");
+    }
+
+    #[test]
+    fn plain_scalars_resolve_as_yaml_1_2() {
+        assert_eq!(resolve_plain("42").1, json!(42));
+        assert_eq!(resolve_plain("0x1F").1, json!(31));
+        assert_eq!(resolve_plain("1_000").1, json!(1000));
+        assert_eq!(resolve_plain("1.5").1, json!(1.5));
+        assert_eq!(resolve_plain("True").1, json!(true));
+        assert_eq!(resolve_plain("~").1, json!(null));
+        assert_eq!(resolve_plain("yes").1, json!("yes"));
+        assert_eq!(resolve_plain("1.2.3").1, json!("1.2.3"));
+        assert_eq!(resolve_plain("-").1, json!("-"));
+    }
+
+    #[test]
+    fn path_splitting_keeps_brackets_and_escapes() {
+        assert_eq!(smarter_path_splitter("spec.containers.[name=com.foo].image"), ["spec", "containers", "[name=com.foo]", "image"]);
+        assert_eq!(smarter_path_splitter("metadata.annotations.[a.b.c]"), ["metadata", "annotations", "a.b.c"]);
+        assert_eq!(smarter_path_splitter(r"a\.b.c"), ["a.b", "c"]);
+        assert_eq!(smarter_path_splitter("a.[0].b"), ["a", "[0]", "b"]);
+    }
+}

@@ -207,4 +207,48 @@ mod tests {
         let s = CompiledSelector::new(&Selector { name: ".*app".into(), ..Default::default() }).unwrap();
         assert!(s.matches(&r));
     }
+
+    fn deployment() -> Resource {
+        Resource::new(json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "shop", "annotations": {"team": "a"}}
+        }))
+    }
+
+    fn selects(selector: Selector) -> bool {
+        CompiledSelector::new(&selector).unwrap().matches(&deployment())
+    }
+
+    #[test]
+    fn group_version_and_kind_are_anchored_patterns() {
+        assert!(selects(Selector { group: "apps".into(), version: "v1".into(), kind: "Deployment".into(), ..Default::default() }));
+        assert!(selects(Selector { group: "app.*".into(), kind: "Deploy.*".into(), ..Default::default() }));
+        assert!(!selects(Selector { group: "app".into(), ..Default::default() }));
+        assert!(!selects(Selector { version: "v1beta1".into(), ..Default::default() }));
+        assert!(!selects(Selector { kind: "StatefulSet|DaemonSet".into(), ..Default::default() }));
+    }
+
+    #[test]
+    fn namespace_matches_the_original_or_the_current_one() {
+        let mut r = deployment();
+        r.set_namespace("prod");
+        let by = |ns: &str| CompiledSelector::new(&Selector { namespace: ns.into(), ..Default::default() }).unwrap().matches(&r);
+        assert!(by("shop"), "the original namespace still selects");
+        assert!(by("prod"), "the current namespace selects");
+        assert!(!by("other"));
+    }
+
+    #[test]
+    fn empty_namespace_is_selected_as_default() {
+        let r = Resource::new(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}));
+        assert!(CompiledSelector::new(&Selector { namespace: "default".into(), ..Default::default() }).unwrap().matches(&r));
+    }
+
+    #[test]
+    fn annotation_selector_uses_selector_syntax() {
+        assert!(selects(Selector { annotation_selector: "team=a".into(), ..Default::default() }));
+        assert!(selects(Selector { annotation_selector: "team in (a,b)".into(), ..Default::default() }));
+        assert!(!selects(Selector { annotation_selector: "team!=a".into(), ..Default::default() }));
+        assert!(!selects(Selector { annotation_selector: "owner".into(), ..Default::default() }));
+    }
 }

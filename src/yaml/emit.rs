@@ -5,21 +5,29 @@
 //! marshalled again by go-yaml v2, whose emitter is a port of libyaml (best width 80,
 //! indent 2, unicode on).  This module reproduces that pipeline in one pass:
 //!
-//! * mapping keys are ordered by go-yaml v2's `keyList.Less` (sorted with Go's
-//!   `sort.Sort`, whose pdqsort is ported too so that even odd key sets come out in
-//!   the same order);
+//! * mapping keys are ordered by go-yaml v2's `keyList.Less`, sorted with a port of
+//!   Go's `sort.Sort` (pdqsort).  For the rare key sets on which that `Less` is not
+//!   transitive (digit runs next to letters, e.g. `-09a`, `-292a`, `-2a0`) kustomize's
+//!   own order depends on Go's random map iteration, so no order is "the" right one;
+//!   the port just guarantees a deterministic result without panicking;
 //! * numbers are rendered as Go's `encoding/json` prints them and then re-typed the way
 //!   go-yaml v2 resolves that text (integers stay digits, floats use `%g`);
 //! * strings pick their style as go-yaml v2's `encoder.stringv` does (YAML 1.1
 //!   resolution decides whether a plain scalar would be read back as something else);
 //! * the libyaml emitter state (column, indentation, whitespace flags) is simulated and
 //!   its scalar analysis and writers (plain, single-quoted, double-quoted, literal)
-//!   are ported faithfully, including line folding past column 80.
+//!   are ported faithfully, including line folding past column 80;
+//! * the one artefact of re-reading the JSON text is reproduced too: a raw U+0085
+//!   (NEL), which Go's JSON encoder does not escape, is a YAML line break and folds.
 
 use serde_json::{Map, Number, Value};
 use std::fmt::Write as _;
 
 /// Appends one document (no leading `---`) in kustomize's exact bytes; ends with a newline.
+///
+/// (Exactly like go-yaml, the only exception is a document whose last scalar is a
+/// literal block ending in U+2028/U+2029: those breaks are written raw and no `\n`
+/// follows.)
 pub fn emit_document(value: &Value, out: &mut String) {
     let mut e = Emitter {
         out,
@@ -30,7 +38,7 @@ pub fn emit_document(value: &Value, out: &mut String) {
         indention: true,
         scratch: String::new(),
     };
-    e.emit_node(value, true, false, false);
+    e.emit_node(value, false);
     // DOCUMENT-END (implicit): only an indent, which ends the last line.
     e.write_indent();
 }
@@ -45,6 +53,37 @@ pub fn emit_stream<'a>(docs: impl IntoIterator<Item = &'a Value>) -> String {
         emit_document(doc, &mut out);
     }
     out
+}
+
+/// The first character that keeps kustomize from printing `value` at all, if any.
+///
+/// kustomize re-reads each resource's JSON text with go-yaml v2, whose reader rejects
+/// the raw characters Go's JSON encoder leaves unescaped but YAML forbids
+/// (U+007F..U+0084, U+0086..U+009F, U+FFFE, U+FFFF: "yaml: control characters are not
+/// allowed"), and cannot parse a mapping key holding U+0085 (NEL), a line break there.
+/// [`emit_document`] still writes something for such values; a caller that wants
+/// kustomize's behaviour reports an error instead.
+pub fn find_unencodable(value: &Value) -> Option<char> {
+    fn bad(c: char) -> bool {
+        matches!(c, '\u{7F}'..='\u{84}' | '\u{86}'..='\u{9F}' | '\u{FFFE}' | '\u{FFFF}')
+    }
+    fn in_str(s: &str) -> Option<char> {
+        // Every such character is 0x7F or has a 0xC2 or 0xEF lead byte.
+        if !s.bytes().any(|b| matches!(b, 0x7F | 0xC2 | 0xEF)) {
+            return None;
+        }
+        s.chars().find(|&c| bad(c))
+    }
+    match value {
+        Value::String(s) => in_str(s),
+        Value::Array(items) => items.iter().find_map(find_unencodable),
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            in_str(k)
+                .or_else(|| k.contains('\u{85}').then_some('\u{85}'))
+                .or_else(|| find_unencodable(v))
+        }),
+        _ => None,
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -76,23 +115,22 @@ struct Emitter<'o> {
 }
 
 impl Emitter<'_> {
-    /// `yaml_emitter_emit_node`: `root`, `mapping`, `simple_key` are the emitter's context flags.
-    fn emit_node(&mut self, value: &Value, root: bool, mapping: bool, simple_key: bool) {
+    /// `yaml_emitter_emit_node` for a value; `mapping` is the emitter's mapping
+    /// context flag (the node is a mapping value).  (The root context only matters to
+    /// libyaml's `open_ended`, which never shows in go-yaml's output.)
+    fn emit_node(&mut self, value: &Value, mapping: bool) {
         match value {
-            Value::Null => self.emit_plain_word("null", root, simple_key),
-            Value::Bool(true) => self.emit_plain_word("true", root, simple_key),
-            Value::Bool(false) => self.emit_plain_word("false", root, simple_key),
+            Value::Null => self.emit_plain_word("null"),
+            Value::Bool(true) => self.emit_plain_word("true"),
+            Value::Bool(false) => self.emit_plain_word("false"),
             Value::Number(n) => {
                 let mut s = std::mem::take(&mut self.scratch);
                 s.clear();
                 format_number(n, &mut s);
-                self.emit_plain_word(&s, root, simple_key);
+                self.emit_plain_word(&s);
                 self.scratch = s;
             }
-            Value::String(s) => {
-                let a = analyze_scalar(s);
-                self.emit_scalar(s, string_style(s), &a, simple_key);
-            }
+            Value::String(s) => self.emit_string(s, false),
             Value::Array(items) if items.is_empty() => self.emit_empty_flow("[", "]"),
             Value::Object(map) if map.is_empty() => self.emit_empty_flow("{", "}"),
             Value::Array(items) => self.emit_block_sequence(items, mapping),
@@ -100,9 +138,22 @@ impl Emitter<'_> {
         }
     }
 
-    fn emit_plain_word(&mut self, s: &str, _root: bool, simple_key: bool) {
+    /// null, booleans and numbers: always plain.
+    fn emit_plain_word(&mut self, s: &str) {
         let a = analyze_scalar(s);
-        self.emit_scalar(s, Style::Plain, &a, simple_key);
+        self.emit_scalar(s, Style::Plain, &a, false);
+    }
+
+    /// A string value (`simple_key == false`) in the style go-yaml's `stringv` asks for.
+    fn emit_string(&mut self, s: &str, simple_key: bool) {
+        if has_nel(s) {
+            let s = fold_nel(s);
+            let a = analyze_scalar(&s);
+            self.emit_scalar(&s, string_style(&s, &a), &a, simple_key);
+        } else {
+            let a = analyze_scalar(s);
+            self.emit_scalar(s, string_style(s, &a), &a, simple_key);
+        }
     }
 
     /// An empty collection: the emitter switches to flow style (`[]` / `{}`).
@@ -119,7 +170,7 @@ impl Emitter<'_> {
         for item in items {
             self.write_indent();
             self.write_indicator("-", true, false, true);
-            self.emit_node(item, false, false, false);
+            self.emit_node(item, false);
         }
         self.pop_indent();
     }
@@ -130,17 +181,23 @@ impl Emitter<'_> {
         go_sort(&mut entries, |a, b| key_less(a.0, b.0));
         for (key, value) in entries {
             self.write_indent();
-            let a = analyze_scalar(key);
-            if !a.multiline && key.len() <= MAX_SIMPLE_KEY_LEN {
-                self.emit_scalar(key, string_style(key), &a, true);
+            // yaml_emitter_check_simple_key: one line and at most 128 bytes, else the
+            // `? key` / `: value` form.  (A key holding a NEL cannot come out of
+            // kustomize at all: its JSON text does not parse back.)
+            let multiline = key
+                .bytes()
+                .any(|c| matches!(c, b'\n' | b'\r' | 0xC2 | 0xE2))
+                && is_multiline(key);
+            if !multiline && key.len() <= MAX_SIMPLE_KEY_LEN {
+                self.emit_string(key, true);
                 self.write_indicator(":", false, false, false);
             } else {
                 self.write_indicator("?", true, false, true);
-                self.emit_scalar(key, string_style(key), &a, false);
+                self.emit_string(key, false);
                 self.write_indent();
                 self.write_indicator(":", true, false, true);
             }
-            self.emit_node(value, false, true, false);
+            self.emit_node(value, true);
         }
         self.pop_indent();
     }
@@ -151,9 +208,9 @@ impl Emitter<'_> {
         self.increase_indent(true, false);
         let allow_breaks = !simple_key;
         match style {
-            Style::Plain => self.write_plain(value, allow_breaks),
-            Style::SingleQuoted => self.write_single_quoted(value, allow_breaks),
-            Style::DoubleQuoted => self.write_double_quoted(value, allow_breaks),
+            Style::Plain => self.write_plain(value, a, allow_breaks),
+            Style::SingleQuoted => self.write_single_quoted(value, a, allow_breaks),
+            Style::DoubleQuoted => self.write_double_quoted(value, a, allow_breaks),
             Style::Literal => self.write_literal(value),
         }
         self.pop_indent();
@@ -211,29 +268,52 @@ impl Emitter<'_> {
         if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
             self.put_break();
         }
-        while self.column < indent {
-            self.put(b' ');
+        if self.column < indent {
+            const SPACES: &str = "                                                                ";
+            let mut n = indent - self.column;
+            while n > 0 {
+                let k = n.min(SPACES.len());
+                self.out.push_str(&SPACES[..k]);
+                n -= k;
+            }
+            self.column = indent;
         }
         self.whitespace = true;
         self.indention = true;
     }
 
-    fn write_indicator(&mut self, indicator: &str, need_whitespace: bool, is_whitespace: bool, is_indention: bool) {
+    fn write_indicator(
+        &mut self,
+        indicator: &str,
+        need_whitespace: bool,
+        is_whitespace: bool,
+        is_indention: bool,
+    ) {
         if need_whitespace && !self.whitespace {
             self.put(b' ');
         }
         self.out.push_str(indicator);
-        self.column += indicator.chars().count();
+        self.column += char_count(indicator.as_bytes());
         self.whitespace = is_whitespace;
         self.indention = self.indention && is_indention;
     }
 
     // -- scalar writers ------------------------------------------------------
 
-    fn write_plain(&mut self, value: &str, allow_breaks: bool) {
+    fn write_plain(&mut self, value: &str, a: &Analysis, allow_breaks: bool) {
         let b = value.as_bytes();
         if !self.whitespace {
             self.put(b' ');
+        }
+        // Fast path: no line break and no chance to fold (every space stays at or
+        // before the width limit).
+        let nchars = a.chars;
+        if (!allow_breaks || self.column + nchars <= BEST_WIDTH) && !a.multiline {
+            self.out.push_str(value);
+            self.column += nchars;
+            self.whitespace = false;
+            self.indention = false;
+            return;
         }
         let mut spaces = false;
         let mut breaks = false;
@@ -268,9 +348,21 @@ impl Emitter<'_> {
         self.indention = false;
     }
 
-    fn write_single_quoted(&mut self, value: &str, allow_breaks: bool) {
+    fn write_single_quoted(&mut self, value: &str, a: &Analysis, allow_breaks: bool) {
         let b = value.as_bytes();
         self.write_indicator("'", true, false, false);
+        let nchars = a.chars;
+        if (!allow_breaks || self.column + nchars <= BEST_WIDTH)
+            && !a.multiline
+            && !b.contains(&b'\'')
+        {
+            self.out.push_str(value);
+            self.column += nchars;
+            self.write_indicator("'", false, false, false);
+            self.whitespace = false;
+            self.indention = false;
+            return;
+        }
         let mut spaces = false;
         let mut breaks = false;
         let mut i = 0;
@@ -314,13 +406,25 @@ impl Emitter<'_> {
         self.indention = false;
     }
 
-    fn write_double_quoted(&mut self, value: &str, allow_breaks: bool) {
+    fn write_double_quoted(&mut self, value: &str, a: &Analysis, allow_breaks: bool) {
         let b = value.as_bytes();
         // go-yaml's is_bom() looks at the start of the value whatever the index, so a
         // value that starts with a BOM gets every character escaped.
         let bom = b.starts_with(&[0xEF, 0xBB, 0xBF]);
         let mut spaces = false;
         self.write_indicator("\"", true, false, false);
+        let nchars = a.chars;
+        if (!allow_breaks || self.column + nchars <= BEST_WIDTH)
+            && a.printable_ascii
+            && !b.iter().any(|&c| c == b'"' || c == b'\\')
+        {
+            self.out.push_str(value);
+            self.column += nchars;
+            self.write_indicator("\"", false, false, false);
+            self.whitespace = false;
+            self.indention = false;
+            return;
+        }
         let mut i = 0;
         while i < b.len() {
             if bom || !is_printable(b, i) || is_break(b, i) || b[i] == b'"' || b[i] == b'\\' {
@@ -438,10 +542,14 @@ impl Emitter<'_> {
                 }
                 // Copy the rest of the line in one go (no breaks inside it).
                 let start = i;
-                while i < b.len() && !is_break(b, i) {
-                    i += width(b[i]);
-                    self.column += 1;
+                while i < b.len() {
+                    let c = b[i];
+                    if c == b'\n' || ((c == b'\r' || c == 0xC2 || c == 0xE2) && is_break(b, i)) {
+                        break;
+                    }
+                    i += 1;
                 }
+                self.column += char_count(&b[start..i]);
                 self.out.push_str(&value[start..i]);
                 self.indention = false;
                 breaks = false;
@@ -451,12 +559,60 @@ impl Emitter<'_> {
 }
 
 // ---------------------------------------------------------------------------
+// The JSON text re-read by go-yaml v2
+// ---------------------------------------------------------------------------
+
+/// Whether `s` holds U+0085 (NEL), the one YAML line break that Go's encoding/json
+/// leaves unescaped.
+#[inline]
+fn has_nel(s: &str) -> bool {
+    s.as_bytes().windows(2).any(|w| w == [0xC2, 0x85])
+}
+
+/// The string go-yaml v2 reads back from a JSON string literal holding raw NELs.
+///
+/// In the double-quoted scalar a NEL is a line break, and line breaks fold: a run of
+/// raw spaces and NELs containing at least one NEL becomes one space (a single NEL)
+/// or one `\n` per NEL after the first.  (Tabs and the other breaks are escaped in
+/// the JSON text, so they are content and never fold.)
+fn fold_nel(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut run = String::new();
+    let mut nels = 0usize;
+    let flush = |out: &mut String, run: &mut String, nels: &mut usize| {
+        match *nels {
+            0 => out.push_str(run),
+            1 => out.push(' '),
+            n => (1..n).for_each(|_| out.push('\n')),
+        }
+        run.clear();
+        *nels = 0;
+    };
+    for c in s.chars() {
+        match c {
+            ' ' => run.push(c),
+            '\u{85}' => nels += 1,
+            _ => {
+                flush(&mut out, &mut run, &mut nels);
+                out.push(c);
+            }
+        }
+    }
+    flush(&mut out, &mut run, &mut nels);
+    out
+}
+
+// ---------------------------------------------------------------------------
 // Scalar analysis and style selection
 // ---------------------------------------------------------------------------
 
 /// The parts of `yaml_emitter_analyze_scalar` that matter in block context.
 #[derive(Debug, Clone, Copy)]
 struct Analysis {
+    /// Length in characters.
+    chars: usize,
+    /// Only printable ASCII (0x20..=0x7E).
+    printable_ascii: bool,
     multiline: bool,
     block_plain_allowed: bool,
     single_quoted_allowed: bool,
@@ -467,11 +623,16 @@ fn analyze_scalar(value: &str) -> Analysis {
     let b = value.as_bytes();
     if b.is_empty() {
         return Analysis {
+            chars: 0,
+            printable_ascii: true,
             multiline: false,
             block_plain_allowed: true,
             single_quoted_allowed: true,
             block_allowed: false,
         };
+    }
+    if let Some(a) = analyze_printable_ascii(b) {
+        return a;
     }
     let mut block_indicators = b.len() >= 3 && (b.starts_with(b"---") || b.starts_with(b"..."));
     let mut line_breaks = false;
@@ -489,12 +650,20 @@ fn analyze_scalar(value: &str) -> Analysis {
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
+        if i != 0 && c > b' ' && c <= 0x7E && c != b':' && c != b'#' {
+            // Ordinary printable character: no indicator, space or break.
+            previous_space = false;
+            previous_break = false;
+            preceded_by_whitespace = false;
+            i += 1;
+            continue;
+        }
         let w = width(c);
         let followed_by_whitespace = i + w >= b.len() || is_blank(b, i + w);
         if i == 0 {
             match c {
-                b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\'' | b'"'
-                | b'%' | b'@' | b'`' => block_indicators = true,
+                b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>'
+                | b'\'' | b'"' | b'%' | b'@' | b'`' => block_indicators = true,
                 b'?' | b':' | b'-' if followed_by_whitespace => block_indicators = true,
                 _ => {}
             }
@@ -543,6 +712,8 @@ fn analyze_scalar(value: &str) -> Analysis {
     }
 
     let mut a = Analysis {
+        chars: char_count(b),
+        printable_ascii: false,
         multiline: line_breaks,
         block_plain_allowed: true,
         single_quoted_allowed: true,
@@ -569,6 +740,39 @@ fn analyze_scalar(value: &str) -> Analysis {
     a
 }
 
+/// `analyze_scalar` for a non-empty value made of printable ASCII only (`None` for
+/// anything else): no line breaks and no special characters, so only indicators and
+/// edge spaces matter.
+fn analyze_printable_ascii(b: &[u8]) -> Option<Analysis> {
+    let n = b.len();
+    let followed_by_blank = |i: usize| i + 1 >= n || b[i + 1] == b' ';
+    let mut block_indicators = n >= 3 && (b.starts_with(b"---") || b.starts_with(b"..."));
+    match b[0] {
+        b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
+        | b'"' | b'%' | b'@' | b'`' => block_indicators = true,
+        b'?' | b':' | b'-' if followed_by_blank(0) => block_indicators = true,
+        c if !(0x20..=0x7E).contains(&c) => return None,
+        _ => {}
+    }
+    for i in 1..n {
+        match b[i] {
+            b':' if followed_by_blank(i) => block_indicators = true,
+            b'#' if b[i - 1] == b' ' => block_indicators = true,
+            0x20..=0x7E => {}
+            _ => return None,
+        }
+    }
+    let edge_space = b[0] == b' ' || b[n - 1] == b' ';
+    Some(Analysis {
+        chars: n,
+        printable_ascii: true,
+        multiline: false,
+        block_plain_allowed: !edge_space && !block_indicators,
+        single_quoted_allowed: true,
+        block_allowed: b[n - 1] != b' ',
+    })
+}
+
 /// `yaml_emitter_select_scalar_style` for implicit, untagged scalars outside flow context.
 fn select_style(requested: Style, a: &Analysis, empty: bool, simple_key: bool) -> Style {
     let mut style = requested;
@@ -588,8 +792,8 @@ fn select_style(requested: Style, a: &Analysis, empty: bool, simple_key: bool) -
 }
 
 /// go-yaml v2 `encoder.stringv`: the style requested for a string value or key.
-fn string_style(s: &str) -> Style {
-    if s.contains('\n') {
+fn string_style(s: &str, a: &Analysis) -> Style {
+    if a.multiline && s.contains('\n') {
         Style::Literal
     } else if !resolves_to_non_string(s) && !is_base60_float(s) {
         Style::Plain
@@ -615,6 +819,18 @@ fn width(b: u8) -> usize {
     } else {
         0
     }
+}
+
+/// Whether the text holds a YAML line break (LF, CR, NEL, LS, PS).
+fn is_multiline(s: &str) -> bool {
+    let b = s.as_bytes();
+    (0..b.len()).any(|i| is_break(b, i))
+}
+
+/// Number of characters in UTF-8 bytes.
+#[inline]
+fn char_count(b: &[u8]) -> usize {
+    b.iter().filter(|&&c| c & 0xC0 != 0x80).count()
 }
 
 #[inline]
@@ -713,13 +929,17 @@ fn format_go_g(f: f64, out: &mut String) {
         None => (false, mantissa),
     };
     let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
-    let digits = if digits.is_empty() { "0".to_string() } else { digits };
+    let digits = if digits.is_empty() {
+        "0".to_string()
+    } else {
+        digits
+    };
     let nd = digits.len() as i32;
     let dp = exp + 1; // position of the decimal point relative to the digits
     if neg {
         out.push('-');
     }
-    if exp < -4 || exp >= 6 {
+    if !(-4..6).contains(&exp) {
         out.push_str(&digits[..1]);
         if nd > 1 {
             out.push('.');
@@ -881,7 +1101,7 @@ fn go_parse_uint(s: &str, base: u32) -> Option<u64> {
         }
         n = n.checked_mul(base as u64)?.checked_add(d as u64)?;
     }
-    if underscores && !underscore_ok(b) {
+    if underscores && !super::go_underscore_ok(b) {
         return None;
     }
     Some(n)
@@ -902,48 +1122,19 @@ fn go_parse_int(s: &str, base: u32) -> Option<i64> {
     if neg && un > CUTOFF {
         return None;
     }
-    Some(if neg { (un as i64).wrapping_neg() } else { un as i64 })
+    Some(if neg {
+        (un as i64).wrapping_neg()
+    } else {
+        un as i64
+    })
 }
 
-/// Go's `underscoreOK`: underscores only between digits (or after a base prefix).
-fn underscore_ok(s: &[u8]) -> bool {
-    let mut saw = b'^';
-    let mut s = s;
-    if !s.is_empty() && (s[0] == b'-' || s[0] == b'+') {
-        s = &s[1..];
-    }
-    let mut hex = false;
-    let mut i = 0;
-    if s.len() >= 2 && s[0] == b'0' && matches!(s[1].to_ascii_lowercase(), b'b' | b'o' | b'x') {
-        i = 2;
-        saw = b'0';
-        hex = s[1].to_ascii_lowercase() == b'x';
-    }
-    while i < s.len() {
-        let c = s[i];
-        if c.is_ascii_digit() || (hex && c.is_ascii_hexdigit()) {
-            saw = b'0';
-        } else if c == b'_' {
-            if saw != b'0' {
-                return false;
-            }
-            saw = b'_';
-        } else {
-            if saw == b'_' {
-                return false;
-            }
-            saw = b'!';
-        }
-        i += 1;
-    }
-    saw != b'_'
-}
 
 /// Whether Go's `strconv.ParseFloat(s, 64)` succeeds, for the texts resolve() hands it:
 /// decimal forms (hint '.', or texts matching yamlStyleFloat).  Overflow to ±Inf is an error.
 fn go_parse_float_ok(s: &str) -> bool {
     let b = s.as_bytes();
-    if b.contains(&b'_') && !underscore_ok(b) {
+    if b.contains(&b'_') && !super::go_underscore_ok(b) {
         return false;
     }
     let t: String = s.chars().filter(|&c| c != '_').collect();
@@ -1090,7 +1281,9 @@ fn parse_timestamp(s: &[u8]) -> bool {
     }
     let year: u32 = s[..4].iter().fold(0, |n, &c| n * 10 + (c - b'0') as u32);
     let mut p = 5;
-    let Some(month) = getnum(s, &mut p) else { return false };
+    let Some(month) = getnum(s, &mut p) else {
+        return false;
+    };
     if !(1..=12).contains(&month) {
         return false;
     }
@@ -1098,7 +1291,9 @@ fn parse_timestamp(s: &[u8]) -> bool {
         return false;
     }
     p += 1;
-    let Some(day) = getnum(s, &mut p) else { return false };
+    let Some(day) = getnum(s, &mut p) else {
+        return false;
+    };
     let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
     let days_in = match month {
         2 if leap => 29,
@@ -1125,17 +1320,23 @@ fn parse_timestamp(s: &[u8]) -> bool {
         }
         _ => return false,
     };
-    let Some(hour) = getnum(s, &mut p) else { return false };
+    let Some(hour) = getnum(s, &mut p) else {
+        return false;
+    };
     if hour >= 24 || at(s, p) != b':' {
         return false;
     }
     p += 1;
-    let Some(min) = getnum(s, &mut p) else { return false };
+    let Some(min) = getnum(s, &mut p) else {
+        return false;
+    };
     if min >= 60 || at(s, p) != b':' {
         return false;
     }
     p += 1;
-    let Some(sec) = getnum(s, &mut p) else { return false };
+    let Some(sec) = getnum(s, &mut p) else {
+        return false;
+    };
     if sec >= 60 {
         return false;
     }
@@ -1156,7 +1357,9 @@ fn parse_timestamp(s: &[u8]) -> bool {
                 (s[q].is_ascii_digit() && s[q + 1].is_ascii_digit())
                     .then(|| ((s[q] - b'0') * 10 + (s[q + 1] - b'0')) as u32)
             };
-            let (Some(hh), Some(mm)) = (two(p + 1), two(p + 4)) else { return false };
+            let (Some(hh), Some(mm)) = (two(p + 1), two(p + 4)) else {
+                return false;
+            };
             if hh > 24 || mm > 60 {
                 return false;
             }
@@ -1186,8 +1389,30 @@ fn getnum(s: &[u8], p: &mut usize) -> Option<u32> {
 // ---------------------------------------------------------------------------
 
 fn key_less(a: &str, b: &str) -> bool {
-    if a.is_ascii() && b.is_ascii() {
-        key_less_units(a.as_bytes(), b.as_bytes(), |c| c.is_ascii_alphabetic(), |c| c.is_ascii_digit(), |c| c as i64)
+    let (ab, bb) = (a.as_bytes(), b.as_bytes());
+    let common = ab.iter().zip(bb).take_while(|(x, y)| x == y).count();
+    // Differing at ASCII characters: the byte-wise comparison is the rune-wise one
+    // (it only looks at the digits around the difference).
+    let ascii_at = |s: &[u8]| s.get(common).is_none_or(|&c| c < 0x80);
+    if ascii_at(ab) && ascii_at(bb) {
+        if common == ab.len() || common == bb.len() {
+            return ab.len() < bb.len();
+        }
+        key_less_units(
+            ab,
+            bb,
+            |c| c.is_ascii_alphabetic(),
+            |c| c.is_ascii_digit(),
+            |c| c as i64,
+        )
+    } else if a.is_ascii() && b.is_ascii() {
+        key_less_units(
+            a.as_bytes(),
+            b.as_bytes(),
+            |c| c.is_ascii_alphabetic(),
+            |c| c.is_ascii_digit(),
+            |c| c as i64,
+        )
     } else {
         let ar: Vec<char> = a.chars().collect();
         let br: Vec<char> = b.chars().collect();
@@ -1362,7 +1587,11 @@ impl<T, F: Fn(&T, &T) -> bool> GoSorter<'_, T, F> {
                 pivot = (b - 1) - (pivot - a);
                 hint = Hint::Increasing;
             }
-            if was_balanced && was_partitioned && hint == Hint::Increasing && self.partial_insertion_sort(a, b) {
+            if was_balanced
+                && was_partitioned
+                && hint == Hint::Increasing
+                && self.partial_insertion_sort(a, b)
+            {
                 return;
             }
             if a > 0 && !self.less(a - 1, pivot) {
@@ -1551,16 +1780,577 @@ impl<T, F: Fn(&T, &T) -> bool> GoSorter<'_, T, F> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
-    fn doc(v: Value) -> String {
+    fn doc(v: &Value) -> String {
         let mut s = String::new();
-        emit_document(&v, &mut s);
+        emit_document(v, &mut s);
         s
     }
 
+    /// `input` is JSON; `expected` is kustomize v5.6.0's output for it (captured from
+    /// the reference, resource wrapper fields removed).
+    fn check(input: &str, expected: &str) {
+        let v: Value = serde_json::from_str(input).unwrap();
+        pretty_assertions::assert_eq!(doc(&v), expected);
+    }
+
+    // -- cases checked byte for byte against kustomize --------------------------
+
     #[test]
-    fn empty_stream() {
+    fn key_order_natural() {
+        check(
+            r###"{"a10": 1, "a9": 1, "a_b": 1, "aB": 1, "A": 1, "1": 1, "10": 1, "2": 1, "-x": 1, "a01": 1, "a1": 1, "B": 1, "b": 1, "~": 1, "é": 1}"###,
+            r###"-x: 1
+"~": 1
+"1": 1
+"2": 1
+"10": 1
+A: 1
+B: 1
+a_b: 1
+a1: 1
+a01: 1
+a9: 1
+a10: 1
+aB: 1
+b: 1
+é: 1
+"###,
+        );
+    }
+
+    #[test]
+    fn keys_are_quoted_like_values() {
+        check(
+            r###"{"80": "x", "on": "x", "yes": "x", "y": 1, "null": 1, "": 1, "x y": 1, "a: b": 1, "#c": 1, "- d": 1, "1.5": 1, "2001-12-14": 1}"###,
+            r###""": 1
+'#c': 1
+'- d': 1
+"1.5": 1
+"80": x
+"2001-12-14": 1
+'a: b': 1
+"null": 1
+"on": x
+x y: 1
+"y": 1
+"yes": x
+"###,
+        );
+    }
+
+    #[test]
+    fn yaml11_words_are_double_quoted() {
+        check(
+            r###"{"v": ["y", "Y", "yes", "No", "ON", "off", "true", "False", "~", "null", "NULL", "", ".inf", "-.Inf", ".NaN", "<<", "n", "nope", "yess", "On!"]}"###,
+            r###"v:
+- "y"
+- "Y"
+- "yes"
+- "No"
+- "ON"
+- "off"
+- "true"
+- "False"
+- "~"
+- "null"
+- "NULL"
+- ""
+- ".inf"
+- "-.Inf"
+- ".NaN"
+- <<
+- "n"
+- nope
+- yess
+- On!
+"###,
+        );
+    }
+
+    #[test]
+    fn numeric_looking_strings() {
+        check(
+            r###"{"v": ["0", "012", "08", "0x1F", "0o17", "0b101", "1_000", "+1", "-1", "1.5", ".5", "5.", "1e5", "1e400", "0xFFFFFFFFFFFFFFFFF", "99999999999999999999", "1.2.3", "1:20", "190:20:30", "1:60", "-", "1e", "0b-1"]}"###,
+            r###"v:
+- "0"
+- "012"
+- "08"
+- "0x1F"
+- "0o17"
+- "0b101"
+- "1_000"
+- "+1"
+- "-1"
+- "1.5"
+- ".5"
+- "5."
+- "1e5"
+- 1e400
+- 0xFFFFFFFFFFFFFFFFF
+- "99999999999999999999"
+- 1.2.3
+- "1:20"
+- "190:20:30"
+- 1:60
+- '-'
+- 1e
+- "0b-1"
+"###,
+        );
+    }
+
+    #[test]
+    fn timestamps() {
+        check(
+            r###"{"v": ["2001-12-14", "2001-12-14T21:59:43.10-05:00", "2001-12-14 21:59:43.10", "2001-12-14T21:59:43", "2001-13-01", "2001-02-29", "2000-02-29", "2001-1-2"]}"###,
+            r###"v:
+- "2001-12-14"
+- "2001-12-14T21:59:43.10-05:00"
+- "2001-12-14 21:59:43.10"
+- 2001-12-14T21:59:43
+- 2001-13-01
+- 2001-02-29
+- "2000-02-29"
+- "2001-1-2"
+"###,
+        );
+    }
+
+    #[test]
+    fn indicators() {
+        check(
+            r###"{"v": ["- a", "-a", "a -", "? a", "?a", ": a", ":a", "a:b", "a: b", "a:", "a #b", "a#b", "#a", "[a", "a]", "{a}", "a,b", "&a", "*a", "!a", "|a", ">a", "'a", "\"a", "%a", "@a", "`a", "---", "--- a", "...", "a'b", "it's"]}"###,
+            r###"v:
+- '- a'
+- -a
+- a -
+- '? a'
+- ?a
+- ': a'
+- :a
+- a:b
+- 'a: b'
+- 'a:'
+- 'a #b'
+- a#b
+- '#a'
+- '[a'
+- a]
+- '{a}'
+- a,b
+- '&a'
+- '*a'
+- '!a'
+- '|a'
+- '>a'
+- '''a'
+- '"a'
+- '%a'
+- '@a'
+- '`a'
+- '---'
+- '--- a'
+- '...'
+- a'b
+- it's
+"###,
+        );
+    }
+
+    #[test]
+    fn spaces_and_specials() {
+        check(
+            r###"{"v": [" a", "a ", "  ", "a  b", "a\tb", "été", "日本", "😀", "a b", "\u0000", "a\u001bb", "\ufeffab", "a\u2028b", "a\rb", "back\\slash", "quo\"te"]}"###,
+            r###"v:
+- ' a'
+- 'a '
+- '  '
+- a  b
+- "a\tb"
+- été
+- 日本
+- "\U0001F600"
+- a b
+- "\0"
+- "a\eb"
+- "\uFEFF\x61\x62"
+- 'a   b'
+- "a\rb"
+- back\slash
+- quo"te
+"###,
+        );
+    }
+
+    #[test]
+    fn literal_blocks() {
+        check(
+            r###"{"a": "x\ny", "b": "x\ny\n", "c": "x\ny\n\n", "d": " x\ny", "e": "\nx", "f": "x \ny", "g": "x\ny ", "h": "x\n\ty", "i": "x\n\ny\n", "j": "\n", "k": "  indented\n  lines\n"}"###,
+            r###"a: |-
+  x
+  y
+b: |
+  x
+  y
+c: |+
+  x
+  y
+
+d: |2-
+   x
+  y
+e: |2-
+
+  x
+f: "x \ny"
+g: "x\ny "
+h: "x\n\ty"
+i: |
+  x
+
+  y
+j: |2+
+
+k: |2
+    indented
+    lines
+"###,
+        );
+    }
+
+    #[test]
+    fn literal_in_sequences() {
+        check(
+            r###"{"s": ["x\ny", {"k": "x\ny\n"}, ["x\n"]]}"###,
+            r###"s:
+- |-
+  x
+  y
+- k: |
+    x
+    y
+- - |
+    x
+"###,
+        );
+    }
+
+    #[test]
+    fn fold_plain() {
+        check(
+            r###"{"description": "The quick brown fox jumps over the lazy dog. The quick brown fox jumps over the lazy dog. The quick brown fox jumps over the lazy dog.", "nested": {"deeper": {"text": "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua"}}}"###,
+            r###"description: The quick brown fox jumps over the lazy dog. The quick brown fox jumps
+  over the lazy dog. The quick brown fox jumps over the lazy dog.
+nested:
+  deeper:
+    text: Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod
+      tempor incididunt ut labore et dolore magna aliqua
+"###,
+        );
+    }
+
+    #[test]
+    fn fold_single_quoted() {
+        check(
+            r###"{"druid_segmentCache_locations": "[{\"path\": \"var/druid/segment-cache\", \"maxSize\": 32000000000, \"freeSpacePercent\": 1.0}]", "x": "# word word word word word word word word word word word word word word word word word word word word word word word word word word word word word word"}"###,
+            r###"druid_segmentCache_locations: '[{"path": "var/druid/segment-cache", "maxSize": 32000000000,
+  "freeSpacePercent": 1.0}]'
+x: '# word word word word word word word word word word word word word word word word
+  word word word word word word word word word word word word word word'
+"###,
+        );
+    }
+
+    #[test]
+    fn fold_double_quoted() {
+        check(
+            r###"{"a": "tab\there and a long tail of words that goes on and on past the eighty column limit for sure", "b": "\tword  word  word  word  word  word  word  word  word  word  word  word  word  word  word  word  word  word  word  word  ", "c": "on"}"###,
+            r###"a: "tab\there and a long tail of words that goes on and on past the eighty column
+  limit for sure"
+b: "\tword  word  word  word  word  word  word  word  word  word  word  word  word
+  \ word  word  word  word  word  word  word  "
+c: "on"
+"###,
+        );
+    }
+
+    #[test]
+    fn long_words_do_not_fold() {
+        check(
+            r###"{"url": "https://example.com/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "k": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx yyyyyyyyyy"}"###,
+            r###"k: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
+  yyyyyyyyyy
+url: https://example.com/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+"###,
+        );
+    }
+
+    #[test]
+    fn numbers() {
+        check(
+            r###"{"v": [0, 1, -1, 9223372036854775807, -9223372036854775808, 18446744073709551615, 0.5, 1.0, -2.5, 1.5e-07, 1e-06, 1e+21, 1e+20, 1234567.5, 123456.5, 0.0001, 1e-05, 3.14159]}"###,
+            r###"v:
+- 0
+- 1
+- -1
+- 9223372036854775807
+- -9223372036854775808
+- 18446744073709551615
+- 0.5
+- 1
+- -2.5
+- 1.5e-07
+- 1e-06
+- 1e+21
+- 1e+20
+- 1.2345675e+06
+- 123456.5
+- 0.0001
+- 1e-05
+- 3.14159
+"###,
+        );
+    }
+
+    #[test]
+    fn nesting() {
+        check(
+            r###"{"m": {"a": [1, 2], "b": [{"x": 1, "y": [3, 4]}, [5, [6]], [], {}], "c": null, "d": true, "e": false, "f": {}, "g": []}, "s": [[{"a": {"b": [{}]}}]]}"###,
+            r###"m:
+  a:
+  - 1
+  - 2
+  b:
+  - x: 1
+    "y":
+    - 3
+    - 4
+  - - 5
+    - - 6
+  - []
+  - {}
+  c: null
+  d: true
+  e: false
+  f: {}
+  g: []
+s:
+- - a:
+      b:
+      - {}
+"###,
+        );
+    }
+
+    #[test]
+    fn long_and_multiline_keys() {
+        check(
+            r###"{"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk": 1, "lllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllll": {"a": 1}, "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm": [1, 2], "two\nlines": "v", "z": 1}"###,
+            r###"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk: 1
+? lllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllll
+: a: 1
+? mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm
+: - 1
+  - 2
+? |-
+  two
+  lines
+: v
+z: 1
+"###,
+        );
+    }
+
+    // -- smaller pieces -----------------------------------------------------------
+
+    #[test]
+    fn stream_joins_documents() {
         assert_eq!(emit_stream(std::iter::empty()), "");
+        let a = serde_json::json!({"a": 1});
+        let b = serde_json::json!({"b": [true, null]});
+        assert_eq!(emit_stream([&a, &b]), "a: 1\n---\nb:\n- true\n- null\n");
+        assert_eq!(emit_stream([&serde_json::json!({})]), "{}\n");
+    }
+
+    #[test]
+    fn unencodable_characters() {
+        use serde_json::json;
+        assert_eq!(
+            find_unencodable(&json!({"a": ["x", 1, {"b": "ok\u{85}\u{a0}é"}]})),
+            None
+        );
+        assert_eq!(find_unencodable(&json!({"a": ["x\u{7f}"]})), Some('\u{7f}'));
+        assert_eq!(
+            find_unencodable(&json!({"a": {"b": "\u{9f}"}})),
+            Some('\u{9f}')
+        );
+        assert_eq!(find_unencodable(&json!({"\u{84}": 1})), Some('\u{84}'));
+        assert_eq!(find_unencodable(&json!({"k\u{85}": 1})), Some('\u{85}'));
+        assert_eq!(find_unencodable(&json!(["\u{fffe}"])), Some('\u{fffe}'));
+    }
+
+    #[test]
+    fn raw_nel_folds_like_the_json_reread() {
+        assert_eq!(fold_nel("a\u{85}b"), "a b");
+        assert_eq!(fold_nel("a \u{85} b"), "a b");
+        assert_eq!(fold_nel("a\u{85}\u{85}\u{85}b"), "a\n\nb");
+        assert_eq!(fold_nel("\u{85}"), " ");
+        assert_eq!(fold_nel("a\u{85}\nb"), "a \nb");
+        assert_eq!(fold_nel("a  b\u{85}"), "a  b ");
+        assert_eq!(doc(&serde_json::json!({"v": "x\u{85}y"})), "v: x y\n");
+    }
+
+    #[test]
+    fn go_g_format() {
+        let g = |f: f64| {
+            let mut s = String::new();
+            format_go_g(f, &mut s);
+            s
+        };
+        assert_eq!(g(1234567.5), "1.2345675e+06");
+        assert_eq!(g(123456.5), "123456.5");
+        assert_eq!(g(0.0001), "0.0001");
+        assert_eq!(g(0.00001), "1e-05");
+        assert_eq!(g(1e21), "1e+21");
+        assert_eq!(g(1.5e300), "1.5e+300");
+        assert_eq!(g(-2.5), "-2.5");
+        assert_eq!(g(5e-324), "5e-324");
+        assert_eq!(g(0.1 + 0.2), "0.30000000000000004");
+    }
+
+    #[test]
+    fn floats_that_json_prints_as_integers() {
+        let f = |x: f64| {
+            let mut s = String::new();
+            format_float(x, &mut s);
+            s
+        };
+        assert_eq!(f(1.0), "1");
+        assert_eq!(f(-0.0), "0");
+        assert_eq!(f(1e15), "1000000000000000");
+        assert_eq!(f(1e20), "1e+20"); // beyond 64 bits: a float again
+        assert_eq!(f(1.5), "1.5");
+        assert_eq!(f(1e-7), "1e-07");
+    }
+
+    #[test]
+    fn resolution_classes() {
+        for s in [
+            "",
+            "~",
+            "y",
+            "NO",
+            "On",
+            ".inf",
+            "-.INF",
+            ".NaN",
+            "0",
+            "-0",
+            "+12",
+            "0x1f",
+            "0o7",
+            "0b1",
+            "1_0",
+            "0b-1",
+            "1.",
+            ".5",
+            ".5_0",
+            "1e3",
+            "2001-12-14",
+            "2001-12-14 1:2:3",
+            "2001-12-14t1:2:3.5Z",
+        ] {
+            assert!(resolves_to_non_string(s), "{s:?} should not stay plain");
+        }
+        for s in [
+            "<<",
+            "yess",
+            "nil",
+            "0x",
+            "0b",
+            "08x",
+            "1e",
+            "1e400",
+            ".e1",
+            "._5",
+            "0xFFFFFFFFFFFFFFFFF",
+            "2001-12-14T1:2:3",
+            "2001-02-29",
+            "2001-12-14x",
+            "+",
+            "-",
+            "1.2.3",
+            "a1",
+        ] {
+            assert!(!resolves_to_non_string(s), "{s:?} should stay plain");
+        }
+        assert!(
+            is_base60_float("1:20") && is_base60_float("-190:20:30.5") && is_base60_float("1_0:5")
+        );
+        assert!(
+            !is_base60_float("1:60")
+                && !is_base60_float("1:2:")
+                && !is_base60_float(":20")
+                && !is_base60_float("a:1")
+        );
+    }
+
+    #[test]
+    fn key_less_is_gos_natural_order() {
+        let mut keys = vec![
+            "a10", "a9", "a_b", "aB", "A", "1", "10", "2", "-x", "a01", "a1",
+        ];
+        go_sort(&mut keys, |a, b| key_less(a, b));
+        assert_eq!(
+            keys,
+            ["-x", "1", "2", "10", "A", "a_b", "a1", "a01", "a9", "a10", "aB"]
+        );
+        assert!(key_less("ab", "abc") && !key_less("abc", "ab"));
+        assert!(key_less("x19", "x100") && key_less("a1", "a01"));
+        assert!(key_less("é", "éa") && key_less("a", "é"));
+    }
+
+    #[test]
+    fn go_sort_sorts() {
+        // A tiny deterministic generator; patterns that exercise every pdqsort path.
+        let mut seed = 0x2545F4914F6CDD1Du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for n in [0usize, 1, 2, 5, 12, 13, 49, 50, 51, 200, 1000, 5000] {
+            let inputs: Vec<Vec<u64>> = vec![
+                (0..n).map(|_| next() % 1000).collect(),
+                (0..n as u64).collect(),
+                (0..n as u64).rev().collect(),
+                (0..n).map(|_| next() % 3).collect(),
+                (0..n as u64)
+                    .map(|i| if i % 2 == 0 { i } else { n as u64 - i })
+                    .collect(),
+            ];
+            for mut v in inputs {
+                let mut want = v.clone();
+                want.sort();
+                go_sort(&mut v, |a, b| a < b);
+                assert_eq!(v, want, "n = {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn inconsistent_order_does_not_panic() {
+        // go-yaml's Less is not transitive for such keys (kustomize's own output
+        // order then depends on Go's map iteration); sorting must still terminate.
+        let mut keys: Vec<String> = Vec::new();
+        for a in ["-", "0", "9", "a", "2", "09", "29"] {
+            for b in ["", "x", "2", "0", "a", "Ä"] {
+                keys.push(format!("{a}{b}"));
+            }
+        }
+        go_sort(&mut keys, |a, b| key_less(a, b));
+        assert_eq!(keys.len(), 42);
     }
 }

@@ -27,6 +27,40 @@ pub fn go_number_json(n: &serde_json::Number) -> String {
     }
 }
 
+/// Go's `underscoreOK`: underscores only between digits (or after a base prefix).
+pub(crate) fn go_underscore_ok(s: &[u8]) -> bool {
+    let mut saw = b'^';
+    let mut s = s;
+    if !s.is_empty() && (s[0] == b'-' || s[0] == b'+') {
+        s = &s[1..];
+    }
+    let mut hex = false;
+    let mut i = 0;
+    if s.len() >= 2 && s[0] == b'0' && matches!(s[1].to_ascii_lowercase(), b'b' | b'o' | b'x') {
+        i = 2;
+        saw = b'0';
+        hex = s[1].eq_ignore_ascii_case(&b'x');
+    }
+    while i < s.len() {
+        let c = s[i];
+        if c.is_ascii_digit() || (hex && c.is_ascii_hexdigit()) {
+            saw = b'0';
+        } else if c == b'_' {
+            if saw != b'0' {
+                return false;
+            }
+            saw = b'_';
+        } else {
+            if saw == b'_' {
+                return false;
+            }
+            saw = b'!';
+        }
+        i += 1;
+    }
+    saw != b'_'
+}
+
 #[cfg(test)]
 mod tests {
     use super::go_number_json;

@@ -81,6 +81,20 @@ pub fn parse_document(text: &str) -> Result<Value, ParseError> {
     Ok(found.unwrap_or(Value::Null))
 }
 
+/// Parses one document where a repeated mapping key replaces the earlier value instead of being an
+/// error: kustomize decodes kustomization files that way (its strict decoding was reverted).
+pub fn parse_document_last_key_wins(text: &str) -> Result<Value, ParseError> {
+    LAST_KEY_WINS.with(|flag| flag.set(true));
+    let result = parse_document(text);
+    LAST_KEY_WINS.with(|flag| flag.set(false));
+    result
+}
+
+thread_local! {
+    /// Set only for the duration of [`parse_document_last_key_wins`] on this thread.
+    static LAST_KEY_WINS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// All documents of the stream, each with the position where it starts.
 fn parse_stream(text: &str) -> Result<Vec<(Value, Marker)>, ParseError> {
     let mut patched: Option<String> = None;
@@ -515,6 +529,10 @@ impl MapState {
             self.lines.push(line);
             return Ok(());
         };
+        if LAST_KEY_WINS.with(|flag| flag.get()) {
+            *slot = value;
+            return Ok(());
+        }
         // Only a value that came from a merge may be set again.
         if let Some(merging) = self.merging.as_deref_mut() {
             if merging.merged.remove(&key.text) {
@@ -889,7 +907,7 @@ fn resolve_plain(text: &str, allow_timestamp: bool) -> Resolved {
     }
     match hint {
         b'.' => {
-            if go_underscores_ok(text) {
+            if super::go_underscore_ok(text.as_bytes()) {
                 let digits = text.replace('_', "");
                 if is_dot_float(&digits) {
                     if let Some(f) = parse_finite(&digits) {
@@ -991,39 +1009,6 @@ fn exponent_to_end(b: &[u8], mut i: usize) -> bool {
     i > start && i == b.len()
 }
 
-/// Go's `underscoreOK`: underscores only between digits (or after a base prefix).
-fn go_underscores_ok(text: &str) -> bool {
-    let mut s = text.as_bytes();
-    if matches!(s.first(), Some(b'+' | b'-')) {
-        s = &s[1..];
-    }
-    let mut saw = b'^';
-    let mut i = 0;
-    let mut hex = false;
-    if s.len() >= 2 && s[0] == b'0' && matches!(s[1].to_ascii_lowercase(), b'b' | b'o' | b'x') {
-        i = 2;
-        saw = b'0';
-        hex = s[1].eq_ignore_ascii_case(&b'x');
-    }
-    while i < s.len() {
-        let c = s[i];
-        if c.is_ascii_digit() || hex && c.is_ascii_hexdigit() {
-            saw = b'0';
-        } else if c == b'_' {
-            if saw != b'0' {
-                return false;
-            }
-            saw = b'_';
-        } else {
-            if saw == b'_' {
-                return false;
-            }
-            saw = b'!';
-        }
-        i += 1;
-    }
-    saw != b'_'
-}
 
 /// Go's `strconv.ParseInt(s, 0, 64)` (without underscores, which were removed before).
 fn go_parse_int(text: &str) -> Option<i64> {

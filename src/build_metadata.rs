@@ -1,0 +1,129 @@
+//! `buildMetadata`: where each resource came from (`originAnnotations`) and which transformers
+//! touched it (`transformerAnnotations`), written as annotations at the end of the build.
+use std::path::{Component, Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+use crate::resource::ResMap;
+
+const ORIGIN: &str = "config.kubernetes.io/origin";
+const TRANSFORMATIONS: &str = "alpha.config.kubernetes.io/transformations";
+
+/// `path` relative to `base`, with `..` where needed (both absolute, symlinks resolved).
+pub fn relative_path(path: &Path, base: &Path) -> String {
+    let path: Vec<Component> = path.components().collect();
+    let base: Vec<Component> = base.components().collect();
+    let common = path.iter().zip(&base).take_while(|(a, b)| a == b).count();
+    let mut out = PathBuf::new();
+    for _ in common..base.len() {
+        out.push("..");
+    }
+    for c in &path[common..] {
+        out.push(c);
+    }
+    out.display().to_string()
+}
+
+/// The origin of a resource read from a file.
+pub fn file_origin(relative: &str) -> Value {
+    json!({ "path": relative })
+}
+
+/// The origin of a generated resource, or the record of a transformer run: the file that
+/// configured it and the plugin (`apiVersion: builtin`, its kind, and its name when it has one).
+pub fn configured(configured_in: &str, kind: &str, name: Option<&str>) -> Value {
+    let mut by = Map::new();
+    by.insert("apiVersion".into(), json!("builtin"));
+    by.insert("kind".into(), json!(kind));
+    if let Some(name) = name.filter(|n| !n.is_empty()) {
+        by.insert("name".into(), json!(name));
+    }
+    json!({ "configuredIn": configured_in, "configuredBy": Value::Object(by) })
+}
+
+/// The same for a plugin config (`transformers:`/`generators:` entries): its kind, and the name
+/// and namespace of its metadata.
+pub fn configured_by_config(configured_in: &str, config: &Value) -> Value {
+    let meta = |k: &str| config.get("metadata").and_then(|m| m.get(k)).and_then(Value::as_str);
+    let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
+    let mut entry = configured(configured_in, kind, meta("name"));
+    if let (Some(ns), Some(Value::Object(by))) = (meta("namespace"), entry.get_mut("configuredBy")) {
+        by.insert("namespace".into(), json!(ns));
+    }
+    entry
+}
+
+/// Records a transformer run on every resource it ran over.
+pub fn record_transformer(resources: &mut ResMap, run: &Value) {
+    for r in resources.iter_mut() {
+        r.transformations.push(run.clone());
+    }
+}
+
+/// Writes the annotations the top-level `buildMetadata` asks for.
+pub fn annotate(resources: &mut ResMap, build_metadata: &[String]) {
+    let origins = build_metadata.iter().any(|b| b == "originAnnotations");
+    let transformations = build_metadata.iter().any(|b| b == "transformerAnnotations");
+    if !origins && !transformations {
+        return;
+    }
+    for r in resources.iter_mut() {
+        if origins {
+            if let Some(origin) = r.origin.clone() {
+                let text = format_entry(&origin, "");
+                r.set_metadata_entry("annotations", ORIGIN, Some(&text));
+            }
+        }
+        if transformations && !r.transformations.is_empty() {
+            let text: String = r.transformations.iter().map(|t| format_entry(t, "- ")).collect();
+            r.set_metadata_entry("annotations", TRANSFORMATIONS, Some(&text));
+        }
+    }
+}
+
+/// kyaml's rendering of an origin: `path`, or `configuredIn` then `configuredBy`, in that order.
+fn format_entry(entry: &Value, first_prefix: &str) -> String {
+    let indent = " ".repeat(first_prefix.len());
+    let mut lines: Vec<String> = Vec::new();
+    let str_of = |k: &str| entry.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    if entry.get("path").is_some() {
+        lines.push(format!("path: {}", str_of("path")));
+    } else {
+        lines.push(format!("configuredIn: {}", str_of("configuredIn")));
+        lines.push("configuredBy:".into());
+        if let Some(Value::Object(by)) = entry.get("configuredBy") {
+            for key in ["apiVersion", "kind", "name", "namespace"] {
+                if let Some(v) = by.get(key).and_then(Value::as_str) {
+                    lines.push(format!("  {key}: {v}"));
+                }
+            }
+        }
+    }
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        out.push_str(if i == 0 { first_prefix } else { &indent });
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_climb_out_of_the_top_folder() {
+        assert_eq!(relative_path(Path::new("/a/base/x.yaml"), Path::new("/a/prod")), "../base/x.yaml");
+        assert_eq!(relative_path(Path::new("/a/prod/x.yaml"), Path::new("/a/prod")), "x.yaml");
+    }
+
+    #[test]
+    fn entries_render_as_kustomize_writes_them() {
+        assert_eq!(format_entry(&file_origin("svc.yaml"), ""), "path: svc.yaml\n");
+        assert_eq!(
+            format_entry(&configured("kustomization.yaml", "PrefixTransformer", None), "- "),
+            "- configuredIn: kustomization.yaml\n  configuredBy:\n    apiVersion: builtin\n    kind: PrefixTransformer\n"
+        );
+    }
+}

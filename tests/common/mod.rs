@@ -1,0 +1,255 @@
+//! Helpers shared by `tests/differential.rs` and `tests/cli.rs`: running the
+//! binary and the reference kustomize, and scratch trees in the temp folder.
+//!
+//! The reference is kustomize v5.6.0 as embedded in kubectl 1.33: the
+//! `kubectl.1.33` found next to `kubectl` on PATH (symlinks resolved), run as
+//! `kubectl.1.33 kustomize DIR`. `PEERPODS_REFERENCE_KUSTOMIZE` overrides it
+//! with a command to which the arguments are appended (for example
+//! `kustomize build`); set it empty to skip every comparison.
+#![allow(dead_code)]
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// How long one run of either program may take before the test fails.
+const TIMEOUT: Duration = Duration::from_secs(120);
+
+/// What a finished process left behind.
+#[derive(Debug)]
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+}
+
+/// The binary under test.
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_peerpods-build")
+}
+
+/// The root of the crate (where `tests/fixtures` lives).
+pub fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The folder of one committed fixture.
+pub fn fixture(name: &str) -> PathBuf {
+    manifest_dir().join("tests").join("fixtures").join(name)
+}
+
+/// Runs `program args...` in `cwd`, with a timeout, and collects its output.
+pub fn run_program(program: &str, args: &[&str], cwd: &Path) -> Run {
+    let mut child = Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {program}: {e}"));
+    let mut out_pipe = child.stdout.take().expect("stdout is piped");
+    let mut err_pipe = child.stderr.take().expect("stderr is piped");
+    let out_reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        out_pipe.read_to_end(&mut bytes).map(|_| bytes)
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        err_pipe.read_to_end(&mut bytes).map(|_| bytes)
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for the child") {
+            break status;
+        }
+        if started.elapsed() > TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("`{program} {}` in {} ran longer than {TIMEOUT:?}", args.join(" "), cwd.display());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let stdout = out_reader.join().expect("stdout reader").expect("reading stdout");
+    let stderr = err_reader.join().expect("stderr reader").expect("reading stderr");
+    Run {
+        code: status.code(),
+        stdout: String::from_utf8(stdout).unwrap_or_else(|e| panic!("`{program}` printed non-UTF-8 on stdout: {e}")),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+    }
+}
+
+/// Runs peerpods-build; whatever the outcome, it must not panic, and a
+/// failure must print nothing on stdout (no partial output).
+pub fn ours(args: &[&str], cwd: &Path) -> Run {
+    let r = run_program(bin(), args, cwd);
+    assert!(
+        !r.stderr.contains("panicked") && r.code != Some(101),
+        "peerpods-build {} panicked (exit {:?}):\n{}",
+        args.join(" "),
+        r.code,
+        r.stderr
+    );
+    assert!(r.code.is_some(), "peerpods-build {} was killed by a signal", args.join(" "));
+    if !r.success() {
+        assert!(
+            r.stdout.is_empty(),
+            "peerpods-build {} failed (exit {:?}) but printed on stdout:\n{}",
+            args.join(" "),
+            r.code,
+            r.stdout
+        );
+    }
+    r
+}
+
+/// The reference command (program and leading arguments), if any.
+pub fn reference() -> Option<&'static [String]> {
+    static REFERENCE: OnceLock<Option<Vec<String>>> = OnceLock::new();
+    REFERENCE.get_or_init(find_reference).as_deref()
+}
+
+fn find_reference() -> Option<Vec<String>> {
+    if let Some(command) = std::env::var_os("PEERPODS_REFERENCE_KUSTOMIZE") {
+        let words: Vec<String> = command.to_string_lossy().split_whitespace().map(str::to_owned).collect();
+        return (!words.is_empty()).then_some(words);
+    }
+    let path = std::env::var_os("PATH")?;
+    let kubectl = std::env::split_paths(&path).map(|dir| dir.join("kubectl")).find(|c| c.is_file())?;
+    let resolved = fs::canonicalize(kubectl).ok()?;
+    let pinned = resolved.parent()?.join("kubectl.1.33");
+    pinned.is_file().then(|| vec![pinned.to_string_lossy().into_owned(), "kustomize".to_owned()])
+}
+
+/// Runs the reference with `args` appended (for example `[dir, "--load-restrictor", ...]`),
+/// or returns None, after saying so on stderr, when there is no reference.
+pub fn reference_run(args: &[&str], cwd: &Path, label: &str) -> Option<Run> {
+    let Some(command) = reference() else {
+        eprintln!(
+            "SKIP {label}: no reference kustomize (kubectl.1.33 next to kubectl on PATH, \
+             or PEERPODS_REFERENCE_KUSTOMIZE); checked against the committed expectation only"
+        );
+        return None;
+    };
+    let mut all: Vec<&str> = command[1..].iter().map(String::as_str).collect();
+    all.extend_from_slice(args);
+    Some(run_program(&command[0], &all, cwd))
+}
+
+/// The `# Warning: ...` lines of a stderr, in order (kustomize's deprecation notices;
+/// the reference's klog lines and our own `Warning:` lines are left out).
+pub fn deprecation_lines(stderr: &str) -> Vec<&str> {
+    stderr.lines().filter(|l| l.starts_with("# Warning:")).collect()
+}
+
+/// A scratch folder under the system temp folder, removed on drop.
+pub struct TempTree {
+    pub root: PathBuf,
+}
+
+impl TempTree {
+    pub fn new(label: &str) -> TempTree {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+        let root = std::env::temp_dir().join(format!("peerpods-e2e-{label}-{}-{n}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(&root).unwrap_or_else(|e| panic!("creating {}: {e}", root.display()));
+        // Canonical, so that messages naming the root can be matched literally.
+        let root = fs::canonicalize(&root).expect("canonical temp path");
+        TempTree { root }
+    }
+
+    /// Writes `content` at `rel`, creating folders; returns the full path.
+    pub fn write(&self, rel: &str, content: &str) -> PathBuf {
+        let path = self.root.join(rel);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).unwrap_or_else(|e| panic!("creating {}: {e}", parent.display()));
+        }
+        fs::write(&path, content).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+        path
+    }
+
+    pub fn mkdir(&self, rel: &str) -> PathBuf {
+        let path = self.root.join(rel);
+        fs::create_dir_all(&path).unwrap_or_else(|e| panic!("creating {}: {e}", path.display()));
+        path
+    }
+
+    /// Creates the symbolic link `rel` pointing at `target` (taken literally).
+    #[cfg(unix)]
+    pub fn symlink(&self, target: &str, rel: &str) -> PathBuf {
+        let path = self.root.join(rel);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).unwrap();
+        }
+        std::os::unix::fs::symlink(target, &path).unwrap_or_else(|e| panic!("linking {}: {e}", path.display()));
+        path
+    }
+
+    /// Copies a committed fixture into `rel`.
+    pub fn copy_fixture(&self, name: &str, rel: &str) -> PathBuf {
+        let to = self.root.join(rel);
+        copy_dir(&fixture(name), &to);
+        to
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+}
+
+impl Drop for TempTree {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.root);
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap_or_else(|e| panic!("reading {}: {e}", from.display())) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Every file under `dir`, relative paths with `/`, sorted.
+pub fn files_under(dir: &Path) -> Vec<String> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
+        for entry in fs::read_dir(dir).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_dir() {
+                walk(base, &entry.path(), out);
+            } else {
+                let rel = entry.path().strip_prefix(base).unwrap().to_string_lossy().replace('\\', "/");
+                out.push(rel);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// Splits a multi-document YAML stream as kustomize prints it.
+pub fn documents(stream: &str) -> Vec<String> {
+    if stream.is_empty() {
+        return Vec::new();
+    }
+    stream.split("\n---\n").map(|d| if d.ends_with('\n') { d.to_owned() } else { format!("{d}\n") }).collect()
+}

@@ -1,0 +1,98 @@
+//! One small fixture per kustomize behaviour, in `tests/fixtures/<case>/`.
+//!
+//! Each fixture holds a `kustomization.yaml`, its resources, and an
+//! `expected.yaml` produced once with the reference (`kubectl.1.33 kustomize`)
+//! and then read and checked by hand. For every fixture:
+//!
+//! - `peerpods-build build <dir>` succeeds, does not warn about rules that
+//!   match nothing (every rule in the fixtures matches), and prints exactly
+//!   `expected.yaml`, byte for byte;
+//! - when the reference is present, it still prints exactly `expected.yaml`
+//!   (so a stale or hand-edited expectation cannot hide a difference); without
+//!   it, that half is skipped with a SKIP line on stderr.
+//!
+//! `every_fixture_folder_has_a_test` keeps the list below and the folders in step.
+
+mod common;
+
+use common::{fixture, ours, reference_run};
+use pretty_assertions::assert_eq;
+use std::collections::BTreeSet;
+use std::fs;
+
+fn check_fixture(name: &str) {
+    let dir = fixture(name);
+    let dir_arg = dir.to_str().expect("UTF-8 path");
+    let expected_path = dir.join("expected.yaml");
+    let expected = fs::read_to_string(&expected_path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", expected_path.display()));
+    assert!(!expected.trim().is_empty(), "{name}: expected.yaml is empty");
+
+    let r = ours(&["build", dir_arg], &common::manifest_dir());
+    assert!(r.success(), "{name}: peerpods-build failed ({:?}):\n{}", r.code, r.stderr);
+    let unmatched: Vec<&str> = r.stderr.lines().filter(|l| l.starts_with("Warning:")).collect();
+    assert!(unmatched.is_empty(), "{name}: every rule of the fixture matches, yet peerpods-build warned:\n{}", unmatched.join("\n"));
+    assert_eq!(r.stdout, expected, "{name}: peerpods-build output differs from expected.yaml");
+
+    if let Some(reference) = reference_run(&[dir_arg], &common::manifest_dir(), name) {
+        assert!(reference.success(), "{name}: the reference failed ({:?}):\n{}", reference.code, reference.stderr);
+        assert_eq!(reference.stdout, expected, "{name}: the reference no longer prints expected.yaml");
+    }
+}
+
+macro_rules! fixtures {
+    ($($test:ident => $dir:literal,)*) => {
+        $(
+            #[test]
+            fn $test() {
+                check_fixture($dir);
+            }
+        )*
+
+        /// Every folder under tests/fixtures has a test above, and every test a folder.
+        #[test]
+        fn every_fixture_folder_has_a_test() {
+            let listed: BTreeSet<&str> = [$($dir),*].into_iter().collect();
+            let root = common::manifest_dir().join("tests").join("fixtures");
+            let on_disk: BTreeSet<String> = fs::read_dir(&root)
+                .unwrap_or_else(|e| panic!("reading {}: {e}", root.display()))
+                .map(|e| e.unwrap())
+                .filter(|e| e.file_type().unwrap().is_dir())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            let on_disk: BTreeSet<&str> = on_disk.iter().map(String::as_str).collect();
+            assert_eq!(listed, on_disk, "tests/differential.rs and tests/fixtures/ disagree");
+            for dir in &on_disk {
+                for file in ["kustomization.yaml", "expected.yaml"] {
+                    assert!(root.join(dir).join(file).is_file(), "fixture {dir} has no {file}");
+                }
+            }
+        }
+    };
+}
+
+fixtures! {
+    namespace_moves_namespaced_resources_and_service_account_subjects => "namespace",
+    name_prefix_and_suffix_follow_configmap_references => "name_prefix_suffix",
+    common_labels_reach_selectors_and_templates => "common_labels",
+    labels_without_selectors_reach_templates_only_when_asked => "labels_without_selectors",
+    common_annotations_reach_pod_templates => "common_annotations",
+    images_set_tag_name_digest_and_registry_with_port => "images",
+    replicas_set_counts_on_deployments_and_statefulsets => "replicas",
+    configmap_generator_reads_literals_files_and_env_files => "configmap_generator",
+    configmap_generator_merges_overlay_into_base => "configmap_generator_merge",
+    secret_generator_sets_type_and_wraps_long_values => "secret_generator",
+    generator_options_disable_hash_and_add_labels => "generator_options",
+    strategic_merge_patch_deletes_list_items_and_resources => "patch_strategic_merge_delete",
+    json6902_patches_inline_json_file_and_yaml_file => "patch_json6902",
+    patch_targets_select_by_label_and_name_regex => "patch_target_selectors",
+    patches_strategic_merge_field_applies_file_and_inline => "patches_strategic_merge",
+    replacements_copy_whole_values_and_delimited_parts => "replacements",
+    vars_substitute_known_names_and_keep_unknown => "vars",
+    components_add_resources_patches_and_prefix => "components",
+    sort_options_fifo_keeps_input_order => "sort_options_fifo",
+    kind_list_items_become_resources => "kind_list",
+    json_resource_file_is_read_as_yaml => "json_resource",
+    yaml_anchors_aliases_and_merge_keys_expand => "yaml_anchors",
+    custom_resource_and_crd_are_transformed_as_kustomize_does => "custom_resource",
+}
