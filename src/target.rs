@@ -74,6 +74,9 @@ pub struct Context {
     top_root: PathBuf,
     /// Whether an `openapi` field has chosen the schema already.
     schema_chosen: bool,
+    /// Whether transformer runs are recorded on resources: only the top-level `buildMetadata:
+    /// [transformerAnnotations]` prints them, and recording costs a value per resource per run.
+    pub record_transformations: bool,
 }
 
 impl Context {
@@ -85,6 +88,7 @@ impl Context {
             visiting: Vec::new(),
             top_root: top.root().to_path_buf(),
             schema_chosen: false,
+            record_transformations: false,
         }
     }
 
@@ -97,6 +101,7 @@ impl Context {
             visiting: self.visiting.clone(),
             top_root: self.top_root.clone(),
             schema_chosen: self.schema_chosen,
+            record_transformations: self.record_transformations,
         }
     }
 
@@ -556,8 +561,11 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     let configured_in = ctx.relative(&target.file);
     let Accumulated { resources, tables, .. } = &mut *acc;
     let tables: &FieldSpecTables = tables.as_deref().unwrap_or_else(|| FieldSpecTables::builtin());
+    let record = ctx.record_transformations;
     let ran = |resources: &mut ResMap, kind: &str| {
-        build_metadata::record_transformer(resources, &build_metadata::configured(&configured_in, kind, None))
+        if record {
+            build_metadata::record_transformer(resources, &build_metadata::configured(&configured_in, kind, None))
+        }
     };
     let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
     if !k.patches_strategic_merge.is_empty() {
@@ -636,7 +644,9 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         for config in configs {
             let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
             builtin_plugins::run_transformer(&config, resources, &target.loader, schema, &mut ctx.diagnostics, &name)?;
-            build_metadata::record_transformer(resources, &build_metadata::configured_by_config(&source, &config));
+            if ctx.record_transformations {
+                build_metadata::record_transformer(resources, &build_metadata::configured_by_config(&source, &config));
+            }
         }
     }
     if !k.helm_charts.is_empty() || !k.helm_chart_inflation_generator.is_empty() {
