@@ -10,7 +10,8 @@ use std::process::Command;
 
 use generator::{env_list, Workload};
 
-const KUBECTL: &str = "/usr/lib/google-cloud-sdk/bin/kubectl.1.33";
+#[path = "../benches/workload/reference.rs"]
+mod reference;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ppb-bench-eq-{name}-{}", std::process::id()));
@@ -26,16 +27,16 @@ fn build(dir: &Path) -> Vec<u8> {
 
 #[test]
 fn ten_app_tree_builds_as_kubectl_kustomize_builds_it() {
-    if !Path::new(KUBECTL).exists() {
-        eprintln!("skipped: {KUBECTL} is not installed");
+    let Some(kustomize) = reference::find() else {
+        eprintln!("skipped: no reference kustomize (kubectl.1.33 beside kubectl on PATH, or PEERPODS_REFERENCE_KUSTOMIZE)");
         return;
-    }
+    };
     let workload = Workload { apps: 10, overlays: 4, seed: 1 };
     let root = scratch("ten");
     workload.write(&root).unwrap();
     for env in env_list(workload.overlays) {
         let dir = root.join("envs").join(&env.name);
-        let reference = Command::new(KUBECTL).arg("kustomize").arg(&dir).output().expect("kubectl runs");
+        let reference = reference::command(&kustomize, &dir).output().expect("the reference runs");
         assert!(reference.status.success(), "kubectl kustomize failed: {}", String::from_utf8_lossy(&reference.stderr));
         let ours = build(&dir);
         assert!(ours == reference.stdout, "envs/{}: output differs from kubectl kustomize", env.name);

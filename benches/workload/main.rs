@@ -23,7 +23,7 @@ use peerpods_build::yaml::{emit::emit_stream, parse::parse_documents};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-const KUBECTL: &str = "/usr/lib/google-cloud-sdk/bin/kubectl.1.33";
+mod reference;
 
 /// The floor is measured with the allocator the peerpods-build binary uses.
 #[global_allocator]
@@ -155,14 +155,14 @@ fn reference(options: &Options, apps: usize, digest: &str, dir: &Path, ours: &[u
     let kept = options.work.join(format!("kubectl-{apps}-{}.yaml", &digest[..16]));
     let mut usage = None;
     if !kept.exists() {
-        if !Path::new(KUBECTL).exists() {
+        let Some(kustomize) = reference::find() else {
             return (None, "not checked (no kubectl)".into());
-        }
+        };
         if apps > options.kubectl_max_apps {
             return (None, format!("not checked (kubectl skipped above {} apps)", options.kubectl_max_apps));
         }
         let tmp = kept.with_extension("partial");
-        let u = run(Command::new(KUBECTL).arg("kustomize").arg(dir), &tmp).expect("kubectl runs");
+        let u = run(&mut reference::command(&kustomize, dir), &tmp).expect("kubectl runs");
         std::fs::rename(&tmp, &kept).unwrap();
         std::fs::write(kept.with_extension("usage"), format!("{} {} {}", u.wall.as_secs_f64(), u.cpu.as_secs_f64(), u.peak_kib)).unwrap();
         usage = Some(u);

@@ -119,16 +119,11 @@ pub fn reference() -> Option<&'static [String]> {
     REFERENCE.get_or_init(find_reference).as_deref()
 }
 
+#[path = "../../benches/workload/reference.rs"]
+mod reference_command;
+
 fn find_reference() -> Option<Vec<String>> {
-    if let Some(command) = std::env::var_os("PEERPODS_REFERENCE_KUSTOMIZE") {
-        let words: Vec<String> = command.to_string_lossy().split_whitespace().map(str::to_owned).collect();
-        return (!words.is_empty()).then_some(words);
-    }
-    let path = std::env::var_os("PATH")?;
-    let kubectl = std::env::split_paths(&path).map(|dir| dir.join("kubectl")).find(|c| c.is_file())?;
-    let resolved = fs::canonicalize(kubectl).ok()?;
-    let pinned = resolved.parent()?.join("kubectl.1.33");
-    pinned.is_file().then(|| vec![pinned.to_string_lossy().into_owned(), "kustomize".to_owned()])
+    reference_command::find()
 }
 
 /// Runs the reference with `args` appended (for example `[dir, "--load-restrictor", ...]`),
