@@ -48,7 +48,8 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
     resources.try_for_each_mut_parallel(|r| {
         // kustomize records the id before this transformer for every resource, moved or not.
         r.remember_current_id();
-        if is_namespaced(r.api_version(), r.kind()) && !(options.unset_only && !r.namespace().is_empty()) {
+        let may_set = !options.unset_only || r.namespace().is_empty();
+        if may_set && is_namespaced(r.api_version(), r.kind()) {
             r.set_namespace(ns);
         }
         if is_binding(r.kind()) {
