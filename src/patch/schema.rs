@@ -85,7 +85,12 @@ impl Schema {
             Some(Value::Null) | None => return Ok(Schema { nodes: vec![Node::default()], ..Default::default() }),
             Some(_) => return Err(PatchError::new("invalid schema file: definitions is not a map")),
         };
-        let mut b = CustomBuilder { defs, schema: Schema { nodes: vec![Node::default()], ..Default::default() }, ids: HashMap::new() };
+        let mut b = CustomBuilder {
+            defs,
+            schema: Schema { nodes: vec![Node::default()], ..Default::default() },
+            ids: HashMap::new(),
+            copied: HashMap::new(),
+        };
         for (name, def) in defs {
             let id = b.def_node(name);
             if let Some(Value::Array(gvks)) = def.get("x-kubernetes-group-version-kind") {
@@ -221,6 +226,8 @@ struct CustomBuilder<'d> {
     defs: &'d serde_json::Map<String, Value>,
     schema: Schema,
     ids: HashMap<String, u32>,
+    /// Builtin nodes copied in for `$ref`s the custom document does not define.
+    copied: HashMap<u32, u32>,
 }
 
 impl CustomBuilder<'_> {
@@ -262,9 +269,16 @@ impl CustomBuilder<'_> {
         if !v.is_object() {
             return 0;
         }
-        if v.get("$ref").is_some() {
-            return match self.resolve(v) {
-                Some(name) => self.def_node(&name),
+        if let Some(reference) = v.get("$ref") {
+            if let Some(name) = self.resolve(v) {
+                return self.def_node(&name);
+            }
+            // A definition the custom document only refers to (a core type such as
+            // PodTemplateSpec) is taken from the builtin schema, as kustomize resolves it.
+            let name = reference.as_str().and_then(|r| r.strip_prefix("#/definitions/")).unwrap_or("");
+            let builtin = Schema::builtin();
+            return match builtin.nodes.iter().position(|n| n.name.as_deref() == Some(name)) {
+                Some(id) => self.copy_builtin(builtin, id as u32),
                 None => 0,
             };
         }
@@ -272,6 +286,38 @@ impl CustomBuilder<'_> {
         let id = self.schema.nodes.len() as u32;
         self.schema.nodes.push(node);
         id
+    }
+
+    /// Copies builtin node `id` and everything below it into this schema.
+    fn copy_builtin(&mut self, builtin: &Schema, id: u32) -> u32 {
+        if id == 0 {
+            return 0;
+        }
+        if let Some(&mine) = self.copied.get(&id) {
+            return mine;
+        }
+        let mine = self.schema.nodes.len() as u32;
+        self.schema.nodes.push(Node::default());
+        self.copied.insert(id, mine);
+        let source = &builtin.nodes[id as usize];
+        let mut node = Node {
+            name: source.name.clone(),
+            array: source.array,
+            items: None,
+            additional: None,
+            strategy: source.strategy.clone(),
+            merge_key: source.merge_key.clone(),
+            list_map_keys: source.list_map_keys.clone(),
+            props: HashMap::new(),
+        };
+        node.items = source.items.map(|i| self.copy_builtin(builtin, i));
+        node.additional = source.additional.map(|i| self.copy_builtin(builtin, i));
+        for (field, &child) in &source.props {
+            let copied = self.copy_builtin(builtin, child);
+            node.props.insert(field.clone(), copied);
+        }
+        self.schema.nodes[mine as usize] = node;
+        mine
     }
 
     fn shape(&mut self, v: &Value) -> Node {
@@ -382,6 +428,26 @@ impl<'a> SchemaNode<'a> {
 
 #[cfg(test)]
 mod tests {
+
+    // kustomize conformance case openapicustomschema TestCustomOpenApiFieldFromComponentWithOverlays:
+    // a custom document for a CRD refers to core types it does not define.
+    #[test]
+    fn custom_schema_takes_undefined_references_from_the_builtin_schema() {
+        let doc = serde_json::json!({"definitions": {
+            "dc": {
+                "properties": {"spec": {"$ref": "#/definitions/dcspec"}},
+                "x-kubernetes-group-version-kind": [{"group": "apps.openshift.io", "kind": "DeploymentConfig", "version": "v1"}]
+            },
+            "dcspec": {"properties": {"template": {"$ref": "#/definitions/io.k8s.api.core.v1.PodTemplateSpec"}}}
+        }});
+        let schema = Schema::with_custom(&doc).unwrap();
+        let containers = schema
+            .lookup("apps.openshift.io/v1", "DeploymentConfig", &["spec", "template", "spec", "containers"])
+            .expect("containers resolved through the builtin PodTemplateSpec");
+        assert_eq!(containers.merge_keys, vec!["name".to_string()]);
+        assert!(schema.lookup("apps/v1", "Deployment", &["spec"]).is_none(), "builtin kinds stay out of a custom schema");
+    }
+
     use super::*;
     use serde_json::json;
 
