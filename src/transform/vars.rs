@@ -413,41 +413,9 @@ fn set<'t>(node: &mut Value, mapping: &dyn Fn(&str) -> Option<&'t VarValue>) -> 
 
 /// Go's `strconv.FormatFloat(f, 'g', -1, 64)`, which `%v` uses.
 fn go_format_g(f: f64) -> String {
-    if f.is_nan() {
-        return "NaN".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "+Inf".into() } else { "-Inf".into() };
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() { "-0".into() } else { "0".into() };
-    }
-    // Rust's `{:e}` gives the shortest round-tripping digits, as Go's shortest formatting does.
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap();
-    let exp: i32 = exp.parse().unwrap();
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mantissa),
-    };
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    if !(-4..6).contains(&exp) {
-        // %e form: d.ddde±XX
-        let (head, tail) = digits.split_at(1);
-        let frac = if tail.is_empty() { String::new() } else { format!(".{tail}") };
-        let esign = if exp < 0 { '-' } else { '+' };
-        return format!("{sign}{head}{frac}e{esign}{:02}", exp.abs());
-    }
-    // %f form with exactly the shortest digits.
-    let point = exp + 1;
-    let body = if point <= 0 {
-        format!("0.{}{digits}", "0".repeat((-point) as usize))
-    } else if point as usize >= digits.len() {
-        format!("{digits}{}", "0".repeat(point as usize - digits.len()))
-    } else {
-        format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
-    };
-    format!("{sign}{body}")
+    let mut text = String::new();
+    crate::yaml::write_go_format_g(f, &mut text);
+    text
 }
 
 #[cfg(test)]

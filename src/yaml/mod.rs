@@ -61,6 +61,68 @@ pub(crate) fn go_underscore_ok(s: &[u8]) -> bool {
     saw != b'_'
 }
 
+/// Go's `strconv.FormatFloat(f, 'g', -1, 64)`: the shortest digits, in `%e` form when the exponent
+/// is below -4 or at least 6 (used for floats in output and in `$(VAR)` text).
+pub fn write_go_format_g(f: f64, out: &mut String) {
+    use std::fmt::Write;
+    if f.is_nan() {
+        out.push_str("NaN");
+        return;
+    }
+    if f.is_infinite() {
+        out.push_str(if f > 0.0 { "+Inf" } else { "-Inf" });
+        return;
+    }
+    // Rust's `{:e}` gives the shortest round-trip digits, e.g. "-1.2345675e6".
+    let e = format!("{f:e}");
+    let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (neg, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => (true, m),
+        None => (false, mantissa),
+    };
+    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    let digits = if digits.is_empty() {
+        "0".to_string()
+    } else {
+        digits
+    };
+    let nd = digits.len() as i32;
+    let dp = exp + 1; // position of the decimal point relative to the digits
+    if neg {
+        out.push('-');
+    }
+    if !(-4..6).contains(&exp) {
+        out.push_str(&digits[..1]);
+        if nd > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if exp < 0 { '-' } else { '+' });
+        let ae = exp.unsigned_abs();
+        if ae < 10 {
+            out.push('0');
+        }
+        let _ = write!(out, "{ae}");
+    } else if dp <= 0 {
+        out.push_str("0.");
+        for _ in 0..(-dp) {
+            out.push('0');
+        }
+        out.push_str(&digits);
+    } else if dp >= nd {
+        out.push_str(&digits);
+        for _ in 0..(dp - nd) {
+            out.push('0');
+        }
+    } else {
+        out.push_str(&digits[..dp as usize]);
+        out.push('.');
+        out.push_str(&digits[dp as usize..]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::go_number_json;
