@@ -52,16 +52,6 @@ pub struct ResId {
     pub name: String,
 }
 
-impl ResId {
-    /// The namespace as kustomize compares it: empty and `default` are the same place.
-    pub fn effective_namespace(&self) -> &str {
-        if self.namespace.is_empty() {
-            "default"
-        } else {
-            &self.namespace
-        }
-    }
-}
 
 impl fmt::Display for ResId {
     /// `Deployment.v1.apps/name.namespace`, with `[noNs]` for no namespace, as kustomize's `ResId.String`.

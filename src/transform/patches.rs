@@ -2,7 +2,7 @@
 //! targets as kustomize does and handing the merge itself to [`crate::patch`].
 use serde_json::Value;
 
-use super::select::{effective_namespace, CompiledSelector};
+use super::select::{same_id, CompiledSelector};
 use crate::diagnostics::Diagnostics;
 use crate::error::{Error, Result};
 use crate::kustomization::types::{Patch, Selector};
@@ -70,11 +70,6 @@ fn unique_target(resources: &ResMap, id: &ResId) -> Result<usize> {
         [] => Err(Error::msg(format!("no matches for Id {id}; failed to find unique target for patch {id}"))),
         _ => Err(Error::msg(format!("multiple matches for Id {id}; failed to find unique target for patch {id}"))),
     }
-}
-
-/// kustomize's `ResId.Equals`: same gvk and name, namespaces equal with empty meaning `default`.
-fn same_id(a: &ResId, b: &ResId) -> bool {
-    a.gvk == b.gvk && a.name == b.name && effective_namespace(a) == effective_namespace(b)
 }
 
 /// The id a strategic merge patch names.

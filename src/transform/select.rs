@@ -47,6 +47,11 @@ fn anchored(pattern: &str) -> Result<Option<Pattern>> {
         .map_err(|e| Error::msg(format!("invalid regular expression '{pattern}' in target: {e}")))
 }
 
+/// kustomize's `ResId.Equals`: same gvk and name, namespaces equal with empty meaning `default`.
+pub fn same_id(a: &ResId, b: &ResId) -> bool {
+    a.gvk == b.gvk && a.name == b.name && effective_namespace(a) == effective_namespace(b)
+}
+
 /// kustomize's `EffectiveNamespace`: `default` for an empty namespace, a marker for cluster-scoped kinds.
 pub fn effective_namespace(id: &ResId) -> &str {
     effective_namespace_of(&id.gvk.api_version(), &id.gvk.kind, &id.namespace)
