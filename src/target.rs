@@ -14,7 +14,7 @@ use crate::kustomization::{LoadRestrictor, Loader};
 use crate::patch::Schema;
 use crate::resource::{Behavior, ResMap, Resource};
 use crate::transform::fieldspec::FieldSpec;
-use crate::transform::fieldspec_tables::FieldSpecTables;
+use crate::transform::fieldspec_tables::{merge_field_specs, FieldSpecTables};
 use crate::transform::namespace::NamespaceOptions;
 use crate::transform::{builtin_plugins, images, metadata_maps, name_affix, namespace, patches, replicas};
 use crate::yaml::memo::TextMemo;
@@ -595,14 +595,14 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         let mut specs: Vec<FieldSpec> =
             label.fields.iter().map(FieldSpec::from_value).collect::<Result<_>>()?;
         if label.include_selectors {
-            merge_specs(&mut specs, &tables.common_labels);
+            merge_field_specs(&mut specs, tables.common_labels.clone())?;
         } else {
             if label.include_templates {
-                merge_specs(&mut specs, &tables.template_labels);
+                merge_field_specs(&mut specs, tables.template_labels.clone())?;
             }
-            merge_specs(&mut specs, &[FieldSpec { gvk: Default::default(), path: "metadata/labels".into(), create: true }]);
+            merge_field_specs(&mut specs, vec![FieldSpec { gvk: Default::default(), path: "metadata/labels".into(), create: true }])?;
             // The `labels` table of `configurations` files extends where plain labels go.
-            merge_specs(&mut specs, &tables.labels);
+            merge_field_specs(&mut specs, tables.labels.clone())?;
         }
         metadata_maps::add_map_entries(resources, &label.pairs, &specs)?;
         ran(resources, "LabelTransformer");
@@ -655,11 +655,3 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     Ok(())
 }
 
-/// kustomize's `FsSlice.MergeAll`: add specs not already present.
-fn merge_specs(into: &mut Vec<FieldSpec>, more: &[FieldSpec]) {
-    for spec in more {
-        if !into.iter().any(|s| s.gvk == spec.gvk && s.path == spec.path) {
-            into.push(spec.clone());
-        }
-    }
-}
