@@ -54,10 +54,6 @@ impl Resource {
         }
     }
 
-    pub fn map(&self) -> &Map<String, Value> {
-        self.value.as_object().expect("a resource is always a mapping")
-    }
-
     pub fn map_mut(&mut self) -> &mut Map<String, Value> {
         self.value.as_object_mut().expect("a resource is always a mapping")
     }

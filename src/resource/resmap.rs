@@ -2,7 +2,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use super::{ResId, Resource};
+use super::Resource;
 use crate::error::{Error, Result};
 
 /// Passes over at least this many resources run in parallel (below, threads cost more than they give).
@@ -227,16 +227,6 @@ impl ResMap {
         Ok(())
     }
 
-    /// Positions of the resources whose current id is `id`.
-    pub fn indices_of_current_id(&self, id: &ResId) -> Vec<usize> {
-        let mut found = self.positions_named(&id.name);
-        found.retain(|&i| {
-            let r = &self.resources[i];
-            r.name() == id.name && r.namespace() == id.namespace && r.kind() == id.gvk.kind && r.gvk() == id.gvk
-        });
-        found
-    }
-
     /// Replaces the resource at `index` (its id may change).
     pub fn replace(&mut self, index: usize, resource: Resource) {
         *self.get_mut(index) = resource;
@@ -257,10 +247,5 @@ impl ResMap {
 
     pub fn from_vec(resources: Vec<Resource>) -> Self {
         ResMap { resources, index: RefCell::new(NameIndex { stale: true, ..Default::default() }) }
-    }
-
-    pub fn sort_by(&mut self, compare: impl FnMut(&Resource, &Resource) -> std::cmp::Ordering) {
-        self.resources.sort_by(compare);
-        self.reindex();
     }
 }
