@@ -426,14 +426,14 @@ pub fn resources_from_file(file: &Path, text: &str) -> Result<Vec<Resource>> {
     let mut out = Vec::new();
     let mut pending: Vec<Value> = parse_file(file, text)?;
     pending.reverse();
-    while let Some(doc) = pending.pop() {
+    while let Some(mut doc) = pending.pop() {
         if !doc.is_object() {
             return Err(Error::msg(format!("{}: expected a mapping (a Kubernetes object), got {doc}", file.display())));
         }
         let is_list = doc.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List"));
         if is_list {
-            if let Some(Value::Array(items)) = doc.get("items") {
-                pending.extend(items.iter().rev().cloned());
+            if let Some(Value::Array(items)) = doc.get_mut("items") {
+                pending.extend(std::mem::take(items).into_iter().rev());
                 continue;
             }
         }
