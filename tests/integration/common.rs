@@ -1,4 +1,4 @@
-//! Helpers shared by `tests/differential.rs` and `tests/cli.rs`: running the
+//! Helpers shared by `tests/integration/differential.rs` and `tests/integration/cli.rs`: running the
 //! binary and the reference kustomize, and scratch trees in the temp folder.
 //!
 //! The reference is kustomize v5.6.0 as embedded in kubectl 1.33: the

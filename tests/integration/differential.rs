@@ -13,7 +13,7 @@
 //!
 //! `every_fixture_folder_has_a_test` keeps the list below and the folders in step.
 
-mod common;
+use crate::common;
 
 use common::{fixture, ours, reference_run};
 use pretty_assertions::assert_eq;
@@ -61,7 +61,7 @@ macro_rules! fixtures {
                 .map(|e| e.file_name().to_string_lossy().into_owned())
                 .collect();
             let on_disk: BTreeSet<&str> = on_disk.iter().map(String::as_str).collect();
-            assert_eq!(listed, on_disk, "tests/differential.rs and tests/fixtures/ disagree");
+            assert_eq!(listed, on_disk, "tests/integration/differential.rs and tests/fixtures/ disagree");
             for dir in &on_disk {
                 for file in ["kustomization.yaml", "expected.yaml"] {
                     assert!(root.join(dir).join(file).is_file(), "fixture {dir} has no {file}");

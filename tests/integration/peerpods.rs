@@ -957,7 +957,7 @@ fn codeowners() -> Vec<Rule> {
         assert!(
             pattern == "*"
                 || (pattern.starts_with('/') && !pattern[1..].contains(['*', '?', '[', '!', '\\'])),
-            "{where_}: pattern `{pattern}` is not supported by tests/peerpods.rs \
+            "{where_}: pattern `{pattern}` is not supported by tests/integration/peerpods.rs \
              (use `*` or a path starting with `/`)"
         );
         assert!(!owners.is_empty(), "{where_}: `{pattern}` has no owner");
@@ -1402,7 +1402,7 @@ fn kustomization_reads(dir: &Path, reads: &mut BTreeSet<PathBuf>) -> Result<(), 
             }
             _ => {
                 return Err(format!(
-                    "{}: field unknown to tests/peerpods.rs; teach it which files the field reads",
+                    "{}: field unknown to tests/integration/peerpods.rs; teach it which files the field reads",
                     at(field)
                 ))
             }
@@ -1550,7 +1550,7 @@ fn every_overlay_folder_is_a_tested_and_owned_provider() {
     let tested: BTreeSet<String> = PROVIDERS.iter().map(|p| p.to_string()).collect();
     assert_eq!(
         folders, tested,
-        "overlays/ and the provider_tests! list in tests/peerpods.rs disagree"
+        "overlays/ and the provider_tests! list in tests/integration/peerpods.rs disagree"
     );
     let rules = codeowners();
     for provider in &folders {

@@ -7,7 +7,7 @@
 //! `tests/fixtures/` or the build of a control tree; where the reference
 //! kustomize is present its stdout (and deprecation notices) are compared too.
 
-mod common;
+use crate::common;
 
 use common::{deprecation_lines, documents, files_under, fixture, ours, reference_run, TempTree};
 use pretty_assertions::assert_eq;

@@ -1,7 +1,6 @@
 //! `peerpods-build build DIR DIR... -o OUTDIR`: one output file per directory, each equal to
 //! what building that directory alone prints.
-#[path = "../benches/workload/generator.rs"]
-mod generator;
+use crate::generator;
 
 use std::process::Command;
 

@@ -2,16 +2,14 @@
 //! `kubectl kustomize` (kustomize v5.6.0) prints them; and the generator must write the same
 //! trees as the project's `gen_workload.py`. Each check is skipped, with a message, where the
 //! reference tool is not installed.
-#[path = "../benches/workload/generator.rs"]
-mod generator;
+use crate::generator;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use generator::{env_list, Workload};
 
-#[path = "../benches/workload/reference.rs"]
-mod reference;
+use crate::reference;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ppb-bench-eq-{name}-{}", std::process::id()));

@@ -1,0 +1,138 @@
+//! `build`: one kustomization, or several into one folder.
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use peerpods_build::kustomization::LoadRestrictor;
+use peerpods_build::{build, BuildOptions, Reorder};
+
+use super::output::{write_atomically, write_individual_files};
+
+#[derive(Args)]
+pub struct BuildArgs {
+    /// The kustomization directory; with several, each is built into `OUTPUT/<directory name>.yaml`.
+    #[arg(default_value = ".", num_args = 1..)]
+    dirs: Vec<PathBuf>,
+    /// Write to this file, or, if it is an existing directory, one file per resource (with
+    /// several directories: the folder for one file per directory, created if missing).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// LoadRestrictionsRootOnly (files must stay inside each kustomization's folder) or LoadRestrictionsNone.
+    #[arg(long, default_value = "LoadRestrictionsRootOnly")]
+    load_restrictor: String,
+    /// Deprecated kustomize flag: `legacy` or `none` output order.
+    #[arg(long)]
+    reorder: Option<String>,
+    /// Fail when a patch target or an images entry matches nothing (otherwise a warning).
+    #[arg(long)]
+    strict: bool,
+    /// Inflate helmCharts (runs `helm`): not supported yet.
+    #[arg(long)]
+    enable_helm: bool,
+    /// Run KRM function plugins: not supported yet.
+    #[arg(long)]
+    enable_alpha_plugins: bool,
+    /// Run exec plugins: not supported yet.
+    #[arg(long)]
+    enable_exec: bool,
+}
+
+pub fn run(args: &BuildArgs) -> Result<(), String> {
+    for (on, flag) in [(args.enable_helm, "--enable-helm"), (args.enable_alpha_plugins, "--enable-alpha-plugins"), (args.enable_exec, "--enable-exec")] {
+        if on {
+            return Err(format!("{flag} is not supported yet: peerpods-build never runs other programs"));
+        }
+    }
+    let load_restrictor = match args.load_restrictor.as_str() {
+        "LoadRestrictionsRootOnly" | "rootOnly" => LoadRestrictor::RootOnly,
+        "LoadRestrictionsNone" | "none" => LoadRestrictor::None,
+        other => return Err(format!("illegal value for --load-restrictor: '{other}' (LoadRestrictionsRootOnly or LoadRestrictionsNone)")),
+    };
+    let reorder = match args.reorder.as_deref() {
+        None => None,
+        Some("legacy") => Some(Reorder::Legacy),
+        Some("none") => Some(Reorder::None),
+        Some(other) => return Err(format!("illegal value for --reorder: '{other}' (legacy or none)")),
+    };
+    let options = BuildOptions { load_restrictor, reorder };
+    if args.dirs.len() > 1 {
+        return run_builds(args, &options);
+    }
+    let result = match build(&args.dirs[0], &options) {
+        Ok(result) => result,
+        Err(failure) => {
+            for warning in &failure.diagnostics.warnings {
+                eprintln!("{warning}");
+            }
+            return Err(failure.error.to_string());
+        }
+    };
+    for warning in &result.diagnostics.warnings {
+        eprintln!("{warning}");
+    }
+    if args.strict && !result.diagnostics.unmatched.is_empty() {
+        return Err(format!("--strict: {} rule(s) matched nothing", result.diagnostics.unmatched.len()));
+    }
+    let written = match &args.output {
+        None => {
+            let yaml = result.to_yaml();
+            std::io::stdout().lock().write_all(yaml.as_bytes()).map_err(|e| format!("writing output: {e}"))
+        }
+        Some(dir) if dir.is_dir() => write_individual_files(dir, &result),
+        Some(file) => write_atomically(file, &result.to_yaml()),
+    };
+    // The process ends next: freeing every resource one by one would only cost time.
+    std::mem::forget(result);
+    written
+}
+
+/// Several builds in one run, each written to `OUTPUT/<directory name>.yaml`; warnings and
+/// errors are printed in the order the directories were given, and a failed build does not
+/// stop the others.
+fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
+    let out_dir = args.output.as_ref().ok_or("building several directories needs --output DIR, the folder for their files")?;
+    let mut names = std::collections::BTreeSet::new();
+    for dir in &args.dirs {
+        let name = output_name(dir)?;
+        if !names.insert(name.clone()) {
+            return Err(format!("two directories would both be written to {name}.yaml"));
+        }
+    }
+    std::fs::create_dir_all(out_dir).map_err(|e| format!("creating {}: {e}", out_dir.display()))?;
+    let mut failed = 0;
+    for dir in &args.dirs {
+        // One build at a time (each is parallel inside): only one build's resources in memory.
+        let written = build(dir, options)
+            .map_err(|failure| {
+                for warning in &failure.diagnostics.warnings {
+                    eprintln!("{warning}");
+                }
+                failure.error.to_string()
+            })
+            .and_then(|result| {
+            for warning in &result.diagnostics.warnings {
+                eprintln!("{warning}");
+            }
+            if args.strict && !result.diagnostics.unmatched.is_empty() {
+                return Err(format!("--strict: {} rule(s) matched nothing", result.diagnostics.unmatched.len()));
+            }
+            let file = out_dir.join(format!("{}.yaml", output_name(dir)?));
+            write_atomically(&file, &result.to_yaml())
+        });
+        if let Err(message) = written {
+            eprintln!("Error: {}: {message}", dir.display());
+            failed += 1;
+        }
+    }
+    match failed {
+        0 => Ok(()),
+        n => Err(format!("{n} of {} builds failed", args.dirs.len())),
+    }
+}
+
+/// The name of a directory's output file: its last component (of its real path, for `.`).
+fn output_name(dir: &Path) -> Result<String, String> {
+    let real = dir.canonicalize().map_err(|e| format!("{}: {e}", dir.display()))?;
+    real.file_name().map(|n| n.to_string_lossy().into_owned()).ok_or_else(|| format!("{}: a directory with no name", dir.display()))
+}
+

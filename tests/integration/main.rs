@@ -1,0 +1,16 @@
+//! The integration tests, one binary (each file under `tests/` would link the whole crate again).
+//! Each module covers one area; `cargo test <module>` runs one area, `cargo test aws` one provider.
+
+mod common;
+#[path = "../../benches/workload/generator.rs"]
+mod generator;
+#[path = "../../benches/workload/reference.rs"]
+mod reference;
+
+mod bench_equivalence;
+mod cli;
+mod differential;
+mod emit_roundtrip;
+mod parallel_folders;
+mod peerpods;
+mod several_overlays;
