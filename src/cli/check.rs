@@ -30,7 +30,7 @@ impl Staleness {
 
 /// Renders what `peerpods-build build ... -o OUTPUT` would write, with `render` (the build
 /// command itself), into a scratch folder, and compares it with `OUTPUT`. Lists the stale files
-/// on stdout and fails when any differ.
+/// on stderr (stdout stays empty on failure, as for every command) and fails when any differ.
 pub fn run(args: &BuildArgs, render: fn(&BuildArgs) -> Result<(), String>) -> Result<(), String> {
     let output = args.output.as_ref().ok_or("--check compares with an existing output: give it --output")?;
     let scratch = ScratchDir::create()?;
@@ -52,7 +52,7 @@ pub fn run(args: &BuildArgs, render: fn(&BuildArgs) -> Result<(), String>) -> Re
         return Ok(());
     }
     for (path, staleness) in &stale {
-        println!("{}: {}", path.display(), staleness.describe());
+        eprintln!("{}: {}", path.display(), staleness.describe());
     }
     Err(format!(
         "{} stale file(s) in {}: run the same command without --check to update them",
