@@ -6,17 +6,22 @@ use clap::Args;
 use peerpods_build::kustomization::LoadRestrictor;
 use peerpods_build::{build, BuildOptions, Reorder};
 
+use super::check;
 use super::output::{write_atomically, write_individual_files};
 
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct BuildArgs {
     /// The kustomization directory; with several, each is built into `OUTPUT/<directory name>.yaml`.
     #[arg(default_value = ".", num_args = 1..)]
-    dirs: Vec<PathBuf>,
+    pub(super) dirs: Vec<PathBuf>,
     /// Write to this file, or, if it is an existing directory, one file per resource (with
     /// several directories: the folder for one file per directory, created if missing).
     #[arg(short, long)]
-    output: Option<PathBuf>,
+    pub(super) output: Option<PathBuf>,
+    /// Write nothing: compare the existing --output with a fresh render, list the stale files
+    /// (changed, added, removed) and exit 1 when they differ.
+    #[arg(long, requires = "output")]
+    check: bool,
     /// LoadRestrictionsRootOnly (files must stay inside each kustomization's folder) or LoadRestrictionsNone.
     #[arg(long, default_value = "LoadRestrictionsRootOnly")]
     load_restrictor: String,
@@ -37,7 +42,17 @@ pub struct BuildArgs {
     enable_exec: bool,
 }
 
+impl BuildArgs {
+    /// The same build, written to `output` instead (for `--check`).
+    pub(super) fn rendering_into(&self, output: &Path) -> BuildArgs {
+        BuildArgs { output: Some(output.to_path_buf()), check: false, ..self.clone() }
+    }
+}
+
 pub fn run(args: &BuildArgs) -> Result<(), String> {
+    if args.check {
+        return check::run(args, run);
+    }
     for (on, flag) in [(args.enable_helm, "--enable-helm"), (args.enable_alpha_plugins, "--enable-alpha-plugins"), (args.enable_exec, "--enable-exec")] {
         if on {
             return Err(format!("{flag} is not supported yet: peerpods-build never runs other programs"));

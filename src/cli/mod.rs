@@ -1,6 +1,9 @@
 //! The command line: parse flags, call the library, print, exit codes. One module per command.
 
 mod build;
+mod check;
+mod completions;
+mod man;
 mod output;
 
 use std::process::ExitCode;
@@ -21,6 +24,16 @@ pub struct Cli {
 enum Command {
     /// Build a kustomization target from a directory (the default command).
     Build(build::BuildArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), of the program or of one command.
+    Man {
+        /// The command whose page to print, e.g. `build`.
+        command: Option<String>,
+    },
     /// Print the version.
     Version {
         /// Print only the semantic version (Argo CD parses this).
@@ -30,7 +43,7 @@ enum Command {
 }
 
 /// The names that are commands; any other first argument is a directory for `build`.
-const COMMAND_NAMES: &[&str] = &["build", "version", "help", "-h", "--help", "-V", "--version"];
+const COMMAND_NAMES: &[&str] = &["build", "completions", "man", "version", "help", "-h", "--help", "-V", "--version"];
 
 pub fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().collect();
@@ -46,6 +59,8 @@ pub fn main() -> ExitCode {
             Ok(())
         }
         Command::Build(args) => build::run(&args),
+        Command::Completions { shell } => completions::run(shell),
+        Command::Man { command } => man::run(command.as_deref()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
