@@ -172,9 +172,16 @@ impl Document {
         let node = self.node_at(path)?;
         match &node.kind {
             Kind::Scalar { value: old, .. } if old == value => Ok(false),
+            Kind::Scalar { .. } if node.start == node.end => {
+                // An empty value: saphyr places it at the `:` before it.
+                let at = if self.text[node.start..].starts_with(':') { node.start + 1 } else { node.start };
+                let text = if node.flow { flow_text(value) } else { inline_value(value, self.parent_column(path)?) };
+                self.splice(at, at, &format!(" {text}"));
+                Ok(true)
+            }
             Kind::Scalar { block, .. } => {
                 let start = if *block { self.block_indicator(&node) } else { node.start };
-                let mut text = if node.flow { flow_json(value) } else { inline_value(value, self.parent_column(path)?) };
+                let mut text = if node.flow { flow_text(value) } else { inline_value(value, self.parent_column(path)?) };
                 if self.text[..node.end].ends_with('\n') {
                     text.push('\n');
                 }
@@ -214,7 +221,7 @@ impl Document {
             Placement::Sorted => entries.iter().position(|e| key_less(key, &e.key)),
         };
         if map.flow {
-            let text = format!("{}: {}", flow_json(&Value::String(key.to_string())), flow_json(value));
+            let text = format!("{}: {}", flow_text(&Value::String(key.to_string())), flow_text(value));
             return Ok(self.insert_flow(&map, entries.iter().map(|e| (e.key_node.start, e.value.end)).collect(), before, &text));
         }
         let rendered = render_entry(key, value);
@@ -269,7 +276,7 @@ impl Document {
         };
         if seq.flow {
             let spans = items.iter().map(|item| (item.start, item.end)).collect();
-            return Ok(self.insert_flow(&seq, spans, before, &flow_json(value)));
+            return Ok(self.insert_flow(&seq, spans, before, &flow_text(value)));
         }
         let first = items.first().ok_or_else(|| seq.error("expected a sequence with items here"))?;
         let dash = self.dash_before(first).ok_or_else(|| first.error("cannot find this item's `-`"))?;
@@ -301,7 +308,7 @@ impl Document {
             }
             Some(root) if root.flow => {
                 let Some(entries) = root.entries() else { return Err(root.error("expected a mapping")) };
-                let text = format!("{}: {}", flow_json(&Value::String(name.to_string())), flow_json(value));
+                let text = format!("{}: {}", flow_text(&Value::String(name.to_string())), flow_text(value));
                 let spans = entries.iter().map(|e| (e.key_node.start, e.value.end)).collect();
                 self.insert_flow(&root, spans, None, &text);
             }
@@ -445,9 +452,29 @@ fn inline_value(value: &Value, column: usize) -> String {
     }
 }
 
-/// A value as JSON, which flow YAML reads as the same value.
-fn flow_json(value: &Value) -> String {
-    serde_json::to_string(value).unwrap_or_default()
+/// A value in flow style: scalars as go-yaml writes them where that text is safe inside
+/// `[...]` and `{...}`, as JSON (which flow YAML reads as the same value) where it is not.
+fn flow_text(value: &Value) -> String {
+    match value {
+        Value::Array(items) => format!("[{}]", items.iter().map(flow_text).collect::<Vec<_>>().join(", ")),
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_by(|a, b| if key_less(a, b) { std::cmp::Ordering::Less } else { std::cmp::Ordering::Greater });
+            let entries: Vec<String> =
+                keys.iter().map(|k| format!("{}: {}", flow_text(&Value::String(k.to_string())), flow_text(&map[*k]))).collect();
+            format!("{{{}}}", entries.join(", "))
+        }
+        scalar => {
+            let text = inline_value(scalar, 0);
+            let quoted = text.starts_with(['"', '\'']);
+            let plain_safe = !text.contains(['\n', ',', '[', ']', '{', '}']);
+            if quoted && !text.contains('\n') || !quoted && plain_safe {
+                text
+            } else {
+                serde_json::to_string(scalar).unwrap_or_default()
+            }
+        }
+    }
 }
 
 /// Prefixes every non-empty line of `text` with `column` spaces.
@@ -495,7 +522,11 @@ fn parse_tree(text: &str) -> Result<Option<Node>> {
         let at = |span: &Span| (offsets.byte(span.start.index()), offsets.byte(span.end.index()));
         let finished = match event {
             Event::Scalar(value, style, _, tag) => {
-                let (start, end) = at(&span);
+                let (start, mut end) = at(&span);
+                if matches!(style, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted) {
+                    // saphyr's span of a quoted scalar can run on over blanks and a comment.
+                    end = quoted_end(text, start).unwrap_or(end);
+                }
                 let typed = scalar_value(&value, style, tag.as_deref()).map_err(|message| DocumentError {
                     line: span.start.line(),
                     column: span.start.col() + 1,
@@ -569,6 +600,22 @@ fn parse_tree(text: &str) -> Result<Option<Node>> {
     Ok(root)
 }
 
+/// Just after the closing quote of the quoted scalar starting at `start`.
+fn quoted_end(text: &str, start: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let quote = *bytes.get(start)?;
+    let mut i = start + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if quote == b'"' => i += 2,
+            b'\'' if quote == b'\'' && bytes.get(i + 1) == Some(&b'\'') => i += 2,
+            b if b == quote => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
 /// saphyr counts characters; the text is indexed by bytes.
 struct CharOffsets {
     /// The byte offset of each character, when the text is not ASCII.
@@ -604,6 +651,14 @@ mod tests {
     }
 
     #[test]
+    fn a_quoted_scalar_keeps_its_comment() {
+        let mut d = doc("images:\n- name: a\n  newTag: \"1.0\"   # bumped\n");
+        let tag = vec![Step::Field("images"), Step::Index(0), Step::Key("newTag".into())];
+        d.set_scalar(&tag, &json!("1.1")).unwrap();
+        assert_eq!(d.text(), "images:\n- name: a\n  newTag: \"1.1\"   # bumped\n");
+    }
+
+    #[test]
     fn a_scalar_is_replaced_and_nothing_else_moves() {
         let mut d = doc("# top\nnamePrefix: old-   # why\nresources:\n- a\n");
         assert!(d.set_scalar(&field("namePrefix"), &json!("new-")).unwrap());
@@ -618,6 +673,14 @@ mod tests {
         d.set_scalar(&tag, &json!("1.10")).unwrap();
         assert_eq!(d.text(), "images:\n- name: a\n  newTag: \"1.10\"\n");
         assert!(!d.set_scalar(&tag, &json!("1.10")).unwrap());
+    }
+
+    #[test]
+    fn an_empty_value_gets_one() {
+        let mut d = doc("namePrefix:\nnamespace: # later\n");
+        d.set_scalar(&field("namePrefix"), &json!("p-")).unwrap();
+        d.set_scalar(&field("namespace"), &json!("prod")).unwrap();
+        assert_eq!(d.text(), "namePrefix: p-\nnamespace: prod # later\n");
     }
 
     #[test]
@@ -659,11 +722,12 @@ mod tests {
     }
 
     #[test]
-    fn flow_collections_get_json_members() {
+    fn flow_collections_get_flow_members() {
         let mut d = doc("components: [a, b]\ncommonLabels: {}\n");
         d.insert_item(&field("components"), &json!("c,d"), Placement::End).unwrap();
         d.insert_entry(&field("commonLabels"), "k", &json!("v"), Placement::Sorted).unwrap();
-        assert_eq!(d.text(), "components: [a, b, \"c,d\"]\ncommonLabels: {\"k\": \"v\"}\n");
+        d.insert_entry(&field("commonLabels"), "a", &json!("1"), Placement::Sorted).unwrap();
+        assert_eq!(d.text(), "components: [a, b, \"c,d\"]\ncommonLabels: {a: \"1\", k: v}\n");
     }
 
     #[test]

@@ -1,3 +1,334 @@
 //! `edit`: the kustomization edits Argo CD and release tooling run (`kustomize edit set ...`,
-//! `kustomize edit add ...`), with kustomize's semantics and refusals, made in place.
+//! `kustomize edit add ...`), with kustomize v5.6.0's semantics and refusals, made in place.
+//!
+//! kustomize decodes the file, changes the value and writes the whole file again (its own key
+//! order, its own quoting, comments only where it can guess their place). Here only the text
+//! of what changes is replaced or inserted, in the style kustomize would write it: a release
+//! bump is a one-line diff, and an edit that finds its value already there changes nothing.
+pub mod args;
 pub mod document;
+mod kustfile;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use args::ImageOverride;
+use document::{item_name, Document, DocumentError, Placement, Step};
+
+pub use kustfile::find_kustomization_file;
+
+/// One edit, as the command line names it.
+#[derive(Clone, Debug)]
+pub enum Edit {
+    /// `set nameprefix`
+    SetNamePrefix(String),
+    /// `set namesuffix`
+    SetNameSuffix(String),
+    /// `set namespace`
+    SetNamespace(String),
+    /// `set image`: one override per image name.
+    SetImages(Vec<ImageOverride>),
+    /// `set replicas`: name and count.
+    SetReplicas(Vec<(String, i64)>),
+    /// `add label`: into `commonLabels`, or with `without_selector` into a `labels` entry.
+    AddLabels { pairs: Vec<(String, String)>, force: bool, without_selector: bool, include_templates: bool },
+    /// `add annotation`: into `commonAnnotations`.
+    AddAnnotations { pairs: Vec<(String, String)>, force: bool },
+    /// `add component`: paths or glob patterns, relative to the kustomization folder.
+    AddComponents(Vec<String>),
+}
+
+/// Why an edit was refused; nothing is written then.
+#[derive(Debug, thiserror::Error)]
+pub enum EditError {
+    /// Arguments kustomize refuses, with its message.
+    #[error("{0}")]
+    Usage(String),
+    #[error("Missing kustomization file 'kustomization.yaml'.")]
+    MissingFile,
+    #[error("Found multiple kustomization file: [{}]", .0.join(" "))]
+    MultipleFiles(Vec<String>),
+    #[error("{0} should be a file")]
+    NotAFile(String),
+    /// `add label`/`add annotation` without `--force` for a key the file already has.
+    #[error("{kind} {key} already in kustomization file. Use --force to override.")]
+    AlreadyPresent { kind: &'static str, key: String },
+    /// A component path or pattern that names nothing.
+    #[error("{pattern} has no match: {reason}")]
+    NoMatch { pattern: String, reason: String },
+    /// The file cannot be read or written, or is not a kustomization kustomize would read.
+    #[error(transparent)]
+    File(#[from] crate::error::Error),
+    /// The file's layout where the change goes is one this editor does not change.
+    #[error("{file}:{}:{}: {}", .at.line, .at.column, .at.message)]
+    Layout { file: String, at: DocumentError },
+}
+
+/// What an edit did.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// The kustomization file.
+    pub file: PathBuf,
+    /// Whether the file changed (an edit that finds everything in place writes nothing).
+    pub changed: bool,
+    /// Things said on the way, as kustomize logs them (an item already present).
+    pub notes: Vec<String>,
+}
+
+/// Applies `edit` to the kustomization file in `dir`, writing it only if it changes.
+pub fn edit(dir: &Path, edit: &Edit) -> Result<Outcome, EditError> {
+    // kustomize checks component paths before it looks for the kustomization file.
+    let components = match edit {
+        Edit::AddComponents(patterns) => Some(kustfile::expand_components(dir, patterns)?),
+        _ => None,
+    };
+    let file = kustfile::find_kustomization_file(dir)?;
+    let original = kustfile::read(&file)?;
+    let in_file = |e: EditError| match e {
+        EditError::Layout { at, .. } => EditError::Layout { file: file.display().to_string(), at },
+        other => other,
+    };
+    let mut doc = Document::new(original.clone()).map_err(|at| in_file(at.into()))?;
+    let mut notes = Vec::new();
+    let file_name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    match edit {
+        Edit::SetNamePrefix(value) => set_field(&mut doc, "namePrefix", value),
+        Edit::SetNameSuffix(value) => set_field(&mut doc, "nameSuffix", value),
+        Edit::SetNamespace(value) => set_field(&mut doc, "namespace", value),
+        Edit::SetImages(images) => set_images(&mut doc, images),
+        Edit::SetReplicas(replicas) => set_replicas(&mut doc, replicas),
+        Edit::AddLabels { pairs, force, without_selector: false, .. } => {
+            add_pairs(&mut doc, &[Step::Field("commonLabels")], None, pairs, *force, "label")
+        }
+        Edit::AddLabels { pairs, force, without_selector: true, include_templates } => {
+            add_labels_without_selector(&mut doc, pairs, *force, *include_templates)
+        }
+        Edit::AddAnnotations { pairs, force } => {
+            add_pairs(&mut doc, &[Step::Field("commonAnnotations")], None, pairs, *force, "annotation")
+        }
+        Edit::AddComponents(_) => {
+            let components = components.unwrap_or_default();
+            add_components(&mut doc, &components, &file_name, &mut notes)
+        }
+    }
+    .map_err(in_file)?;
+    let text = doc.into_text();
+    let changed = text != original;
+    if changed {
+        kustfile::write(&file, &text)?;
+    }
+    Ok(Outcome { file, changed, notes })
+}
+
+type EditResult = Result<(), EditError>;
+
+impl From<DocumentError> for EditError {
+    /// The file is named where the edit started.
+    fn from(at: DocumentError) -> Self {
+        EditError::Layout { file: String::new(), at }
+    }
+}
+
+/// `namePrefix`, `nameSuffix`, `namespace`: set, or added at the end of the file.
+fn set_field(doc: &mut Document, field: &'static str, value: &str) -> EditResult {
+    let path = [Step::Field(field)];
+    let value = Value::String(value.to_string());
+    match doc.node(&path)? {
+        None => doc.append_field(field, &value),
+        Some(_) => doc.set_scalar(&path, &value).map(drop),
+    }?;
+    Ok(())
+}
+
+/// Puts `value` (a whole list or map) at the field `field`, which is missing or null.
+fn create_field(doc: &mut Document, field: &'static str, value: Value) -> EditResult {
+    match doc.node(&[Step::Field(field)])? {
+        None => doc.append_field(field, &value),
+        Some(_) => doc.fill_null(&[Step::Field(field)], &value),
+    }?;
+    Ok(())
+}
+
+/// The sequence at `field`, or None when the field is missing or null.
+fn list_field(doc: &Document, field: &'static str) -> Result<Option<Vec<document::Node>>, DocumentError> {
+    match doc.node(&[Step::Field(field)])? {
+        None => Ok(None),
+        Some(node) if node.is_null() => Ok(None),
+        Some(node) => match node.items() {
+            Some(items) => Ok(Some(items.to_vec())),
+            None => Err(DocumentError { line: node.line + 1, column: node.column + 1, message: format!("{field} is not a list") }),
+        },
+    }
+}
+
+fn text_of(item: &document::Node, key: &str) -> String {
+    item.get(key).and_then(|e| e.value.scalar()).and_then(crate::kustomization::types::scalar_text).unwrap_or_default()
+}
+
+fn object<'a>(fields: impl IntoIterator<Item = (&'a str, Value)>) -> Value {
+    Value::Object(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect::<Map<_, _>>())
+}
+
+fn image_entry(image: &ImageOverride) -> Value {
+    object(image.fields().into_iter().map(|(k, v)| (k, Value::String(v.to_string()))))
+}
+
+/// `set image`: an entry with the image's name is rewritten to the argument (`*` keeping the
+/// file's value, fields the argument leaves out removed, as kustomize replaces the entry);
+/// other images get a new entry, in name order.
+fn set_images(doc: &mut Document, images: &[ImageOverride]) -> EditResult {
+    let Some(_) = list_field(doc, "images")? else {
+        let entries = images.iter().map(|i| image_entry(&i.merged_with("", "", ""))).collect();
+        return create_field(doc, "images", Value::Array(entries));
+    };
+    for image in images {
+        let items = list_field(doc, "images")?.unwrap_or_default();
+        let matching: Vec<usize> = (0..items.len()).filter(|&i| item_name(&items[i]).as_deref() == Some(image.name.as_str())).collect();
+        if matching.is_empty() {
+            doc.insert_item(&[Step::Field("images")], &image_entry(&image.merged_with("", "", "")), Placement::Sorted)?;
+        }
+        for i in matching {
+            let item = &items[i];
+            let merged = image.merged_with(&text_of(item, "newName"), &text_of(item, "newTag"), &text_of(item, "digest"));
+            let fields: Vec<(&str, Value)> = merged.fields().into_iter().map(|(k, v)| (k, Value::String(v.to_string()))).collect();
+            let path = [Step::Field("images"), Step::Index(i)];
+            for key in ["digest", "newName", "newTag", "tagSuffix"] {
+                if !fields.iter().any(|(k, _)| *k == key) {
+                    doc.remove_entry(&path, key)?;
+                }
+            }
+            set_entries(doc, &path, &fields)?;
+        }
+    }
+    Ok(())
+}
+
+/// Gives the mapping at `path` each of `fields`: existing keys get the value, new ones are
+/// inserted in key order.
+fn set_entries(doc: &mut Document, path: &[Step], fields: &[(&str, Value)]) -> EditResult {
+    for (key, value) in fields {
+        let mut at = path.to_vec();
+        at.push(Step::Key(key.to_string()));
+        match doc.node(&at)? {
+            Some(_) => doc.set_scalar(&at, value).map(drop)?,
+            None => doc.insert_entry(path, key, value, Placement::Sorted)?,
+        }
+    }
+    Ok(())
+}
+
+/// `set replicas`: the count of an entry with the name is replaced; other names get a new
+/// entry, in name order.
+fn set_replicas(doc: &mut Document, replicas: &[(String, i64)]) -> EditResult {
+    let entry = |name: &str, count: i64| object([("count", Value::from(count)), ("name", Value::String(name.to_string()))]);
+    let Some(_) = list_field(doc, "replicas")? else {
+        return create_field(doc, "replicas", Value::Array(replicas.iter().map(|(n, c)| entry(n, *c)).collect()));
+    };
+    for (name, count) in replicas {
+        let items = list_field(doc, "replicas")?.unwrap_or_default();
+        let matching: Vec<usize> = (0..items.len()).filter(|&i| item_name(&items[i]).as_deref() == Some(name.as_str())).collect();
+        if matching.is_empty() {
+            doc.insert_item(&[Step::Field("replicas")], &entry(name, *count), Placement::Sorted)?;
+        }
+        for i in matching {
+            set_entries(doc, &[Step::Field("replicas"), Step::Index(i)], &[("count", Value::from(*count))])?;
+        }
+    }
+    Ok(())
+}
+
+/// Adds `pairs` to the string map at `path` (`commonLabels`, `commonAnnotations`, a
+/// `labels` entry's `pairs`). A key already there is refused without `force`. A missing map
+/// is created: at the end of the file for a field, or as the key `pairs` of the `labels`
+/// entry at `owner`.
+fn add_pairs(
+    doc: &mut Document,
+    path: &[Step],
+    owner: Option<&[Step]>,
+    pairs: &[(String, String)],
+    force: bool,
+    kind: &'static str,
+) -> EditResult {
+    let existing = doc.node(path)?;
+    if let Some(map) = existing.as_ref().filter(|n| !n.is_null()) {
+        if map.entries().is_some() && !force {
+            if let Some((key, _)) = pairs.iter().find(|(key, _)| map.get(key).is_some()) {
+                return Err(EditError::AlreadyPresent { kind, key: key.clone() });
+            }
+        }
+    }
+    let values = || Value::Object(pairs.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect());
+    match existing {
+        None => match (owner, path) {
+            (Some(owner), _) => doc.insert_entry(owner, "pairs", &values(), Placement::Sorted)?,
+            (None, [Step::Field(field)]) => doc.append_field(field, &values())?,
+            (None, _) => unreachable!("a map without an owner is a field"),
+        },
+        Some(node) if node.is_null() => doc.fill_null(path, &values())?,
+        Some(_) => {
+            let fields: Vec<(&str, Value)> = pairs.iter().map(|(k, v)| (k.as_str(), Value::String(v.clone()))).collect();
+            set_entries(doc, path, &fields)?
+        }
+    }
+    Ok(())
+}
+
+/// `add label --without-selector`: into the first `labels` entry whose settings match
+/// (`includeSelectors` off, `includeTemplates` as asked), or a new entry at the end.
+fn add_labels_without_selector(
+    doc: &mut Document,
+    pairs: &[(String, String)],
+    force: bool,
+    include_templates: bool,
+) -> EditResult {
+    let mut entry = Map::new();
+    if include_templates {
+        entry.insert("includeTemplates".into(), Value::Bool(true));
+    }
+    entry.insert("pairs".into(), Value::Object(pairs.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect()));
+    let Some(items) = list_field(doc, "labels")? else {
+        return create_field(doc, "labels", Value::Array(vec![Value::Object(entry)]));
+    };
+    let flag = |item: &document::Node, key: &str| item.get(key).and_then(|e| e.value.scalar()) == Some(&Value::Bool(true));
+    let matching = items.iter().position(|item| {
+        item.entries().is_some() && !flag(item, "includeSelectors") && flag(item, "includeTemplates") == include_templates
+    });
+    match matching {
+        None => Ok(doc.insert_item(&[Step::Field("labels")], &Value::Object(entry), Placement::End)?),
+        Some(i) => {
+            let owner = [Step::Field("labels"), Step::Index(i)];
+            let path = [Step::Field("labels"), Step::Index(i), Step::Key("pairs".into())];
+            add_pairs(doc, &path, Some(&owner), pairs, force, "label")
+        }
+    }
+}
+
+/// `add component`: each path not yet listed is appended to `components` (the kustomization
+/// file itself never is); one already listed is noted, as kustomize logs it.
+fn add_components(doc: &mut Document, components: &[String], file_name: &str, notes: &mut Vec<String>) -> EditResult {
+    let items = list_field(doc, "components")?.unwrap_or_default();
+    let already: Vec<String> =
+        items.iter().filter_map(|i| i.scalar().and_then(crate::kustomization::types::scalar_text)).collect();
+    let mut new = Vec::new();
+    for component in components {
+        if component == file_name {
+            continue;
+        }
+        if already.contains(component) || new.contains(component) {
+            notes.push(format!("component {component} already in kustomization file"));
+            continue;
+        }
+        new.push(component.clone());
+    }
+    if new.is_empty() {
+        return Ok(());
+    }
+    if list_field(doc, "components")?.is_none() {
+        return create_field(doc, "components", Value::Array(new.into_iter().map(Value::String).collect()));
+    }
+    for component in new {
+        doc.insert_item(&[Step::Field("components")], &Value::String(component), Placement::End)?;
+    }
+    Ok(())
+}
