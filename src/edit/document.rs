@@ -208,7 +208,9 @@ impl Document {
         let rendered = render_entry("x", value);
         let block = rendered.split_once('\n').map_or("", |(_, rest)| rest);
         text.push_str(&indent(block, self.parent_column(path)?));
-        self.splice(node.start, line_end, &text);
+        // The blanks before a `~` or `null` go with it.
+        let from = self.text[..node.start].trim_end_matches([' ', '\t']).len();
+        self.splice(from, line_end, &text);
         Ok(())
     }
 
@@ -222,7 +224,8 @@ impl Document {
         };
         if map.flow {
             let text = format!("{}: {}", flow_text(&Value::String(key.to_string())), flow_text(value));
-            return Ok(self.insert_flow(&map, entries.iter().map(|e| (e.key_node.start, e.value.end)).collect(), before, &text));
+            self.insert_flow(&map, entries.iter().map(|e| (e.key_node.start, e.value.end)).collect(), before, &text);
+            return Ok(());
         }
         let rendered = render_entry(key, value);
         match before {
@@ -276,7 +279,8 @@ impl Document {
         };
         if seq.flow {
             let spans = items.iter().map(|item| (item.start, item.end)).collect();
-            return Ok(self.insert_flow(&seq, spans, before, &flow_text(value)));
+            self.insert_flow(&seq, spans, before, &flow_text(value));
+            return Ok(());
         }
         let first = items.first().ok_or_else(|| seq.error("expected a sequence with items here"))?;
         let dash = self.dash_before(first).ok_or_else(|| first.error("cannot find this item's `-`"))?;

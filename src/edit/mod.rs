@@ -332,3 +332,123 @@ fn add_components(doc: &mut Document, components: &[String], file_name: &str, no
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    /// A scratch kustomization folder, removed on drop.
+    struct Folder(PathBuf);
+
+    impl Folder {
+        fn with(text: &str) -> Folder {
+            static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let dir = std::env::temp_dir().join(format!("ppb-edit-{}-{n}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("kustomization.yaml"), text).unwrap();
+            Folder(dir)
+        }
+
+        fn edit(&self, e: Edit) -> String {
+            edit(&self.0, &e).unwrap_or_else(|err| panic!("{err}"));
+            std::fs::read_to_string(self.0.join("kustomization.yaml")).unwrap()
+        }
+    }
+
+    impl Drop for Folder {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn images(args: &[&str]) -> Edit {
+        Edit::SetImages(args::parse_images(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap())
+    }
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn an_image_argument_replaces_the_whole_entry_as_kustomize_does() {
+        let f = Folder::with("images:\n- name: a\n  newName: b   # mirror\n  tagSuffix: -x\n  newTag: c\n");
+        assert_eq!(f.edit(images(&["a:v1"])), "images:\n- name: a\n  newTag: v1\n");
+        assert_eq!(f.edit(images(&["a=*@sha256:1"])), "images:\n- digest: sha256:1\n  name: a\n");
+        // The argument gives no digest (`*` would keep it): the entry loses it.
+        assert_eq!(f.edit(images(&["a=m/a:*"])), "images:\n- name: a\n  newName: m/a\n");
+    }
+
+    #[test]
+    fn a_star_with_nothing_to_keep_writes_nothing() {
+        let f = Folder::with("resources: []\n");
+        assert_eq!(f.edit(images(&["a=*:v1", "b=n/b:*"])), "resources: []\nimages:\n- name: a\n  newTag: v1\n- name: b\n  newName: n/b\n");
+    }
+
+    #[test]
+    fn an_empty_field_is_filled_in_place() {
+        let f = Folder::with("images:\nreplicas: ~\nresources: []\n");
+        let text = f.edit(images(&["a:1"]));
+        assert_eq!(text, "images:\n- name: a\n  newTag: \"1\"\nreplicas: ~\nresources: []\n");
+        let text = f.edit(Edit::SetReplicas(vec![("web".into(), 2)]));
+        assert_eq!(text, "images:\n- name: a\n  newTag: \"1\"\nreplicas:\n- count: 2\n  name: web\nresources: []\n");
+    }
+
+    #[test]
+    fn labels_without_selector_go_to_the_first_entry_with_the_same_settings() {
+        let f = Folder::with("labels:\n- pairs:\n    a: \"1\"\n  includeSelectors: true\n- pairs:\n    b: \"2\"\n");
+        let add = |force, include_templates, list: &[(&str, &str)]| Edit::AddLabels {
+            pairs: pairs(list),
+            force,
+            without_selector: true,
+            include_templates,
+        };
+        // includeSelectors differs from the first entry: the second one takes the label.
+        assert_eq!(
+            f.edit(add(false, false, &[("a", "x"), ("c", "3")])),
+            "labels:\n- pairs:\n    a: \"1\"\n  includeSelectors: true\n- pairs:\n    a: x\n    b: \"2\"\n    c: \"3\"\n"
+        );
+        // No entry includes templates: a new one at the end.
+        assert_eq!(
+            f.edit(add(false, true, &[("d", "4")])),
+            "labels:\n- pairs:\n    a: \"1\"\n  includeSelectors: true\n- pairs:\n    a: x\n    b: \"2\"\n    c: \"3\"\n- includeTemplates: true\n  pairs:\n    d: \"4\"\n"
+        );
+        let refused = edit(&f.0, &add(false, false, &[("b", "9")])).unwrap_err();
+        assert_eq!(refused.to_string(), "label b already in kustomization file. Use --force to override.");
+    }
+
+    #[test]
+    fn a_labels_entry_without_pairs_gets_them() {
+        let f = Folder::with("labels:\n- includeTemplates: true\n  fields:\n  - path: spec/x\n    create: true\n");
+        let text = f.edit(Edit::AddLabels { pairs: pairs(&[("k", "v")]), force: false, without_selector: true, include_templates: true });
+        assert_eq!(text, "labels:\n- includeTemplates: true\n  fields:\n  - path: spec/x\n    create: true\n  pairs:\n    k: v\n");
+    }
+
+    #[test]
+    fn components_are_appended_once_and_the_file_itself_never() {
+        let f = Folder::with("components:\n- ../a\n");
+        for folder in ["../a", "../b", "../c"] {
+            std::fs::create_dir_all(f.0.join(folder)).unwrap();
+        }
+        let patterns = vec!["../a".to_string(), "../[bc]".to_string(), "kustomization.yaml".to_string()];
+        let outcome = edit(&f.0, &Edit::AddComponents(patterns)).unwrap();
+        assert_eq!(outcome.notes, vec!["component ../a already in kustomization file"]);
+        assert_eq!(std::fs::read_to_string(f.0.join("kustomization.yaml")).unwrap(), "components:\n- ../a\n- ../b\n- ../c\n");
+        for folder in ["../a", "../b", "../c"] {
+            let _ = std::fs::remove_dir_all(f.0.join(folder));
+        }
+    }
+
+    #[test]
+    fn values_are_written_with_go_yaml_quoting() {
+        let f = Folder::with("resources: []\n");
+        let text = f.edit(Edit::AddAnnotations {
+            pairs: pairs(&[("a", "true"), ("b", "012"), ("c", "multi\nline"), ("d", "1:20"), ("e", "")]),
+            force: false,
+        });
+        assert_eq!(text, "resources: []\ncommonAnnotations:\n  a: \"true\"\n  b: \"012\"\n  c: |-\n    multi\n    line\n  d: \"1:20\"\n  e: \"\"\n");
+        let text = f.edit(Edit::AddAnnotations { pairs: pairs(&[("a", "two\nlines")]), force: true });
+        assert!(text.contains("  a: |-\n    two\n    lines\n  b:"), "{text}");
+    }
+}
