@@ -304,12 +304,7 @@ impl Document {
     pub fn append_field(&mut self, name: &str, value: &Value) -> Result<()> {
         let rendered = render_entry(name, value);
         match self.root()? {
-            None => {
-                if !self.text.is_empty() && !self.text.ends_with('\n') {
-                    self.text.push('\n');
-                }
-                self.text.push_str(&rendered);
-            }
+            None => self.append(&rendered),
             Some(root) if root.flow => {
                 let Some(entries) = root.entries() else { return Err(root.error("expected a mapping")) };
                 let text = format!("{}: {}", flow_text(&Value::String(name.to_string())), flow_text(value));
@@ -317,22 +312,43 @@ impl Document {
                 self.insert_flow(&root, spans, None, &text);
             }
             Some(root) if root.entries().is_some() => {
-                // After everything, trailing comments included: those often belong to the
-                // last field (commented-out items).
-                if !self.text.is_empty() && !self.text.ends_with('\n') {
-                    self.text.push('\n');
+                // After everything, trailing comments included (those often belong to the
+                // last field: commented-out items), but before a document end marker.
+                let tail = line_end_after(&self.text, root.end);
+                let marker = self.text[tail..]
+                    .split_inclusive('\n')
+                    .scan(tail, |at, line| {
+                        let start = *at;
+                        *at += line.len();
+                        Some((start, line))
+                    })
+                    .find(|(_, line)| line.starts_with("...") || line.starts_with("---"));
+                match marker {
+                    Some((at, _)) => self.splice(at, at, &indent(&rendered, root.column)),
+                    None => self.append(&indent(&rendered, root.column)),
                 }
-                self.text.push_str(&indent(&rendered, root.column));
             }
             Some(root) => return Err(root.error("expected a mapping at the top of the kustomization file")),
         }
         Ok(())
     }
 
+    /// Adds `text` at the end, on a line of its own.
+    fn append(&mut self, text: &str) {
+        let end = self.text.len();
+        let separator = if self.text.is_empty() || self.text.ends_with('\n') { "" } else { "\n" };
+        self.splice(end, end, &format!("{separator}{text}"));
+    }
+
     // ---- text positions -------------------------------------------------------------
 
+    /// Replaces `from..to` with `with`, whose line breaks follow the file's (`\r\n` or `\n`).
     fn splice(&mut self, from: usize, to: usize, with: &str) {
-        self.text.replace_range(from..to, with);
+        if self.text.contains("\r\n") {
+            self.text.replace_range(from..to, &with.replace('\n', "\r\n"));
+        } else {
+            self.text.replace_range(from..to, with);
+        }
     }
 
     /// Whether only blanks precede `offset` on its line.
@@ -746,9 +762,20 @@ mod tests {
         let mut d = doc("resources:\n- a\n# - b");
         d.append_field("namePrefix", &json!("p-")).unwrap();
         assert_eq!(d.text(), "resources:\n- a\n# - b\nnamePrefix: p-\n");
+        let mut ended = doc("---\nresources: []\n# note\n...\n");
+        ended.append_field("namespace", &json!("ns")).unwrap();
+        assert_eq!(ended.text(), "---\nresources: []\n# note\nnamespace: ns\n...\n");
         let mut empty = doc("");
         empty.append_field("components", &json!(["../c"])).unwrap();
         assert_eq!(empty.text(), "components:\n- ../c\n");
+    }
+
+    #[test]
+    fn windows_line_breaks_stay_windows_line_breaks() {
+        let mut d = doc("images:\r\n- name: a\r\n  newTag: v1\r\n");
+        d.insert_item(&field("images"), &json!({"name": "b", "newTag": "v2"}), Placement::Sorted).unwrap();
+        d.append_field("namespace", &json!("ns")).unwrap();
+        assert_eq!(d.text(), "images:\r\n- name: a\r\n  newTag: v1\r\n- name: b\r\n  newTag: v2\r\nnamespace: ns\r\n");
     }
 
     #[test]

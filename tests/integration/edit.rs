@@ -181,11 +181,17 @@ namespace: prod
     )
 }
 
-#[test]
-fn argo_cd_overrides_on_a_commented_overlay_change_only_their_lines() {
-    let tmp = TempTree::new("edit-release");
+/// A scratch copy of the release fixture, and its overlay folder.
+fn release_copy(label: &str) -> (TempTree, std::path::PathBuf) {
+    let tmp = TempTree::new(label);
     tmp.copy_fixture("edit_release", "tree");
     let overlay = tmp.path("tree/overlay");
+    (tmp, overlay)
+}
+
+#[test]
+fn argo_cd_overrides_on_a_commented_overlay_change_only_their_lines() {
+    let (tmp, overlay) = release_copy("edit-release");
     replay(&overlay, &release_calls());
     tmp.write("tree/by-hand/kustomization.yaml", &release_by_hand());
     assert_builds_like(&overlay, &tmp.path("tree/by-hand"), "release overlay");
@@ -193,9 +199,7 @@ fn argo_cd_overrides_on_a_commented_overlay_change_only_their_lines() {
 
 #[test]
 fn repeating_the_overrides_changes_nothing() {
-    let tmp = TempTree::new("edit-repeat");
-    tmp.copy_fixture("edit_release", "tree");
-    let overlay = tmp.path("tree/overlay");
+    let (_tmp, overlay) = release_copy("edit-repeat");
     let calls = release_calls();
     replay(&overlay, &calls);
     let file = overlay.join("kustomization.yaml");
@@ -275,9 +279,7 @@ components:
 
 #[test]
 fn refusals_exit_non_zero_with_kustomizes_message_and_write_nothing() {
-    let tmp = TempTree::new("edit-refusals");
-    tmp.copy_fixture("edit_release", "tree");
-    let overlay = tmp.path("tree/overlay");
+    let (tmp, overlay) = release_copy("edit-refusals");
     let file = overlay.join("kustomization.yaml");
     let original = fs::read_to_string(&file).unwrap();
     let invalid_image = peerpods_build::edit::args::INVALID_IMAGE;
