@@ -184,7 +184,7 @@ namespace: prod
 /// A scratch copy of the release fixture, and its overlay folder.
 fn release_copy(label: &str) -> (TempTree, std::path::PathBuf) {
     let tmp = TempTree::new(label);
-    tmp.copy_fixture("edit_release", "tree");
+    copy_dir(&manifest_dir().join("tests/edit_fixtures/release"), &tmp.path("tree"));
     let overlay = tmp.path("tree/overlay");
     (tmp, overlay)
 }
