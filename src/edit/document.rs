@@ -380,9 +380,14 @@ impl Document {
         before.ends_with('-').then(|| before.len() - 1)
     }
 
-    /// The `|` or `>` header of a block scalar (its span starts at its content).
+    /// The `|` or `>` header of a block scalar (its span starts at its content): the last one
+    /// on the line before the content, comment left out.
     fn block_indicator(&self, node: &Node) -> usize {
-        self.text[..node.start].rfind(['|', '>']).unwrap_or(node.start)
+        let before = self.text[..node.start].trim_end_matches([' ', '\t', '\r', '\n']);
+        let header_start = line_start(&self.text, before.len());
+        let header = &before[header_start..];
+        let code = header.find(" #").map_or(header, |comment| &header[..comment]);
+        code.rfind(['|', '>']).map_or(node.start, |i| header_start + i)
     }
 
     /// Inserts `rendered` (lines starting at column 0) as the lines before the entry or item
@@ -705,9 +710,10 @@ mod tests {
 
     #[test]
     fn a_block_scalar_is_replaced_whole() {
-        let mut d = doc("namePrefix: |\n  x\nnamespace: n\n");
+        let mut d = doc("namePrefix: |\n  x\nnamespace: >-  # a > b\n  folded\n  text\nresources: []\n");
         d.set_scalar(&field("namePrefix"), &json!("p-")).unwrap();
-        assert_eq!(d.text(), "namePrefix: p-\nnamespace: n\n");
+        d.set_scalar(&field("namespace"), &json!("ns")).unwrap();
+        assert_eq!(d.text(), "namePrefix: p-\nnamespace: ns\nresources: []\n");
     }
 
     #[test]
