@@ -359,3 +359,105 @@ fn argo_cd_reads_version_short_as_kustomize_5_6_0() {
     assert_eq!((part(1), part(2), part(3)), (5, 6, 0), "Argo CD takes the kustomize version, {found}");
     assert!(caps.get(4).is_none(), "no pre-release part, which would sort before 5.6.0: {found}");
 }
+
+/// `set image` cases of kustomize's own tests (arguments, the file's `images`, the `images`
+/// kustomize writes): our file must hold the same entries, build as kustomize's does, and, for
+/// a file without images, have kustomize's very lines.
+#[test]
+fn every_set_image_form_writes_kustomizes_entries() {
+    let d = DIGEST;
+    let with_digest = format!("- digest: {d}\n  name: image2\n  newName: foo.bar.foo:8800/foo/image1\n");
+    let cases: Vec<(Vec<String>, &str, String)> = vec![
+        (vec!["image1=my-image1:my-tag".into()], "", "- name: image1\n  newName: my-image1\n  newTag: my-tag\n".into()),
+        (vec!["image1=my-image1:1234".into()], "", "- name: image1\n  newName: my-image1\n  newTag: \"1234\"\n".into()),
+        (vec!["image1=my-image1:3.2e2".into()], "", "- name: image1\n  newName: my-image1\n  newTag: \"3.2e2\"\n".into()),
+        (vec![format!("image1=my-image1@{d}")], "", format!("- digest: {d}\n  name: image1\n  newName: my-image1\n")),
+        (vec!["image1:my-tag".into()], "", "- name: image1\n  newTag: my-tag\n".into()),
+        (vec![format!("image1@{d}")], "", format!("- digest: {d}\n  name: image1\n")),
+        (vec![format!("my-image1:my-tag@{d}")], "", format!("- digest: {d}\n  name: my-image1\n  newTag: my-tag\n")),
+        (
+            vec![format!("image1=my-image1:my-tag@{d}")],
+            "",
+            format!("- digest: {d}\n  name: image1\n  newName: my-image1\n  newTag: my-tag\n"),
+        ),
+        (vec!["ngnix=localhost:5000/my-project/ngnix".into()], "", "- name: ngnix\n  newName: localhost:5000/my-project/ngnix\n".into()),
+        (
+            vec!["ngnix=localhost:5000/my-project/ngnix:dev-01".into()],
+            "",
+            "- name: ngnix\n  newName: localhost:5000/my-project/ngnix\n  newTag: dev-01\n".into(),
+        ),
+        (
+            vec!["node:8.15.0".into(), "mysql=mariadb".into(), format!("alpine@{d}")],
+            "",
+            format!("- digest: {d}\n  name: alpine\n- name: mysql\n  newName: mariadb\n- name: node\n  newTag: 8.15.0\n"),
+        ),
+        (
+            vec!["image1=foo.bar.foo:8800/foo/image1:foo-bar".into()],
+            "- name: image1\n  newName: my-image1\n  newTag: my-tag\n- name: image2\n  newName: my-image2\n  newTag: my-tag2\n",
+            "- name: image1\n  newName: foo.bar.foo:8800/foo/image1\n  newTag: foo-bar\n- name: image2\n  newName: my-image2\n  newTag: my-tag2\n".into(),
+        ),
+        (vec!["image1:v1".into()], "- name: image1\n  newName: my-image1\n  newTag: my-tag\n", "- name: image1\n  newTag: v1\n".into()),
+        (
+            vec!["image1=foo.bar.foo:8800/foo/image1:foo-bar".into(), format!("image2=my-image2@{d}"), "image3:my-tag".into()],
+            "- name: image1\n  newName: my-image1\n  newTag: my-tag1\n- name: image2\n  newName: my-image2\n  newTag: my-tag2\n- name: image3\n  newTag: my-tag\n",
+            format!("- name: image1\n  newName: foo.bar.foo:8800/foo/image1\n  newTag: foo-bar\n- digest: {d}\n  name: image2\n  newName: my-image2\n- name: image3\n  newTag: my-tag\n"),
+        ),
+        (
+            vec!["image1=*:v1".into()],
+            "- name: image1\n  newName: foo.bar.foo:8800/foo/image1\n  newTag: my-tag\n",
+            "- name: image1\n  newName: foo.bar.foo:8800/foo/image1\n  newTag: v1\n".into(),
+        ),
+        (
+            vec!["image1=my-image1:*".into()],
+            "- name: image1\n  newName: foo.bar.foo:8800/foo/image1\n  newTag: my-tag\n",
+            "- name: image1\n  newName: my-image1\n  newTag: my-tag\n".into(),
+        ),
+        (vec!["image1=*:*".into()], "- name: image1\n  newName: my-image1\n  newTag: my-tag\n", "- name: image1\n  newName: my-image1\n  newTag: my-tag\n".into()),
+        (vec!["image1=*:v1".into()], "- name: image1\n  newTag: my-tag\n", "- name: image1\n  newTag: v1\n".into()),
+        (vec!["image1=*:v1".into()], "", "- name: image1\n  newTag: v1\n".into()),
+        (vec!["image1=my-image1:*".into()], "", "- name: image1\n  newName: my-image1\n".into()),
+        (
+            vec![format!("image2=*@{d}")],
+            "- name: image2\n  newName: my-image2\n  digest: sha256:abcdef12345\n",
+            format!("- digest: {d}\n  name: image2\n  newName: my-image2\n"),
+        ),
+        (
+            vec![format!("image2=*@{d}")],
+            "- name: image2\n  newName: my-image2\n  newTag: my-tag\n",
+            format!("- digest: {d}\n  name: image2\n  newName: my-image2\n"),
+        ),
+        (
+            vec!["image2=my-image2@*".into()],
+            &with_digest,
+            format!("- digest: {d}\n  name: image2\n  newName: my-image2\n"),
+        ),
+    ];
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app\nspec:\n  template:\n    spec:\n      containers:\n"
+        .to_string()
+        + &["image1:old", "image2", "image3:1", "my-image1:2", "ngnix", "node:8", "mysql:5", "alpine:3"]
+            .iter()
+            .enumerate()
+            .map(|(i, image)| format!("      - name: c{i}\n        image: {image}\n"))
+            .collect::<String>();
+    let tmp = TempTree::new("edit-image-forms");
+    for (n, (arguments, infile, expected)) in cases.iter().enumerate() {
+        let label = format!("set image {}", arguments.join(" "));
+        let start = if infile.is_empty() { "resources:\n- deployment.yaml\n".to_string() } else { format!("resources:\n- deployment.yaml\nimages:\n{infile}") };
+        tmp.write(&format!("{n}/ours/deployment.yaml"), &deployment);
+        tmp.write(&format!("{n}/ours/kustomization.yaml"), &start);
+        tmp.write(&format!("{n}/kustomize/deployment.yaml"), &deployment);
+        tmp.write(&format!("{n}/kustomize/kustomization.yaml"), &format!("resources:\n- deployment.yaml\nimages:\n{expected}"));
+        let dir = tmp.path(&format!("{n}/ours"));
+        let mut args = vec!["edit", "set", "image"];
+        args.extend(arguments.iter().map(String::as_str));
+        let r = ours(&args, &dir);
+        assert!(r.success(), "{label}: {}", r.stderr);
+        let written = fs::read_to_string(dir.join("kustomization.yaml")).unwrap();
+        let images_of = |text: &str| peerpods_build::yaml::parse::parse_document(text).unwrap()["images"].clone();
+        assert_eq!(images_of(&written), images_of(&format!("images:\n{expected}")), "{label}: the images entries");
+        if infile.is_empty() {
+            assert_eq!(written, format!("{start}images:\n{expected}"), "{label}: kustomize's lines");
+        }
+        assert_builds_like(&dir, &tmp.path(&format!("{n}/kustomize")), &label);
+    }
+}
