@@ -7,7 +7,7 @@ use crate::error::Error;
 use crate::kustomization::loader::KUSTOMIZATION_FILE_NAMES;
 
 /// The one kustomization file in `dir` (any of kustomize's names; a folder by that name is refused).
-pub fn find_kustomization_file(dir: &Path) -> Result<PathBuf, EditError> {
+pub(super) fn find_kustomization_file(dir: &Path) -> Result<PathBuf, EditError> {
     let found: Vec<&str> = KUSTOMIZATION_FILE_NAMES.iter().copied().filter(|name| dir.join(name).exists()).collect();
     match found[..] {
         [] => Err(EditError::MissingFile),
@@ -18,7 +18,7 @@ pub fn find_kustomization_file(dir: &Path) -> Result<PathBuf, EditError> {
 }
 
 /// The file's text, refused when kustomize would not read it as a kustomization.
-pub fn read(file: &Path) -> Result<String, EditError> {
+pub(super) fn read(file: &Path) -> Result<String, EditError> {
     let text = std::fs::read_to_string(file).map_err(|e| Error::Io { path: file.to_path_buf(), message: e.to_string() })?;
     crate::target::parse_kustomization(&text, file)?;
     Ok(text)
@@ -27,7 +27,7 @@ pub fn read(file: &Path) -> Result<String, EditError> {
 /// Writes `text` over `file` (through a symlink, keeping the file's permissions), after
 /// checking it still reads as a kustomization; a temporary file renamed into place means
 /// the file is never half-written.
-pub fn write(file: &Path, text: &str) -> Result<(), EditError> {
+pub(super) fn write(file: &Path, text: &str) -> Result<(), EditError> {
     crate::target::parse_kustomization(text, file)
         .map_err(|e| Error::msg(format!("the edit would leave {} unreadable, nothing written: {e}", file.display())))?;
     let io = |path: &Path, e: std::io::Error| Error::Io { path: path.to_path_buf(), message: e.to_string() };
@@ -49,7 +49,7 @@ pub fn write(file: &Path, text: &str) -> Result<(), EditError> {
 /// Component paths as `kustomize edit add component` takes them: a pattern with `*`, `?` or
 /// `[` is expanded (matches in name order, paths cleaned as Go's `filepath.Glob` returns them),
 /// another path must exist. Remote components are not fetched, so they are refused.
-pub fn expand_components(dir: &Path, patterns: &[String]) -> Result<Vec<String>, EditError> {
+pub(super) fn expand_components(dir: &Path, patterns: &[String]) -> Result<Vec<String>, EditError> {
     if patterns.is_empty() {
         return Err(EditError::Usage("must specify a component file".into()));
     }

@@ -16,7 +16,6 @@ use serde_json::{Map, Value};
 use args::ImageOverride;
 use document::{item_name, Document, DocumentError, Placement, Step};
 
-pub use kustfile::find_kustomization_file;
 
 /// One edit, as the command line names it.
 #[derive(Clone, Debug)]
