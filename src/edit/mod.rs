@@ -175,32 +175,45 @@ fn image_entry(image: &ImageOverride) -> Value {
 
 /// `set image`: an entry with the image's name is rewritten to the argument (`*` keeping the
 /// file's value, fields the argument leaves out removed, as kustomize replaces the entry);
-/// other images get a new entry, in name order.
+/// other images get a new entry, in name order. kustomize folds the deprecated `imageTags`
+/// into `images` as it edits; here an `imageTags` entry of the name is rewritten in place, so
+/// that it cannot undo the new one.
 fn set_images(doc: &mut Document, images: &[ImageOverride]) -> EditResult {
-    let Some(_) = list_field(doc, "images")? else {
-        let entries = images.iter().map(|i| image_entry(&i.merged_with("", "", ""))).collect();
-        return create_field(doc, "images", Value::Array(entries));
-    };
+    let mut missing = Vec::new();
     for image in images {
-        let items = list_field(doc, "images")?.unwrap_or_default();
-        let matching: Vec<usize> = (0..items.len()).filter(|&i| item_name(&items[i]).as_deref() == Some(image.name.as_str())).collect();
-        if matching.is_empty() {
-            doc.insert_item(&[Step::Field("images")], &image_entry(&image.merged_with("", "", "")), Placement::Sorted)?;
-        }
-        for i in matching {
-            let item = &items[i];
-            let merged = image.merged_with(&text_of(item, "newName"), &text_of(item, "newTag"), &text_of(item, "digest"));
-            let fields: Vec<(&str, Value)> = merged.fields().into_iter().map(|(k, v)| (k, Value::String(v.to_string()))).collect();
-            let path = [Step::Field("images"), Step::Index(i)];
-            for key in ["digest", "newName", "newTag", "tagSuffix"] {
-                if !fields.iter().any(|(k, _)| *k == key) {
-                    doc.remove_entry(&path, key)?;
+        let mut found = false;
+        for field in ["images", "imageTags"] {
+            let items = list_field(doc, field)?.unwrap_or_default();
+            for (i, item) in items.iter().enumerate() {
+                if item_name(item).as_deref() == Some(image.name.as_str()) {
+                    found = true;
+                    rewrite_image_entry(doc, &[Step::Field(field), Step::Index(i)], item, image)?;
                 }
             }
-            set_entries(doc, &path, &fields)?;
+        }
+        if !found {
+            missing.push(image_entry(&image.merged_with("", "", "")));
         }
     }
+    if list_field(doc, "images")?.is_none() {
+        return if missing.is_empty() { Ok(()) } else { create_field(doc, "images", Value::Array(missing)) };
+    }
+    for entry in missing {
+        doc.insert_item(&[Step::Field("images")], &entry, Placement::Sorted)?;
+    }
     Ok(())
+}
+
+/// The `images` entry at `path` (read as `item`) made the argument's.
+fn rewrite_image_entry(doc: &mut Document, path: &[Step], item: &document::Node, image: &ImageOverride) -> EditResult {
+    let merged = image.merged_with(&text_of(item, "newName"), &text_of(item, "newTag"), &text_of(item, "digest"));
+    let fields: Vec<(&str, Value)> = merged.fields().into_iter().map(|(k, v)| (k, Value::String(v.to_string()))).collect();
+    for key in ["digest", "newName", "newTag", "tagSuffix"] {
+        if !fields.iter().any(|(k, _)| *k == key) {
+            doc.remove_entry(path, key)?;
+        }
+    }
+    set_entries(doc, path, &fields)
 }
 
 /// Gives the mapping at `path` each of `fields`: existing keys get the value, new ones are
@@ -377,6 +390,12 @@ mod tests {
         assert_eq!(f.edit(images(&["a=*@sha256:1"])), "images:\n- digest: sha256:1\n  name: a\n");
         // The argument gives no digest (`*` would keep it): the entry loses it.
         assert_eq!(f.edit(images(&["a=m/a:*"])), "images:\n- name: a\n  newName: m/a\n");
+    }
+
+    #[test]
+    fn a_deprecated_image_tags_entry_is_rewritten_too() {
+        let f = Folder::with("imageTags:\n- name: a\n  newTag: v1\n");
+        assert_eq!(f.edit(images(&["a:v2", "b:v3"])), "imageTags:\n- name: a\n  newTag: v2\nimages:\n- name: b\n  newTag: v3\n");
     }
 
     #[test]
