@@ -244,18 +244,10 @@ fn argo_cd_overrides_on_the_gcp_overlay() {
     replay(&gcp, &calls);
     let edited = fs::read_to_string(gcp.join("kustomization.yaml")).unwrap();
     assert!(edited.starts_with(&original), "the original file stays, byte for byte, before the added fields");
-    let by_hand = "apiVersion: kustomize.config.k8s.io/v1beta1
-kind: Kustomization
-resources:
-- ../../base
-configMapGenerator:
-- behavior: merge
-  envs:
-  - settings.env
-  literals:
-  - CLOUD_PROVIDER=gcp
-  name: peer-pods-cm
-namePrefix: pp-
+    // The overlay's own fields (whatever they are: the overlay's maintainers change them) and
+    // the ones kustomize's edit writes, in its layout.
+    let by_hand = original.clone()
+        + "namePrefix: pp-
 nameSuffix: -gcp
 images:
 - name: quay.io/confidential-containers/cloud-api-adaptor
@@ -272,8 +264,8 @@ namespace: peer-pods
 components:
 - ../../components/tls
 ";
-    tmp.write("overlays/gcp-by-hand/kustomization.yaml", by_hand);
-    fs::copy(gcp.join("settings.env"), tmp.path("overlays/gcp-by-hand/settings.env")).unwrap();
+    copy_dir(&manifest_dir().join("overlays/gcp"), &tmp.path("overlays/gcp-by-hand"));
+    tmp.write("overlays/gcp-by-hand/kustomization.yaml", &by_hand);
     assert_builds_like(&gcp, &tmp.path("overlays/gcp-by-hand"), "gcp overlay");
 }
 
