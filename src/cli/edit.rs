@@ -26,15 +26,30 @@ enum Action {
 #[derive(Subcommand)]
 enum SetCommand {
     /// Set namePrefix.
-    Nameprefix { values: Vec<String> },
+    Nameprefix {
+        #[arg(value_name = "PREFIX")]
+        values: Vec<String>,
+    },
     /// Set nameSuffix (`set namesuffix -- -suffix`).
-    Namesuffix { values: Vec<String> },
+    Namesuffix {
+        #[arg(value_name = "SUFFIX")]
+        values: Vec<String>,
+    },
     /// Set namespace.
-    Namespace { values: Vec<String> },
+    Namespace {
+        #[arg(value_name = "NAMESPACE")]
+        values: Vec<String>,
+    },
     /// Set images: NAME=NEWNAME[:TAG][@DIGEST], NAME:TAG[@DIGEST] or NAME@DIGEST; `*` keeps the file's value.
-    Image { images: Vec<String> },
+    Image {
+        #[arg(value_name = "IMAGE")]
+        images: Vec<String>,
+    },
     /// Set replica counts: NAME=COUNT.
-    Replicas { replicas: Vec<String> },
+    Replicas {
+        #[arg(value_name = "NAME=COUNT")]
+        replicas: Vec<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -50,6 +65,7 @@ enum AddCommand {
         /// Also label pod templates (requires --without-selector).
         #[arg(long)]
         include_templates: bool,
+        #[arg(value_name = "KEY:VALUE")]
         pairs: Vec<String>,
     },
     /// Add commonAnnotations KEY:VALUE.
@@ -57,10 +73,14 @@ enum AddCommand {
         /// Overwrite an annotation the file already has.
         #[arg(short, long)]
         force: bool,
+        #[arg(value_name = "KEY:VALUE")]
         pairs: Vec<String>,
     },
     /// Add components (paths or glob patterns, relative to the kustomization folder).
-    Component { paths: Vec<String> },
+    Component {
+        #[arg(value_name = "PATH")]
+        paths: Vec<String>,
+    },
 }
 
 pub fn run(edit_args: &EditArgs) -> Result<(), String> {
