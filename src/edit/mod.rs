@@ -392,6 +392,22 @@ mod tests {
         assert_eq!(f.edit(images(&["a=m/a:*"])), "images:\n- name: a\n  newName: m/a\n");
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_file_is_written_through_and_keeps_its_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let f = Folder::with("resources: []\n");
+        let real = f.0.join("real.yaml");
+        std::fs::rename(f.0.join("kustomization.yaml"), &real).unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+        std::os::unix::fs::symlink("real.yaml", f.0.join("kustomization.yaml")).unwrap();
+        assert_eq!(f.edit(Edit::SetNamespace("ns".into())), "resources: []\nnamespace: ns\n");
+        assert!(f.0.join("kustomization.yaml").symlink_metadata().unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::metadata(&real).unwrap().permissions().mode() & 0o777, 0o640);
+        let leftovers: Vec<_> = std::fs::read_dir(&f.0).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(leftovers.len(), 2, "no temporary file left: {leftovers:?}");
+    }
+
     #[test]
     fn a_deprecated_image_tags_entry_is_rewritten_too() {
         let f = Folder::with("imageTags:\n- name: a\n  newTag: v1\n");
