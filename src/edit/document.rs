@@ -5,8 +5,9 @@
 //! text; a change is computed on that tree, applied to the text, and the text parsed again for
 //! the next change (kustomization files are small; one fresh parse per change keeps every
 //! position right). New values are written in go-yaml v2's style, the style `kustomize edit`
-//! writes, by the project's emitter; inside flow collections (`[a, b]`, `{k: v}`) they are
-//! written as JSON, which is valid flow YAML whatever the value.
+//! writes, by the project's emitter; inside flow collections (`[a, b]`, `{k: v}`) in flow style,
+//! a scalar whose go-yaml text would not be safe there as JSON (valid flow YAML whatever the
+//! value).
 use saphyr_parser::{Event, Parser, ScalarStyle, Span};
 use serde_json::{Map, Value};
 
