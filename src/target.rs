@@ -127,20 +127,7 @@ impl Target {
         // Components and shared bases are read many times in a big build: parse each text once,
         // but print its deprecation warnings each time, as kustomize does.
         static PARSED: TextMemo<(Vec<String>, Kustomization)> = TextMemo::new();
-        let (warnings, mut kustomization) = PARSED.get_or_parse(&text, |text| {
-            let value = crate::yaml::parse::parse_document_last_key_wins(text).map_err(|e| Error::Parse {
-                file: file.display().to_string(),
-                line: e.line,
-                column: e.column,
-                message: e.message.clone(),
-            })?;
-            let value = if value.is_null() { Value::Object(Default::default()) } else { value };
-            let value = crate::kustomization::types::canonicalize_field_names(value);
-            let warnings = deprecated_field_warnings(&value);
-            let kustomization: Kustomization = serde_json::from_value(value)
-                .map_err(|e| Error::msg(format!("invalid Kustomization: {}: {e}", file.display())))?;
-            Ok::<_, Error>((warnings, kustomization))
-        })?;
+        let (warnings, mut kustomization) = PARSED.get_or_parse(&text, |text| parse_kustomization(text, &file))?;
         for warning in warnings {
             diagnostics.notice(warning);
         }
@@ -156,6 +143,23 @@ impl Target {
     fn name(&self) -> String {
         self.file.display().to_string()
     }
+}
+
+/// The text of a kustomization file, decoded as kustomize decodes it, with the deprecation
+/// warnings its fields call for.
+pub fn parse_kustomization(text: &str, file: &Path) -> Result<(Vec<String>, Kustomization)> {
+    let value = crate::yaml::parse::parse_document_last_key_wins(text).map_err(|e| Error::Parse {
+        file: file.display().to_string(),
+        line: e.line,
+        column: e.column,
+        message: e.message.clone(),
+    })?;
+    let value = if value.is_null() { Value::Object(Default::default()) } else { value };
+    let value = crate::kustomization::types::canonicalize_field_names(value);
+    let warnings = deprecated_field_warnings(&value);
+    let kustomization: Kustomization = serde_json::from_value(value)
+        .map_err(|e| Error::msg(format!("invalid Kustomization: {}: {e}", file.display())))?;
+    Ok((warnings, kustomization))
 }
 
 fn check_kind(k: &Kustomization, file: &Path) -> Result<()> {

@@ -3,6 +3,7 @@
 mod build;
 mod check;
 mod completions;
+mod edit;
 mod man;
 mod output;
 
@@ -34,6 +35,8 @@ enum Command {
         /// The command whose page to print, e.g. `build`.
         command: Option<String>,
     },
+    /// Edit the kustomization file in the current folder (`edit set ...`, `edit add ...`), in place.
+    Edit(edit::EditArgs),
     /// Print the version.
     Version {
         /// Print only the semantic version (Argo CD parses this).
@@ -43,7 +46,18 @@ enum Command {
 }
 
 /// The names that are commands; any other first argument is a directory for `build`.
-const COMMAND_NAMES: &[&str] = &["build", "completions", "man", "version", "help", "-h", "--help", "-V", "--version"];
+const COMMAND_NAMES: &[&str] = &[
+    "build",
+    "completions",
+    "edit",
+    "man",
+    "version",
+    "help",
+    "-h",
+    "--help",
+    "-V",
+    "--version",
+];
 
 pub fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().collect();
@@ -61,6 +75,7 @@ pub fn main() -> ExitCode {
         Command::Build(args) => build::run(&args),
         Command::Completions { shell } => completions::run(shell),
         Command::Man { command } => man::run(command.as_deref()),
+        Command::Edit(args) => edit::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

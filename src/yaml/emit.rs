@@ -1337,7 +1337,8 @@ fn getnum(s: &[u8], p: &mut usize) -> Option<u32> {
 // Key order: go-yaml v2 keyList.Less, sorted by Go's sort.Sort (pdqsort)
 // ---------------------------------------------------------------------------
 
-fn key_less(a: &str, b: &str) -> bool {
+/// go-yaml v2's mapping key order (`keyList.Less`): whether `a` is printed before `b`.
+pub(crate) fn key_less(a: &str, b: &str) -> bool {
     let (ab, bb) = (a.as_bytes(), b.as_bytes());
     let common = ab.iter().zip(bb).take_while(|(x, y)| x == y).count();
     // Differing at ASCII characters: the byte-wise comparison is the rune-wise one

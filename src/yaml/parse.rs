@@ -887,6 +887,12 @@ fn resolve_scalar(text: &str, style: ScalarStyle, tag: TagKind) -> Result<(Value
     }
 }
 
+/// The value of one scalar as written (its text, style and tag), typed as go-yaml v3 types it in
+/// block context: the resolver every reader of scalar events goes through.
+pub fn scalar_value(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result<Value, String> {
+    resolve_scalar(text, style, TagKind::of(tag)).map(|(block, _)| block)
+}
+
 /// go-yaml v3's `resolve` for an untagged plain scalar (or one tagged with a resolvable tag).
 fn resolve_plain(text: &str, allow_timestamp: bool) -> Resolved {
     let hint = match text.as_bytes().first() {

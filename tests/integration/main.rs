@@ -10,6 +10,7 @@ mod reference;
 mod bench_equivalence;
 mod cli;
 mod differential;
+mod edit;
 mod emit_roundtrip;
 mod gitops;
 mod parallel_folders;

@@ -1,0 +1,136 @@
+//! The kustomization file an edit changes: found, read and checked as `kustomize edit` finds
+//! and reads it, and written whole or not at all.
+use std::path::{Path, PathBuf};
+
+use super::EditError;
+use crate::error::Error;
+use crate::kustomization::loader::KUSTOMIZATION_FILE_NAMES;
+
+/// The one kustomization file in `dir` (any of kustomize's names; a folder by that name is refused).
+pub(super) fn find_kustomization_file(dir: &Path) -> Result<PathBuf, EditError> {
+    let found: Vec<&str> = KUSTOMIZATION_FILE_NAMES.iter().copied().filter(|name| dir.join(name).exists()).collect();
+    match found[..] {
+        [] => Err(EditError::MissingFile),
+        [name] if dir.join(name).is_dir() => Err(EditError::NotAFile(name.to_string())),
+        [name] => Ok(dir.join(name)),
+        _ => Err(EditError::MultipleFiles(found.iter().map(|n| n.to_string()).collect())),
+    }
+}
+
+/// The file's text, refused when kustomize would not read it as a kustomization.
+pub(super) fn read(file: &Path) -> Result<String, EditError> {
+    let text = std::fs::read_to_string(file).map_err(|e| Error::Io { path: file.to_path_buf(), message: e.to_string() })?;
+    crate::target::parse_kustomization(&text, file)?;
+    Ok(text)
+}
+
+/// Writes `text` over `file` (through a symlink, keeping the file's permissions), after
+/// checking it still reads as a kustomization; a temporary file renamed into place means
+/// the file is never half-written.
+pub(super) fn write(file: &Path, text: &str) -> Result<(), EditError> {
+    crate::target::parse_kustomization(text, file)
+        .map_err(|e| Error::msg(format!("the edit would leave {} unreadable, nothing written: {e}", file.display())))?;
+    let io = |path: &Path, e: std::io::Error| Error::Io { path: path.to_path_buf(), message: e.to_string() };
+    let target = std::fs::canonicalize(file).map_err(|e| io(file, e))?;
+    let permissions = std::fs::metadata(&target).map_err(|e| io(&target, e))?.permissions();
+    let tmp = target.with_file_name(format!(
+        ".{}.peerpods-build-edit.tmp",
+        target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    ));
+    std::fs::write(&tmp, text).map_err(|e| io(&tmp, e))?;
+    let renamed = std::fs::set_permissions(&tmp, permissions).and_then(|_| std::fs::rename(&tmp, &target));
+    if let Err(e) = renamed {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io(&target, e).into());
+    }
+    Ok(())
+}
+
+/// Component paths as `kustomize edit add component` takes them: a pattern with `*`, `?` or
+/// `[` is expanded (matches in name order, paths cleaned as Go's `filepath.Glob` returns them),
+/// another path must exist. Remote components are not fetched, so they are refused.
+pub(super) fn expand_components(dir: &Path, patterns: &[String]) -> Result<Vec<String>, EditError> {
+    if patterns.is_empty() {
+        return Err(EditError::Usage("must specify a component file".into()));
+    }
+    let mut found = Vec::new();
+    for pattern in patterns {
+        if pattern.contains("://") || pattern.starts_with("git@") || pattern.starts_with("github.com/") {
+            let reason = "remote components are not fetched; peerpods-build never uses the network to edit".into();
+            return Err(EditError::NoMatch { pattern: pattern.clone(), reason });
+        }
+        let matches = if pattern.contains(['*', '?', '[']) {
+            glob_relative(dir, pattern)?
+        } else if dir.join(pattern).symlink_metadata().is_ok() {
+            vec![pattern.clone()]
+        } else {
+            Vec::new()
+        };
+        if matches.is_empty() {
+            let absolute = go_clean(&dir.join(pattern).to_string_lossy());
+            let reason = format!(
+                "must build at directory: not a valid directory: evalsymlink failure on '{absolute}' : lstat {absolute}: no such file or directory"
+            );
+            return Err(EditError::NoMatch { pattern: pattern.clone(), reason });
+        }
+        found.extend(matches);
+    }
+    Ok(found)
+}
+
+/// The matches of `pattern`, relative to `dir` as the pattern is.
+fn glob_relative(dir: &Path, pattern: &str) -> Result<Vec<String>, EditError> {
+    let bad = |e: String| EditError::Usage(format!("error checking the filesystem: {e}"));
+    let base = glob::Pattern::escape(&dir.to_string_lossy());
+    let full = format!("{base}/{pattern}");
+    let mut found = Vec::new();
+    for path in glob::glob(&full).map_err(|e| bad(e.to_string()))? {
+        let path = path.map_err(|e| bad(e.to_string()))?;
+        let relative = path.strip_prefix(dir).map_or_else(|_| path.to_string_lossy().into_owned(), |p| p.to_string_lossy().into_owned());
+        found.push(go_clean(&relative));
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// Go's `filepath.Clean`: the shortest equivalent path, lexically.
+fn go_clean(path: &str) -> String {
+    let rooted = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|p| *p != "..") => {
+                parts.pop();
+            }
+            ".." if rooted => {}
+            other => parts.push(other),
+        }
+    }
+    let joined = parts.join("/");
+    match (rooted, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".into(),
+        (false, false) => joined,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::go_clean;
+
+    #[test]
+    fn paths_are_cleaned_as_go_cleans_them() {
+        for (path, want) in [
+            ("../../components/tls", "../../components/tls"),
+            ("./comp/x", "comp/x"),
+            ("a/../b", "b"),
+            ("a/b/../../..", ".."),
+            ("", "."),
+            ("/x/../../y", "/y"),
+            ("comp//x/", "comp/x"),
+        ] {
+            assert_eq!(go_clean(path), want, "{path}");
+        }
+    }
+}
