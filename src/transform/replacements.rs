@@ -25,7 +25,8 @@ use serde_json::{Map, Value};
 use crate::error::{Error, Result};
 use crate::kustomization::types::Selector as KSelector;
 use crate::kustomization::Loader;
-use crate::resource::{Gvk, ResId, ResMap, Resource};
+use crate::resource::nodes::value_at_mut;
+use crate::resource::{Gvk, ResId, ResMap, Resource, Step};
 use crate::transform::select::CompiledSelector;
 use crate::yaml::parse::parse_documents;
 
@@ -91,6 +92,10 @@ fn validate_metadata(resources: &ResMap) -> Result<()> {
 /// a map or list as an empty string.
 pub(crate) fn stringify_annotations(resources: &mut ResMap) {
     for r in resources.iter_mut() {
+        let Resource { value, nodes, .. } = r;
+        nodes.type_untagged_as_strings(value, |path| {
+            matches!(path, [Step::Key(m), Step::Key(a), _] if m == "metadata" && a == "annotations")
+        });
         let annotations = r.value.get_mut("metadata").and_then(|m| m.get_mut("annotations")).and_then(Value::as_object_mut);
         for value in annotations.into_iter().flat_map(|a| a.values_mut()) {
             if !value.is_string() {
@@ -1028,13 +1033,6 @@ pub(crate) fn lookup<'v>(node: &'v Value, parts: &[String]) -> std::result::Resu
     Ok(Some(current))
 }
 
-/// One step of a path to a node inside a resource.
-#[derive(Clone, Debug, PartialEq)]
-enum Step {
-    Key(String),
-    Index(usize),
-}
-
 /// A node found by the path matcher.
 #[derive(Clone, Debug, PartialEq)]
 enum Hit {
@@ -1042,13 +1040,6 @@ enum Hit {
     Node(Vec<Step>),
     /// A node created under a null, which kyaml keeps out of the object: found, but not written.
     Detached,
-}
-
-fn node_at<'v>(root: &'v mut Value, path: &[Step]) -> &'v mut Value {
-    path.iter().fold(root, |node, step| match step {
-        Step::Key(k) => node.get_mut(k.as_str()).expect("matched path exists"),
-        Step::Index(i) => node.get_mut(*i).expect("matched path exists"),
-    })
 }
 
 /// kyaml's `PathMatcher` (with its `Create` option), over one resource.
@@ -1363,14 +1354,26 @@ fn copy_to_target(
             })
         };
         let mut matcher = Matcher { create: create.then(|| value.kind()), fresh: Vec::new(), hits: Vec::new() };
-        matcher.filter(&mut res.value, &smarter_path_splitter(fp), &mut Vec::new()).map_err(|e| failure(Some(e)))?;
+        // Written like `Resource::write`, reading the untagged scalars on the way.
+        let Resource { value: root, nodes, .. } = &mut *res;
+        let before = nodes.snapshot(root);
+        matcher.filter(root, &smarter_path_splitter(fp), &mut Vec::new()).map_err(|e| failure(Some(e)))?;
         if matcher.hits.is_empty() {
             return Err(failure(None));
         }
+        let mut untagged = Vec::new();
         for hit in &matcher.hits {
             let Hit::Node(path) = hit else { continue };
-            let fresh = matcher.fresh.contains(path);
-            set_field_value(node_at(&mut res.value, path), fresh, target.options.as_ref(), value, deferred)?;
+            // A created scalar has no tag (and no text yet); one without a tag keeps having none.
+            let was_untagged = if matcher.fresh.contains(path) { Some(String::new()) } else { nodes.untagged_text(path).map(str::to_string) };
+            let node = value_at_mut(root, path).expect("matched path exists");
+            if let Some(text) = set_field_value(node, was_untagged.as_deref(), target.options.as_ref(), value, deferred)? {
+                untagged.push((path.clone(), text, node.clone()));
+            }
+        }
+        nodes.propagate(root, before);
+        for (path, text, resolved) in untagged {
+            nodes.mark_untagged(path, text, resolved);
         }
     }
     Ok(())
@@ -1378,13 +1381,15 @@ fn copy_to_target(
 
 /// kustomize's `setFieldValue`: a scalar target keeps its type and takes the (joined) text;
 /// a map or list target becomes the value.
+/// `untagged` is the text of a target scalar without a YAML tag (empty when just created); the
+/// text written into such a scalar is returned, as it stays untagged.
 fn set_field_value(
     target: &mut Value,
-    fresh: bool,
+    untagged: Option<&str>,
     options: Option<&FieldOptions>,
     value: &Source,
     deferred: &mut Option<Error>,
-) -> Result<()> {
+) -> Result<Option<String>> {
     let target_kind = Kind::of(target);
     let mut text = value.text().to_string();
     let mut joined = false;
@@ -1392,7 +1397,7 @@ fn set_field_value(
         if target_kind != Kind::Scalar {
             return Err(Error::msg("delimiter option can only be used with scalar nodes"));
         }
-        let current = if fresh { String::new() } else { scalar_text(target) };
+        let current = untagged.map_or_else(|| scalar_text(target), str::to_string);
         let mut parts: Vec<String> = current.split(o.delimiter.as_str()).map(str::to_string).collect();
         if o.index < 0 {
             parts.insert(0, text);
@@ -1405,7 +1410,7 @@ fn set_field_value(
         joined = true;
     }
     let result = if target_kind == Kind::Scalar {
-        let tag = if fresh { Tag::Implicit } else { Tag::of(target) };
+        let tag = if untagged.is_some() { Tag::Implicit } else { Tag::of(target) };
         typed_scalar(tag, &text)
     } else {
         match value {
@@ -1415,6 +1420,7 @@ fn set_field_value(
             Source::Node(_) => typed_scalar(Tag::Str, &text),
         }
     };
+    let stays_untagged = (untagged.is_some() && target_kind == Kind::Scalar).then(|| text.clone());
     match result {
         Ok(v) => *target = v,
         Err(message) => {
@@ -1422,7 +1428,7 @@ fn set_field_value(
             deferred.get_or_insert(Error::msg(message));
         }
     }
-    Ok(())
+    Ok(stays_untagged)
 }
 
 #[cfg(test)]

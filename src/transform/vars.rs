@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::fieldspec::{split_path, FieldSpec};
 use super::replacements::{gvk_string, lookup, res_id_string, stringify_annotations, GoJson};
 use crate::error::{Error, Result};
-use crate::resource::{Gvk, ResId, ResMap};
+use crate::resource::{Gvk, ResId, ResMap, Resource, Step};
 use crate::transform::select::effective_namespace;
 
 /// Where `merge_vars` records the resource a var was bound to: the ids that resource had then,
@@ -119,7 +119,11 @@ pub fn resolve_vars(resources: &mut ResMap, vars: &[Value], var_reference: &[Fie
         let api_version = r.api_version().to_string();
         let kind = r.kind().to_string();
         for spec in var_reference.iter().filter(|s| s.applies_to(&api_version, &kind)) {
-            walk(&mut r.value, &split_path(&spec.path), &mapping).map_err(|e| {
+            let parts = split_path(&spec.path);
+            // kustomize retypes every string-like scalar it visits, untagged ones as strings.
+            let Resource { value, nodes, .. } = &mut *r;
+            nodes.type_untagged_as_strings(value, |path| spec_path_reaches(&parts, path));
+            r.write(|value| walk(value, &parts, &mapping)).map_err(|e| {
                 Error::msg(format!("considering field '{}' of object {}: {e}", spec.path, res_id_string(&id)))
             })?;
         }
@@ -383,6 +387,29 @@ fn walk<'t>(node: &mut Value, path: &[String], mapping: &dyn Fn(&str) -> Option<
             walk(child, &path[1..], mapping)
         }
         _ => Err("expected sequence or mapping node".into()),
+    }
+}
+
+/// Whether [`walk`] along `parts` visits the scalar at `path`: sequences on the way are walked
+/// element by element, and where the parts end a map's values or a list's items are visited.
+fn spec_path_reaches(parts: &[String], path: &[Step]) -> bool {
+    let mut parts = parts.iter();
+    let mut steps = path.iter();
+    loop {
+        let Some(part) = parts.next() else {
+            return steps.count() <= 1;
+        };
+        let name = part.strip_suffix("[]").unwrap_or(part);
+        let matched = loop {
+            match steps.next() {
+                Some(Step::Index(_)) => continue,
+                Some(Step::Key(k)) => break k == name,
+                None => break false,
+            }
+        };
+        if !matched {
+            return false;
+        }
     }
 }
 

@@ -1,0 +1,155 @@
+//! What kustomize's YAML node graph knows about a resource that a JSON value does not.
+//!
+//! kustomize holds a resource as a tree of `yaml.Node`s and two of its habits leak into the output:
+//!
+//! * **Shared nodes.** `labels`, `commonLabels` and `commonAnnotations` make ONE scalar node per
+//!   key they add to a resource and link it at every field-spec path where the key was missing
+//!   (`metadata/labels`, `spec/selector/matchLabels`, `spec/template/metadata/labels`...). kyaml
+//!   writes an existing field in place (`RNode.SetYNode` copies the new node into the old one), so
+//!   a later write to any of those paths — another `labels` entry, an outer kustomization's labels,
+//!   a strategic-merge patch, a replacement, a var — shows at all of them. Keys that already
+//!   existed get a copy, not the shared node. A JSON 6902 patch rebuilds the resource from JSON,
+//!   which ends all sharing. Resources travel between kustomization levels as node trees, so the
+//!   sharing survives levels (and name prefixes, namespaces and the like, which write elsewhere).
+//! * **Untagged scalars.** A field created by a replacement is a node without a YAML tag: its text
+//!   alone decides its type when the resource is printed (`11.4` is a number). Resolving `vars`
+//!   types the untagged values it visits as strings, and a strategic-merge patch re-sets every
+//!   field of its target, double-quoting untagged text that YAML 1.1 reads as a non-string.
+//!
+//! [`NodeFacts`] keeps both as paths into the resource's value. Writers call
+//! [`Resource::write`](super::Resource::write) (or the narrower helpers here), which propagates a
+//! write at one shared path to the others.
+use serde_json::Value;
+
+/// One step into a resource: a mapping key or a sequence position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// Where a node sits inside a resource.
+pub type NodePath = Vec<Step>;
+
+/// The node at `path` below `root`.
+pub fn value_at<'v>(root: &'v Value, path: &[Step]) -> Option<&'v Value> {
+    path.iter().try_fold(root, |node, step| match step {
+        Step::Key(k) => node.as_object()?.get(k.as_str()),
+        Step::Index(i) => node.as_array()?.get(*i),
+    })
+}
+
+/// The node at `path` below `root`, to change.
+pub fn value_at_mut<'v>(root: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
+    path.iter().try_fold(root, |node, step| match step {
+        Step::Key(k) => node.as_object_mut()?.get_mut(k.as_str()),
+        Step::Index(i) => node.as_array_mut()?.get_mut(*i),
+    })
+}
+
+fn is_scalar(v: &Value) -> bool {
+    !v.is_object() && !v.is_array()
+}
+
+/// A scalar without a YAML tag: its text, and the value that text resolves to.
+#[derive(Clone, Debug, PartialEq)]
+struct Untagged {
+    path: NodePath,
+    text: String,
+    value: Value,
+}
+
+/// Shared nodes and untagged scalars of one resource (see the module documentation).
+#[derive(Clone, Debug, Default)]
+pub struct NodeFacts {
+    /// Each group: paths that hold one and the same scalar node.
+    shared: Vec<Vec<NodePath>>,
+    untagged: Vec<Untagged>,
+}
+
+/// The value of each shared group before a write.
+pub struct Snapshot(Vec<Option<Value>>);
+
+impl NodeFacts {
+    /// Whether nothing is known beyond the JSON value (the common case, which costs nothing).
+    pub fn is_empty(&self) -> bool {
+        self.shared.is_empty() && self.untagged.is_empty()
+    }
+
+    /// Records that the scalars at `paths` are one node from now on.
+    pub fn link(&mut self, paths: Vec<NodePath>) {
+        if paths.len() > 1 {
+            self.shared.push(paths);
+        }
+    }
+
+    /// The groups' values, taken before a write that [`Self::propagate`] then follows.
+    pub fn snapshot(&self, root: &Value) -> Snapshot {
+        Snapshot(self.shared.iter().map(|group| group.iter().find_map(|p| value_at(root, p)).cloned()).collect())
+    }
+
+    /// After a write: a shared path whose value changed passes it to the group's other paths;
+    /// paths that no longer hold a scalar leave their group; untagged scalars that were
+    /// overwritten take the writer's tag (their value as it is now).
+    pub fn propagate(&mut self, root: &mut Value, before: Snapshot) {
+        for (group, old) in self.shared.iter_mut().zip(before.0) {
+            group.retain(|p| value_at(root, p).is_some_and(is_scalar));
+            let changed = group.iter().find_map(|p| value_at(root, p).filter(|v| Some(*v) != old.as_ref()).cloned());
+            if let Some(new) = changed {
+                for p in group.iter() {
+                    if let Some(v) = value_at_mut(root, p) {
+                        *v = new.clone();
+                    }
+                }
+            }
+        }
+        self.shared.retain(|g| g.len() > 1);
+        self.untagged.retain(|u| value_at(root, &u.path) == Some(&u.value));
+    }
+
+    /// A JSON 6902 patch rebuilt the resource: nothing is shared and every scalar has the type
+    /// its text resolved to.
+    pub fn forget_all(&mut self) {
+        self.shared.clear();
+        self.untagged.clear();
+    }
+
+    /// Records an untagged scalar at `path` holding `text`, which resolved to `value`.
+    pub fn mark_untagged(&mut self, path: NodePath, text: String, value: Value) {
+        self.untagged.retain(|u| u.path != path);
+        self.untagged.push(Untagged { path, text, value });
+    }
+
+    /// The text of the untagged scalar at `path`, if the scalar there has no tag.
+    pub fn untagged_text(&self, path: &[Step]) -> Option<&str> {
+        self.untagged.iter().find(|u| u.path == path).map(|u| u.text.as_str())
+    }
+
+    /// Types as strings the untagged scalars whose path `covers` accepts (vars resolution, and
+    /// kustomize's rewrite of `metadata.annotations` as a string map).
+    pub fn type_untagged_as_strings(&mut self, root: &mut Value, covers: impl Fn(&[Step]) -> bool) {
+        self.untagged.retain(|u| {
+            if !covers(&u.path) {
+                return true;
+            }
+            if let Some(v) = value_at_mut(root, &u.path) {
+                *v = Value::String(u.text.clone());
+            }
+            false
+        });
+    }
+
+    /// After a strategic-merge patch, which re-sets every field: untagged text that YAML 1.1
+    /// reads as a non-string is double-quoted, so it becomes a string (kyaml's `FieldSetter`).
+    pub fn quote_untagged_non_strings(&mut self, root: &mut Value) {
+        self.untagged.retain(|u| {
+            if u.text.contains('\n') || !crate::yaml::reads_as_non_string_in_yaml_1_1(&u.text) {
+                return true;
+            }
+            if let Some(v) = value_at_mut(root, &u.path) {
+                *v = Value::String(u.text.clone());
+            }
+            false
+        });
+    }
+}
