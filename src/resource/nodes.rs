@@ -125,6 +125,11 @@ impl NodeFacts {
         self.untagged.iter().find(|u| u.path == path).map(|u| u.text.as_str())
     }
 
+    /// The text of `node`, a node found inside `root`, if it is an untagged scalar.
+    pub fn untagged_text_of(&self, root: &Value, node: &Value) -> Option<&str> {
+        self.untagged.iter().find(|u| value_at(root, &u.path).is_some_and(|v| std::ptr::eq(v, node))).map(|u| u.text.as_str())
+    }
+
     /// Types as strings the untagged scalars whose path `covers` accepts (vars resolution, and
     /// kustomize's rewrite of `metadata.annotations` as a string map).
     pub fn type_untagged_as_strings(&mut self, root: &mut Value, covers: impl Fn(&[Step]) -> bool) {
@@ -151,5 +156,46 @@ impl NodeFacts {
             }
             false
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn path(keys: &[&str]) -> NodePath {
+        keys.iter().map(|k| Step::Key(k.to_string())).collect()
+    }
+
+    #[test]
+    fn a_write_at_one_shared_path_reaches_the_others_and_a_removed_path_leaves() {
+        let mut root = json!({"a": {"k": "1"}, "b": {"k": "1"}, "c": {"k": "1"}});
+        let mut facts = NodeFacts::default();
+        facts.link(vec![path(&["a", "k"]), path(&["b", "k"]), path(&["c", "k"])]);
+        let before = facts.snapshot(&root);
+        root["b"]["k"] = json!("2");
+        root["c"].as_object_mut().unwrap().remove("k");
+        facts.propagate(&mut root, before);
+        assert_eq!(root, json!({"a": {"k": "2"}, "b": {"k": "2"}, "c": {}}));
+        let before = facts.snapshot(&root);
+        root["a"]["k"] = json!("3");
+        facts.propagate(&mut root, before);
+        assert_eq!(root["b"]["k"], json!("3"));
+        facts.forget_all();
+        assert!(facts.is_empty());
+    }
+
+    #[test]
+    fn untagged_scalars_are_quoted_only_when_yaml_1_1_reads_a_non_string() {
+        let mut root = json!({"f": 1.5, "s": "plain", "b": true});
+        let mut facts = NodeFacts::default();
+        facts.mark_untagged(path(&["f"]), "1.5".into(), json!(1.5));
+        facts.mark_untagged(path(&["s"]), "plain".into(), json!("plain"));
+        facts.mark_untagged(path(&["b"]), "true".into(), json!(true));
+        facts.quote_untagged_non_strings(&mut root);
+        assert_eq!(root, json!({"f": "1.5", "s": "plain", "b": "true"}));
+        assert_eq!(facts.untagged_text(&path(&["s"])), Some("plain"));
+        assert_eq!(facts.untagged_text(&path(&["f"])), None);
     }
 }

@@ -1317,7 +1317,10 @@ fn source_value(resources: &ResMap, source: &SourceSelector) -> Result<Source> {
     }
     let node = node.unwrap();
     let value = match Kind::of(node) {
-        Kind::Scalar => Source::Scalar { tag: Tag::of(node), text: scalar_text(node) },
+        Kind::Scalar => match res.nodes.untagged_text_of(&res.value, node) {
+            Some(text) => Source::Scalar { tag: Tag::Implicit, text: text.to_string() },
+            None => Source::Scalar { tag: Tag::of(node), text: scalar_text(node) },
+        },
         _ => Source::Node(node.clone()),
     };
     match &source.options {

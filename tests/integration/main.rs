@@ -10,6 +10,7 @@ mod reference;
 mod bench_equivalence;
 mod cli;
 mod differential;
+mod fidelity_sharing;
 mod emit_roundtrip;
 mod parallel_folders;
 mod peerpods;
