@@ -71,6 +71,18 @@ impl Resource {
         out
     }
 
+    /// [`Self::write`] for a write that may replace whole maps and lists (a strategic-merge
+    /// patch): a scalar whose map was replaced is no longer linked to anything.
+    pub fn write_replacing<T>(&mut self, f: impl FnOnce(&mut Value) -> T) -> T {
+        if self.nodes.is_empty() {
+            return f(&mut self.value);
+        }
+        let before = self.nodes.snapshot_marking_parents(&mut self.value);
+        let out = f(&mut self.value);
+        self.nodes.propagate(&mut self.value, before);
+        out
+    }
+
     pub fn map_mut(&mut self) -> &mut Map<String, Value> {
         self.value.as_object_mut().expect("a resource is always a mapping")
     }

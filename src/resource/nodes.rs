@@ -67,8 +67,41 @@ pub struct NodeFacts {
     untagged: Vec<Untagged>,
 }
 
-/// The value of each shared group before a write.
-pub struct Snapshot(Vec<Option<Value>>);
+/// The value of each shared group before a write, and for a write that may replace maps (see
+/// [`NodeFacts::snapshot_marking_parents`]) the marks it left in them.
+pub struct Snapshot {
+    values: Vec<Option<Value>>,
+    marks: Option<ParentMarks>,
+}
+
+/// A key no resource has: written into the map holding each shared or untagged scalar, so that
+/// after a strategic-merge patch a map that was replaced (a list without merge keys, a
+/// `$patch: replace`) can be told from one that was merged in place.
+const PARENT_MARK: &str = "\u{1}peerpods:parent-of-linked-scalar";
+
+struct ParentMarks {
+    /// For each shared path, the mark of its parent map.
+    shared: Vec<Vec<Option<u64>>>,
+    /// For each untagged scalar, the mark of its parent map.
+    untagged: Vec<Option<u64>>,
+}
+
+fn mark_at(root: &Value, path: &[Step]) -> Option<u64> {
+    let (_, parent) = path.split_last()?;
+    value_at(root, parent)?.as_object()?.get(PARENT_MARK)?.as_u64()
+}
+
+/// Removes every mark below `node`.
+fn remove_marks(node: &mut Value) {
+    match node {
+        Value::Object(m) => {
+            m.shift_remove(PARENT_MARK);
+            m.values_mut().for_each(remove_marks);
+        }
+        Value::Array(items) => items.iter_mut().for_each(remove_marks),
+        _ => {}
+    }
+}
 
 impl NodeFacts {
     /// Whether nothing is known beyond the JSON value (the common case, which costs nothing).
@@ -85,14 +118,54 @@ impl NodeFacts {
 
     /// The groups' values, taken before a write that [`Self::propagate`] then follows.
     pub fn snapshot(&self, root: &Value) -> Snapshot {
-        Snapshot(self.shared.iter().map(|group| group.iter().find_map(|p| value_at(root, p)).cloned()).collect())
+        Snapshot { values: self.group_values(root), marks: None }
+    }
+
+    fn group_values(&self, root: &Value) -> Vec<Option<Value>> {
+        self.shared.iter().map(|group| group.iter().find_map(|p| value_at(root, p)).cloned()).collect()
+    }
+
+    /// [`Self::snapshot`] for a write that may replace whole maps: the maps holding linked
+    /// scalars are marked, and [`Self::propagate`] unlinks the scalars of maps that lost their mark.
+    pub fn snapshot_marking_parents(&self, root: &mut Value) -> Snapshot {
+        let values = self.group_values(root);
+        let mut next_id = 0u64;
+        let mut mark = |path: &NodePath| -> Option<u64> {
+            let (_, parent) = path.split_last()?;
+            let Value::Object(m) = value_at_mut(root, parent)? else { return None };
+            if let Some(id) = m.get(PARENT_MARK).and_then(Value::as_u64) {
+                return Some(id);
+            }
+            next_id += 1;
+            m.insert(PARENT_MARK.to_string(), Value::from(next_id));
+            Some(next_id)
+        };
+        let shared = self.shared.iter().map(|g| g.iter().map(&mut mark).collect()).collect();
+        let untagged = self.untagged.iter().map(|u| mark(&u.path)).collect();
+        Snapshot { values, marks: Some(ParentMarks { shared, untagged }) }
     }
 
     /// After a write: a shared path whose value changed passes it to the group's other paths;
-    /// paths that no longer hold a scalar leave their group; untagged scalars that were
-    /// overwritten take the writer's tag (their value as it is now).
+    /// paths that no longer hold a scalar (or whose map was replaced) leave their group;
+    /// untagged scalars that were overwritten take the writer's tag (their value as it is now).
     pub fn propagate(&mut self, root: &mut Value, before: Snapshot) {
-        for (group, old) in self.shared.iter_mut().zip(before.0) {
+        if let Some(marks) = &before.marks {
+            for (group, group_marks) in self.shared.iter_mut().zip(&marks.shared) {
+                let mut kept = group_marks.iter();
+                group.retain(|p| {
+                    let was = kept.next().copied().flatten();
+                    was.is_some() && mark_at(root, p) == was
+                });
+            }
+            let mut kept = marks.untagged.iter();
+            self.untagged.retain(|u| {
+                let was = kept.next().copied().flatten();
+                was.is_some() && mark_at(root, &u.path) == was
+            });
+            // Looked for everywhere: a marked map may have moved (a list merged by key).
+            remove_marks(root);
+        }
+        for (group, old) in self.shared.iter_mut().zip(before.values) {
             group.retain(|p| value_at(root, p).is_some_and(is_scalar));
             let changed = group.iter().find_map(|p| value_at(root, p).filter(|v| Some(*v) != old.as_ref()).cloned());
             if let Some(new) = changed {

@@ -83,7 +83,7 @@ fn merge_into(r: &mut Resource, patch: &Value, allow_name_change: bool, allow_ki
     if allow_name_change || allow_kind_change {
         r.remember_current_id();
     }
-    r.write(|value| strategic_merge(value, patch, schema))?;
+    r.write_replacing(|value| strategic_merge(value, patch, schema))?;
     let Resource { value, nodes, .. } = r;
     nodes.quote_untagged_non_strings(value);
     if r.value.as_object().is_none_or(|m| m.is_empty()) {
