@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
+use super::path::{field_spec_part, split_field_spec_path};
 use crate::resource::{Gvk, NodePath, Step};
 
 /// One "kind + path" rule, as written in kustomize's tables and `configurations` files.
@@ -48,7 +49,7 @@ impl FieldSpec {
 
     /// The path split on unescaped slashes.
     pub fn path_parts(&self) -> Vec<String> {
-        split_path(&self.path)
+        split_field_spec_path(&self.path)
     }
 }
 
@@ -58,22 +59,6 @@ pub fn split_api_version(api_version: &str) -> (&str, &str) {
         Some((g, v)) => (g, v),
         None => ("", api_version),
     }
-}
-
-/// kustomize's `PathSplitter`: split on `/`, except where the slash is escaped as `\/`.
-pub fn split_path(path: &str) -> Vec<String> {
-    let mut parts: Vec<String> = Vec::new();
-    for (i, piece) in path.split('/').enumerate() {
-        match parts.last_mut() {
-            Some(last) if i > 0 && last.ends_with('\\') => {
-                last.pop();
-                last.push('/');
-                last.push_str(piece);
-            }
-            _ => parts.push(piece.to_string()),
-        }
-    }
-    parts
 }
 
 /// What to create at the end of a path that is missing, when the spec says `create: true`.
@@ -147,10 +132,7 @@ pub fn walk_at<'p, S: AsRef<str>>(
         }
         Value::Object(map) => {
             let first = first.as_ref();
-            let (name, is_seq) = match first.strip_suffix("[]") {
-                Some(n) => (n, true),
-                None => (first, false),
-            };
+            let (name, is_seq) = field_spec_part(first);
             if name.is_empty() {
                 return Err(Error::msg("cannot set or create an empty field name"));
             }
@@ -267,15 +249,10 @@ mod tests {
     }
 
     #[test]
-    fn escaped_slash_stays_in_one_path_part() {
-        assert_eq!(split_path(r"metadata/annotations/a.io\/b"), vec!["metadata", "annotations", "a.io/b"]);
-    }
-
-    #[test]
     fn walk_visits_every_element_of_sequences_on_the_path() {
         let mut v = json!({"spec": {"containers": [{"image": "a"}, {"image": "b"}, {"name": "c"}]}});
         let mut seen = Vec::new();
-        walk(&mut v, &split_path("spec/containers/image"), false, CreateKind::Scalar, &mut |n| {
+        walk(&mut v, &split_field_spec_path("spec/containers/image"), false, CreateKind::Scalar, &mut |n| {
             seen.push(n.as_str().unwrap().to_string());
             Ok(())
         })

@@ -27,6 +27,7 @@ use crate::kustomization::types::Selector as KSelector;
 use crate::kustomization::Loader;
 use crate::resource::nodes::value_at_mut;
 use crate::resource::{Gvk, ResId, ResMap, Resource, Step};
+use crate::transform::path::{go_atoi, is_list_position, is_list_selector, split_list_selector, split_replacement_path};
 use crate::transform::select::CompiledSelector;
 use crate::yaml::parse::parse_documents;
 
@@ -921,80 +922,6 @@ fn elements(node: &Value) -> std::result::Result<&[Value], String> {
 // Paths
 // ---------------------------------------------------------------------------
 
-/// kyaml's `PathSplitter`: split on `delimiter` except where it is escaped with a backslash.
-pub(crate) fn path_splitter(path: &str, delimiter: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for (i, piece) in path.split(delimiter).enumerate() {
-        match out.last_mut() {
-            Some(last) if i > 0 && last.ends_with('\\') => {
-                last.pop();
-                last.push_str(delimiter);
-                last.push_str(piece);
-            }
-            _ => out.push(piece.to_string()),
-        }
-    }
-    out
-}
-
-/// kyaml's `SmarterPathSplitter`: like `path_splitter`, but `[a.b=c]` stays one part and
-/// `[a.b]` becomes the map key `a.b`.
-fn smarter_path_splitter(path: &str) -> Vec<String> {
-    let split = path_splitter(path, ".");
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < split.len() {
-        let elem = &split[i];
-        if elem.starts_with('[') && !elem.ends_with(']') {
-            let mut bracketed = vec![elem.clone()];
-            while i < split.len() - 1 {
-                i += 1;
-                bracketed.push(split[i].clone());
-                if split[i].ends_with(']') {
-                    break;
-                }
-            }
-            let joined = bracketed.join(".");
-            if joined.contains('=') {
-                out.push(joined);
-            } else {
-                out.push(joined.trim_matches(|c| c == '[' || c == ']').to_string());
-            }
-        } else {
-            out.push(elem.clone());
-        }
-        i += 1;
-    }
-    out
-}
-
-/// Go's `strconv.Atoi`.
-fn go_atoi(s: &str) -> Option<i64> {
-    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    s.parse::<i64>().ok()
-}
-
-fn is_list_index(part: &str) -> bool {
-    part.starts_with('[') && part.ends_with(']')
-}
-
-fn is_idx_number(part: &str) -> bool {
-    go_atoi(part).is_some_and(|i| i >= 0)
-}
-
-/// `[name=value]` -> (`name`, `value`).
-fn split_index_name_value(part: &str) -> std::result::Result<(String, String), String> {
-    let inner = part.strip_suffix(']').unwrap_or(part);
-    let inner = inner.strip_prefix('[').unwrap_or(inner);
-    match inner.split_once('=') {
-        Some((n, v)) => Ok((n.to_string(), v.to_string())),
-        None => Err("list path element must contain fieldName=fieldValue for element to match".into()),
-    }
-}
-
 /// kyaml's `PathGetter` without creation (`yaml.Lookup`): the node at `parts`, if any.
 pub(crate) fn lookup<'v>(node: &'v Value, parts: &[String]) -> std::result::Result<Option<&'v Value>, String> {
     let mut current = node;
@@ -1006,8 +933,8 @@ pub(crate) fn lookup<'v>(node: &'v Value, parts: &[String]) -> std::result::Resu
             elements(current)?.get(idx as usize)
         } else if part == "-" {
             elements(current)?.last()
-        } else if is_list_index(part) {
-            let (name, value) = split_index_name_value(part)?;
+        } else if is_list_selector(part) {
+            let (name, value) = split_list_selector(part)?;
             let items = elements(current)?;
             if name.is_empty() {
                 items.iter().find(|e| Kind::of(e) == Kind::Scalar && scalar_text(e) == value)
@@ -1055,7 +982,7 @@ impl Matcher {
     /// The kind of node to create for a missing part followed by `next`.
     fn part_kind(&self, next: Option<&String>) -> Kind {
         match next {
-            Some(n) if is_list_index(n) || is_idx_number(n) => Kind::Sequence,
+            Some(n) if is_list_selector(n) || is_list_position(n) => Kind::Sequence,
             Some(n) if !n.is_empty() => Kind::Mapping,
             _ => self.create.unwrap_or(Kind::Scalar),
         }
@@ -1077,9 +1004,9 @@ impl Matcher {
             self.hits.push(Hit::Node(at.clone()));
             return Ok(());
         };
-        if is_idx_number(part) {
+        if is_list_position(part) {
             self.index(node, path, at)
-        } else if is_list_index(part) {
+        } else if is_list_selector(part) {
             self.seq(node, path, at, true)
         } else if part == "*" {
             self.every(node, path, at)
@@ -1161,7 +1088,7 @@ impl Matcher {
 
     /// `[field=regex]` (or `[=regex]` for scalars): the elements whose field's YAML text matches.
     fn seq(&mut self, node: &mut Value, path: &[String], at: &mut Vec<Step>, may_create: bool) -> std::result::Result<(), String> {
-        let (field, pattern) = split_index_name_value(&path[0])?;
+        let (field, pattern) = split_list_selector(&path[0])?;
         let re = Regex::new(&pattern).map_err(|e| format!("error parsing regexp: {e}"))?;
         elements(node)?;
         let before = self.hits.len();
@@ -1301,7 +1228,7 @@ fn source_value(resources: &ResMap, source: &SourceSelector) -> Result<Source> {
         return Err(Error::msg(format!("nothing selected by {}", source.describe())));
     };
     let field_path = if source.field_path.is_empty() { DEFAULT_FIELD_PATH } else { &source.field_path };
-    let node = lookup(&res.value, &smarter_path_splitter(field_path))
+    let node = lookup(&res.value, &split_replacement_path(field_path))
         .map_err(|e| Error::msg(format!("error looking up replacement source: {e}")))?;
     let missing = match node {
         None | Some(Value::Null) => true,
@@ -1360,7 +1287,7 @@ fn copy_to_target(
         // Written like `Resource::write`, reading the untagged scalars on the way.
         let Resource { value: root, nodes, .. } = &mut *res;
         let before = nodes.snapshot(root);
-        matcher.filter(root, &smarter_path_splitter(fp), &mut Vec::new()).map_err(|e| failure(Some(e)))?;
+        matcher.filter(root, &split_replacement_path(fp), &mut Vec::new()).map_err(|e| failure(Some(e)))?;
         if matcher.hits.is_empty() {
             return Err(failure(None));
         }
@@ -1965,13 +1892,5 @@ Replacements:
         assert_eq!(resolve_plain("yes").1, json!("yes"));
         assert_eq!(resolve_plain("1.2.3").1, json!("1.2.3"));
         assert_eq!(resolve_plain("-").1, json!("-"));
-    }
-
-    #[test]
-    fn path_splitting_keeps_brackets_and_escapes() {
-        assert_eq!(smarter_path_splitter("spec.containers.[name=com.foo].image"), ["spec", "containers", "[name=com.foo]", "image"]);
-        assert_eq!(smarter_path_splitter("metadata.annotations.[a.b.c]"), ["metadata", "annotations", "a.b.c"]);
-        assert_eq!(smarter_path_splitter(r"a\.b.c"), ["a.b", "c"]);
-        assert_eq!(smarter_path_splitter("a.[0].b"), ["a", "[0]", "b"]);
     }
 }

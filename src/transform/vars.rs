@@ -13,7 +13,8 @@
 //!   all be strings.
 use serde_json::Value;
 
-use super::fieldspec::{split_path, FieldSpec};
+use super::fieldspec::FieldSpec;
+use super::path::{field_spec_part, split_field_spec_path, split_var_field_path};
 use super::replacements::{gvk_string, lookup, res_id_string, stringify_annotations, GoJson};
 use crate::error::{Error, Result};
 use crate::resource::{Gvk, ResId, ResMap, Resource, Step};
@@ -119,7 +120,7 @@ pub fn resolve_vars(resources: &mut ResMap, vars: &[Value], var_reference: &[Fie
         let api_version = r.api_version().to_string();
         let kind = r.kind().to_string();
         for spec in var_reference.iter().filter(|s| s.applies_to(&api_version, &kind)) {
-            let parts = split_path(&spec.path);
+            let parts = split_field_spec_path(&spec.path);
             // kustomize retypes every string-like scalar it visits, untagged ones as strings.
             let Resource { value, nodes, .. } = &mut *r;
             nodes.type_untagged_as_strings(value, |path| spec_path_reaches(&parts, path));
@@ -281,18 +282,7 @@ impl VarValue {
 
 /// `RNode.GetFieldValue`: dots separate fields, `name[3]` indexes a list.
 fn field_value(resource: &Value, path: &str) -> Option<VarValue> {
-    let mut parts = Vec::new();
-    for field in path.split('.') {
-        match field.strip_suffix(']').and_then(|f| f.rsplit_once('[')) {
-            Some((head, idx)) if !idx.is_empty() && idx.bytes().all(|b| b.is_ascii_digit()) => {
-                if !head.is_empty() {
-                    parts.push(head.to_string());
-                }
-                parts.push(idx.to_string());
-            }
-            _ => parts.push(field.to_string()),
-        }
-    }
+    let parts = split_var_field_path(path);
     let node = lookup(resource, &parts).ok()??;
     Some(match node {
         Value::String(s) => VarValue::Str(s.clone()),
@@ -375,10 +365,7 @@ fn walk<'t>(node: &mut Value, path: &[String], mapping: &dyn Fn(&str) -> Option<
             Ok(())
         }
         Value::Object(map) => {
-            let (name, is_seq) = match first.strip_suffix("[]") {
-                Some(n) => (n, true),
-                None => (first.as_str(), false),
-            };
+            let (name, is_seq) = field_spec_part(first);
             let Some(child) = map.get_mut(name) else { return Ok(()) };
             if is_seq && child.is_null() {
                 // kustomize turns a null it was told is a list into one.
@@ -399,7 +386,7 @@ fn spec_path_reaches(parts: &[String], path: &[Step]) -> bool {
         let Some(part) = parts.next() else {
             return steps.count() <= 1;
         };
-        let name = part.strip_suffix("[]").unwrap_or(part);
+        let (name, _) = field_spec_part(part);
         let matched = loop {
             match steps.next() {
                 Some(Step::Index(_)) => continue,
