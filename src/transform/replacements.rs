@@ -30,6 +30,7 @@ use crate::resource::{Gvk, ResId, ResMap, Resource, Step};
 use crate::transform::path::{go_atoi, is_list_position, is_list_selector, split_list_selector, split_replacement_path};
 use crate::transform::select::CompiledSelector;
 use crate::yaml::parse::parse_documents;
+use crate::yaml::scalar::{decode_plain, resolve_untagged, ScalarTag};
 
 /// The field read and written when a replacement names none.
 const DEFAULT_FIELD_PATH: &str = "metadata.name";
@@ -676,39 +677,6 @@ impl Kind {
     }
 }
 
-/// The YAML tag of a scalar; `Implicit` for nodes kustomize creates without one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Tag {
-    Str,
-    Int,
-    Float,
-    Bool,
-    Null,
-    Implicit,
-}
-
-impl Tag {
-    pub fn of(v: &Value) -> Tag {
-        match v {
-            Value::String(_) => Tag::Str,
-            Value::Number(n) if n.is_f64() => Tag::Float,
-            Value::Number(_) => Tag::Int,
-            Value::Bool(_) => Tag::Bool,
-            _ => Tag::Null,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Tag::Str | Tag::Implicit => "!!str",
-            Tag::Int => "!!int",
-            Tag::Float => "!!float",
-            Tag::Bool => "!!bool",
-            Tag::Null => "!!null",
-        }
-    }
-}
-
 /// The text of a scalar node as kyaml holds it (`yaml.GetValue`); empty for maps and lists.
 pub(crate) fn scalar_text(v: &Value) -> String {
     match v {
@@ -720,117 +688,17 @@ pub(crate) fn scalar_text(v: &Value) -> String {
     }
 }
 
-/// What a plain scalar's text means in YAML 1.2 as go-yaml v3 resolves it.
-pub(crate) fn resolve_plain(text: &str) -> (Tag, Value) {
-    match text {
-        "" | "~" | "null" | "Null" | "NULL" => return (Tag::Null, Value::Null),
-        "true" | "True" | "TRUE" => return (Tag::Bool, Value::Bool(true)),
-        "false" | "False" | "FALSE" => return (Tag::Bool, Value::Bool(false)),
-        _ => {}
-    }
-    let first = text.as_bytes()[0];
-    if first.is_ascii_digit() || first == b'-' || first == b'+' || first == b'.' {
-        let plain = text.replace('_', "");
-        if first != b'.' {
-            if let Some(v) = parse_go_int(&plain) {
-                return (Tag::Int, v);
-            }
-        }
-        static FLOAT: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
-        let float = FLOAT.get_or_init(|| Regex::new(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$").unwrap());
-        if float.is_match(&plain) {
-            if let Some(n) = plain.parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
-                return (Tag::Float, Value::Number(n));
-            }
-        }
-    }
-    (Tag::Str, Value::String(text.to_string()))
-}
-
-/// `strconv.ParseInt(s, 0, 64)`, falling back to `ParseUint`: decimal, `0x`, `0o`, `0b`, `0` octal.
-fn parse_go_int(s: &str) -> Option<Value> {
-    let (negative, body) = match s.as_bytes().first()? {
-        b'-' => (true, &s[1..]),
-        b'+' => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let lower = body.to_ascii_lowercase();
-    let (radix, digits) = if let Some(d) = lower.strip_prefix("0x") {
-        (16, d)
-    } else if let Some(d) = lower.strip_prefix("0o") {
-        (8, d)
-    } else if let Some(d) = lower.strip_prefix("0b") {
-        (2, d)
-    } else if lower.len() > 1 && lower.starts_with('0') {
-        (8, &lower[1..])
-    } else {
-        (10, lower.as_str())
-    };
-    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return None;
-    }
-    let magnitude = u64::from_str_radix(digits, radix).ok()?;
-    if negative {
-        if magnitude <= i64::MAX as u64 + 1 {
-            return Some(Value::from((magnitude as i128).wrapping_neg() as i64));
-        }
-        return None;
-    }
-    if magnitude <= i64::MAX as u64 {
-        Some(Value::from(magnitude as i64))
-    } else {
-        Some(Value::from(magnitude))
-    }
-}
-
-/// The value a scalar of tag `tag` and text `text` decodes to, or go-yaml's complaint.
-fn typed_scalar(tag: Tag, text: &str) -> std::result::Result<Value, String> {
-    if tag == Tag::Str {
-        return Ok(Value::String(text.to_string()));
-    }
-    let (resolved, value) = resolve_plain(text);
-    // Only an untagged scalar may be a timestamp; with a tag, a date is a string.
-    if let Some(time) = timestamp(text).filter(|_| tag == Tag::Implicit && resolved == Tag::Str) {
-        return Ok(time);
-    }
-    let ok = match (tag, resolved) {
-        (Tag::Implicit, _) => true,
-        (a, b) if a == b => true,
-        (Tag::Float, Tag::Int) => {
-            let f = value.as_f64().unwrap_or(0.0);
-            return Ok(serde_json::Number::from_f64(f).map(Value::Number).unwrap_or(value));
-        }
-        _ => false,
-    };
-    if ok {
-        Ok(value)
-    } else {
-        Err(format!(
-            "map[string]interface {{}}(nil): yaml: cannot decode {} `{text}` as a {}",
-            resolved.name(),
-            tag.name()
-        ))
-    }
-}
-
-/// A plain scalar go-yaml v3 reads as a timestamp, as the time's JSON text.
-fn timestamp(text: &str) -> Option<Value> {
-    let b = text.as_bytes();
-    if b.len() < 10 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
-        return None;
-    }
-    // The YAML parser already types timestamps as kustomize does; a plain date parses alone.
-    match crate::yaml::parse::parse_document(text) {
-        Ok(Value::String(s)) if s != text => Some(Value::String(s)),
-        _ => None,
-    }
+/// The value a scalar of tag `tag` and text `text` decodes to, or go-yaml's complaint as kustomize
+/// words it when it re-reads the object.
+fn typed_scalar(tag: ScalarTag, text: &str) -> std::result::Result<Value, String> {
+    decode_plain(tag, text).map_err(|e| format!("map[string]interface {{}}(nil): yaml: {e}"))
 }
 
 /// kyaml's `RNode.String` of a node, trimmed: what `[field=regex]` matches and errors show.
 fn node_string(v: &Value) -> String {
     match v {
         Value::String(s) => {
-            if s.is_empty() || resolve_plain(s).0 != Tag::Str {
+            if s.is_empty() || resolve_untagged(s).0 != ScalarTag::Str {
                 format!("\"{s}\"")
             } else {
                 s.clone()
@@ -1121,7 +989,7 @@ impl Matcher {
             return Ok(());
         };
         let idx = items.len();
-        let (_, value) = resolve_plain(&pattern);
+        let (_, value) = resolve_untagged(&pattern);
         if field.is_empty() {
             items.push(value);
             let mut fresh_at = at.clone();
@@ -1147,7 +1015,7 @@ impl Matcher {
 /// The value a replacement writes: a scalar's tag and text, or a whole map or list.
 #[derive(Clone, Debug, PartialEq)]
 enum Source {
-    Scalar { tag: Tag, text: String },
+    Scalar { tag: ScalarTag, text: String },
     Node(Value),
 }
 
@@ -1245,8 +1113,8 @@ fn source_value(resources: &ResMap, source: &SourceSelector) -> Result<Source> {
     let node = node.unwrap();
     let value = match Kind::of(node) {
         Kind::Scalar => match res.nodes.untagged_text_of(&res.value, node) {
-            Some(text) => Source::Scalar { tag: Tag::Implicit, text: text.to_string() },
-            None => Source::Scalar { tag: Tag::of(node), text: scalar_text(node) },
+            Some(text) => Source::Scalar { tag: ScalarTag::Untagged, text: text.to_string() },
+            None => Source::Scalar { tag: ScalarTag::of(node), text: scalar_text(node) },
         },
         _ => Source::Node(node.clone()),
     };
@@ -1340,14 +1208,14 @@ fn set_field_value(
         joined = true;
     }
     let result = if target_kind == Kind::Scalar {
-        let tag = if untagged.is_some() { Tag::Implicit } else { Tag::of(target) };
+        let tag = if untagged.is_some() { ScalarTag::Untagged } else { ScalarTag::of(target) };
         typed_scalar(tag, &text)
     } else {
         match value {
             Source::Scalar { tag, .. } => typed_scalar(*tag, &text),
             // The delimiter check above keeps `joined` false here.
             Source::Node(v) if !joined => Ok(v.clone()),
-            Source::Node(_) => typed_scalar(Tag::Str, &text),
+            Source::Node(_) => typed_scalar(ScalarTag::Str, &text),
         }
     };
     let stays_untagged = (untagged.is_some() && target_kind == Kind::Scalar).then(|| text.clone());
@@ -1879,18 +1747,5 @@ Replacements:
         let both = [json!({"path": "x.yaml", "source": {"kind": "ConfigMap"}})];
         let e = apply_replacements(&mut ResMap::new(), &both, &dir.loader()).unwrap_err().to_string();
         assert!(e.ends_with("`: cannot specify both path and inline replacement"), "{e}");
-    }
-
-    #[test]
-    fn plain_scalars_resolve_as_yaml_1_2() {
-        assert_eq!(resolve_plain("42").1, json!(42));
-        assert_eq!(resolve_plain("0x1F").1, json!(31));
-        assert_eq!(resolve_plain("1_000").1, json!(1000));
-        assert_eq!(resolve_plain("1.5").1, json!(1.5));
-        assert_eq!(resolve_plain("True").1, json!(true));
-        assert_eq!(resolve_plain("~").1, json!(null));
-        assert_eq!(resolve_plain("yes").1, json!("yes"));
-        assert_eq!(resolve_plain("1.2.3").1, json!("1.2.3"));
-        assert_eq!(resolve_plain("-").1, json!("-"));
     }
 }

@@ -2,6 +2,7 @@
 pub mod emit;
 pub mod memo;
 pub mod parse;
+pub mod scalar;
 
 /// Whether go-yaml v2 (YAML 1.1) reads `text`, unquoted, as something other than a string
 /// (kyaml's `IsValueNonString`, for one-line text).
