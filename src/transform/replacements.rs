@@ -1113,8 +1113,8 @@ fn source_value(resources: &ResMap, source: &SourceSelector) -> Result<Source> {
     let node = node.unwrap();
     let value = match Kind::of(node) {
         Kind::Scalar => match res.nodes.untagged_text_of(&res.value, node) {
-            Some(text) => Source::Scalar { tag: ScalarTag::Untagged, text: text.to_string() },
-            None => Source::Scalar { tag: ScalarTag::of(node), text: scalar_text(node) },
+            Some(text) => Source::Scalar { tag: ScalarTag::None, text: text.to_string() },
+            None => Source::Scalar { tag: ScalarTag::of_value(node), text: scalar_text(node) },
         },
         _ => Source::Node(node.clone()),
     };
@@ -1208,7 +1208,7 @@ fn set_field_value(
         joined = true;
     }
     let result = if target_kind == Kind::Scalar {
-        let tag = if untagged.is_some() { ScalarTag::Untagged } else { ScalarTag::of(target) };
+        let tag = if untagged.is_some() { ScalarTag::None } else { ScalarTag::of_value(target) };
         typed_scalar(tag, &text)
     } else {
         match value {

@@ -753,19 +753,7 @@ impl<'a> Source<'a> {
 }
 
 /// A scalar's explicit tag, as far as typing goes.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum TagKind {
-    None,
-    Str,
-    Int,
-    Float,
-    Bool,
-    Null,
-    Timestamp,
-    Binary,
-    Merge,
-    Other,
-}
+pub(super) use super::scalar::ScalarTag as TagKind;
 
 const CORE_SCHEMA: &str = "tag:yaml.org,2002:";
 

@@ -4,23 +4,27 @@
 use saphyr_parser::ScalarStyle;
 use serde_json::Value;
 
-use super::parse::{resolve_plain, resolve_scalar, TagKind};
+use super::parse::{resolve_plain, resolve_scalar};
 
-/// A scalar's YAML tag, as far as typing goes; `Untagged` for nodes kustomize creates without one.
+/// A scalar's YAML tag, as far as typing goes: `None` for a node without one (kustomize creates
+/// such nodes), `Other` for tags outside the core schema.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScalarTag {
+    None,
     Str,
     Int,
     Float,
     Bool,
     Null,
     Timestamp,
-    Untagged,
+    Binary,
+    Merge,
+    Other,
 }
 
 impl ScalarTag {
     /// The tag a decoded value carries (timestamps decode to strings, so never `Timestamp`).
-    pub fn of(value: &Value) -> ScalarTag {
+    pub fn of_value(value: &Value) -> ScalarTag {
         match value {
             Value::String(_) => ScalarTag::Str,
             Value::Number(n) if n.is_f64() => ScalarTag::Float,
@@ -29,38 +33,18 @@ impl ScalarTag {
             _ => ScalarTag::Null,
         }
     }
-
-    fn kind(self) -> TagKind {
-        match self {
-            ScalarTag::Str => TagKind::Str,
-            ScalarTag::Int => TagKind::Int,
-            ScalarTag::Float => TagKind::Float,
-            ScalarTag::Bool => TagKind::Bool,
-            ScalarTag::Null => TagKind::Null,
-            ScalarTag::Timestamp => TagKind::Timestamp,
-            ScalarTag::Untagged => TagKind::None,
-        }
-    }
 }
 
 /// The tag and value go-yaml v3 gives a plain scalar that has no tag.
 pub fn resolve_untagged(text: &str) -> (ScalarTag, Value) {
     let resolved = resolve_plain(text, true);
-    let tag = match resolved.tag() {
-        TagKind::Null => ScalarTag::Null,
-        TagKind::Bool => ScalarTag::Bool,
-        TagKind::Int => ScalarTag::Int,
-        TagKind::Float => ScalarTag::Float,
-        TagKind::Timestamp => ScalarTag::Timestamp,
-        _ => ScalarTag::Str,
-    };
-    (tag, resolved.into_value(text))
+    (resolved.tag(), resolved.into_value(text))
 }
 
 /// The value of a plain scalar holding `text` under `tag`, or go-yaml's complaint
 /// (``cannot decode !!str `abc` as a !!int``).
 pub fn decode_plain(tag: ScalarTag, text: &str) -> Result<Value, String> {
-    resolve_scalar(text, ScalarStyle::Plain, tag.kind()).map(|(value, _)| value)
+    resolve_scalar(text, ScalarStyle::Plain, tag).map(|(value, _)| value)
 }
 
 #[cfg(test)]
