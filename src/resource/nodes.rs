@@ -157,10 +157,11 @@ impl NodeFacts {
                     was.is_some() && mark_at(root, p) == was
                 });
             }
+            // Items of lists are not marked (lists are not maps): they stay while their value does.
             let mut kept = marks.untagged.iter();
-            self.untagged.retain(|u| {
-                let was = kept.next().copied().flatten();
-                was.is_some() && mark_at(root, &u.path) == was
+            self.untagged.retain(|u| match kept.next().copied().flatten() {
+                Some(was) => mark_at(root, &u.path) == Some(was),
+                None => true,
             });
             // Looked for everywhere: a marked map may have moved (a list merged by key).
             remove_marks(root);
@@ -221,7 +222,9 @@ impl NodeFacts {
     /// reads as a non-string is double-quoted, so it becomes a string (kyaml's `FieldSetter`).
     pub fn quote_untagged_non_strings(&mut self, root: &mut Value) {
         self.untagged.retain(|u| {
-            if u.text.contains('\n') || !crate::yaml::reads_as_non_string_in_yaml_1_1(&u.text) {
+            // Items of a list of scalars are kept as they are, not set again.
+            let in_list = matches!(u.path.last(), Some(Step::Index(_)));
+            if in_list || u.text.contains('\n') || !crate::yaml::reads_as_non_string_in_yaml_1_1(&u.text) {
                 return true;
             }
             if let Some(v) = value_at_mut(root, &u.path) {

@@ -41,6 +41,8 @@ cases! {
     replacement_created_scalars_take_the_type_of_their_text => "replacement_created_scalars_resolve_by_text",
     vars_type_replacement_created_metadata_as_strings => "replacement_created_scalars_typed_by_vars",
     a_strategic_merge_patch_quotes_replacement_created_non_strings => "replacement_created_scalars_quoted_by_patch",
+    a_patch_quotes_created_scalars_in_maps_but_not_in_scalar_lists => "patch_quotes_created_scalars_in_maps_not_in_scalar_lists",
+    vars_type_a_created_list_item_that_a_patch_left_alone => "vars_type_a_created_list_item_a_patch_left_alone",
     a_json6902_patch_fixes_the_type_of_created_scalars => "json6902_patch_types_created_scalars",
     replacements_read_and_extend_a_created_scalar_by_its_text => "replacement_reads_and_extends_created_scalar",
 }
