@@ -21,8 +21,9 @@
 //! write at one shared path to the others.
 use serde_json::Value;
 
-/// One step into a resource: a mapping key or a sequence position.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One step into a resource: a mapping key or a sequence position. Paths order as kyaml's
+/// walker visits fields (keys sorted, positions in order).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Step {
     Key(String),
     Index(usize),
@@ -145,7 +146,8 @@ impl NodeFacts {
         Snapshot { values, marks: Some(ParentMarks { shared, untagged }) }
     }
 
-    /// After a write: a shared path whose value changed passes it to the group's other paths;
+    /// After a write: a shared path whose value changed passes it to the group's other paths
+    /// (the last such path in kyaml's walking order, when several changed);
     /// paths that no longer hold a scalar (or whose map was replaced) leave their group;
     /// untagged scalars that were overwritten take the writer's tag (their value as it is now).
     pub fn propagate(&mut self, root: &mut Value, before: Snapshot) {
@@ -168,7 +170,12 @@ impl NodeFacts {
         }
         for (group, old) in self.shared.iter_mut().zip(before.values) {
             group.retain(|p| value_at(root, p).is_some_and(is_scalar));
-            let changed = group.iter().find_map(|p| value_at(root, p).filter(|v| Some(*v) != old.as_ref()).cloned());
+            // Paths written with different values: the one visited last wins, as in kustomize.
+            let changed = group
+                .iter()
+                .filter_map(|p| value_at(root, p).filter(|v| Some(*v) != old.as_ref()).map(|v| (p, v)))
+                .max_by(|a, b| a.0.cmp(b.0))
+                .map(|(_, v)| v.clone());
             if let Some(new) = changed {
                 for p in group.iter() {
                     if let Some(v) = value_at_mut(root, p) {
