@@ -71,6 +71,15 @@ impl Resource {
         out
     }
 
+    /// kyaml's `SetAnnotations`, as kustomize runs it after each transformer when it tracks
+    /// origins: the annotations become fresh string nodes, shared with nothing.
+    pub fn rewrite_annotations(&mut self) {
+        if !self.nodes.is_empty() {
+            let path = [Step::Key("metadata".into()), Step::Key("annotations".into())];
+            self.nodes.map_rewritten(&mut self.value, &path);
+        }
+    }
+
     /// [`Self::write`] for a write that may replace whole maps and lists (a strategic-merge
     /// patch): a scalar whose map was replaced is no longer linked to anything.
     pub fn write_replacing<T>(&mut self, f: impl FnOnce(&mut Value) -> T) -> T {

@@ -188,6 +188,17 @@ impl NodeFacts {
         self.untagged.retain(|u| value_at(root, &u.path) == Some(&u.value));
     }
 
+    /// The string map at `map_path` was written again with fresh string nodes (kyaml's
+    /// `SetAnnotations`): its entries leave their groups and untagged ones become strings.
+    pub fn map_rewritten(&mut self, root: &mut Value, map_path: &[Step]) {
+        let is_entry = |p: &[Step]| p.len() == map_path.len() + 1 && p.starts_with(map_path);
+        for group in &mut self.shared {
+            group.retain(|p| !is_entry(p));
+        }
+        self.shared.retain(|g| g.len() > 1);
+        self.type_untagged_as_strings(root, is_entry);
+    }
+
     /// A JSON 6902 patch rebuilt the resource: nothing is shared and every scalar has the type
     /// its text resolved to.
     pub fn forget_all(&mut self) {

@@ -36,6 +36,7 @@ cases! {
     labels_stay_shared_across_three_levels_prefix_and_namespace => "labels_across_three_levels",
     keys_that_existed_before_get_a_copy_not_the_shared_node => "preexisting_keys_are_not_shared",
     a_json6902_patch_ends_the_sharing => "json6902_patch_ends_sharing",
+    build_metadata_ends_the_sharing_of_annotations_only => "build_metadata_ends_annotation_sharing_only",
     a_patch_writing_several_shared_paths_leaves_the_last_value => "patch_writing_several_shared_paths_last_wins",
     a_patch_that_replaces_a_list_unlinks_the_labels_inside => "patch_replacing_a_list_unlinks_its_labels",
     replacements_and_vars_write_shared_annotations => "annotations_written_by_replacement_and_vars",
