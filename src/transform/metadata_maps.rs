@@ -39,6 +39,7 @@ fn add_to_resource(r: &mut Resource, entries: &StringMap, specs: &[FieldSpec]) -
         })
     });
     if let Err(e) = outcome {
+        // The id is made only for the message, which the walk's field contexts wrap.
         let message = e.to_string().replacen("expected a mapping, got", &format!("expected a mapping in {}, got", r.current_id()), 1);
         return Err(Error::msg(message));
     }
