@@ -53,10 +53,14 @@ pub fn configured_by_config(configured_in: &str, config: &Value) -> Value {
     entry
 }
 
-/// Records a transformer run on every resource it ran over.
-pub fn record_transformer(resources: &mut ResMap, run: &Value) {
+/// After each transformer, kustomize records it on every resource when the top-level
+/// kustomization has any `buildMetadata`, writing every resource's annotations anew.
+pub fn transformer_ran(resources: &mut ResMap, record: Option<&Value>) {
     for r in resources.iter_mut() {
-        r.transformations.push(run.clone());
+        r.rewrite_annotations();
+        if let Some(run) = record {
+            r.transformations.push(run.clone());
+        }
     }
 }
 

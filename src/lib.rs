@@ -75,6 +75,7 @@ pub fn build(dir: &Path, options: &BuildOptions) -> Result<Build, BuildFailure> 
 fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -> Result<ResMap> {
     let top = target::Target::load(loader, &mut ctx.diagnostics)?;
     ctx.record_transformations = top.kustomization.build_metadata.iter().any(|b| b == "transformerAnnotations");
+    ctx.tracks_origins = !top.kustomization.build_metadata.is_empty();
     let mut acc = target::Accumulated::default();
     target::accumulate(ctx, &top, &mut acc)?;
     let mut resources = std::mem::take(&mut acc.resources);

@@ -77,6 +77,9 @@ pub struct Context {
     /// Whether transformer runs are recorded on resources: only the top-level `buildMetadata:
     /// [transformerAnnotations]` prints them, and recording costs a value per resource per run.
     pub record_transformations: bool,
+    /// Whether kustomize tracks origins (the top-level kustomization has any `buildMetadata`),
+    /// which makes it write every resource's annotations anew after each transformer.
+    pub tracks_origins: bool,
 }
 
 impl Context {
@@ -89,6 +92,7 @@ impl Context {
             top_root: top.root().to_path_buf(),
             schema_chosen: false,
             record_transformations: false,
+            tracks_origins: false,
         }
     }
 
@@ -102,6 +106,7 @@ impl Context {
             top_root: self.top_root.clone(),
             schema_chosen: self.schema_chosen,
             record_transformations: self.record_transformations,
+            tracks_origins: self.tracks_origins,
         }
     }
 
@@ -565,10 +570,11 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     let configured_in = ctx.relative(&target.file);
     let Accumulated { resources, tables, .. } = &mut *acc;
     let tables: &FieldSpecTables = tables.as_deref().unwrap_or_else(|| FieldSpecTables::builtin());
-    let record = ctx.record_transformations;
+    let (tracks, record) = (ctx.tracks_origins, ctx.record_transformations);
     let ran = |resources: &mut ResMap, kind: &str| {
-        if record {
-            build_metadata::record_transformer(resources, &build_metadata::configured(&configured_in, kind, None))
+        if tracks {
+            let run = record.then(|| build_metadata::configured(&configured_in, kind, None));
+            build_metadata::transformer_ran(resources, run.as_ref());
         }
     };
     let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
@@ -648,8 +654,9 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         for config in configs {
             let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
             builtin_plugins::run_transformer(&config, resources, &target.loader, schema, &mut ctx.diagnostics, &name)?;
-            if ctx.record_transformations {
-                build_metadata::record_transformer(resources, &build_metadata::configured_by_config(&source, &config));
+            if ctx.tracks_origins {
+                let run = ctx.record_transformations.then(|| build_metadata::configured_by_config(&source, &config));
+                build_metadata::transformer_ran(resources, run.as_ref());
             }
         }
     }

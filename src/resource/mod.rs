@@ -1,9 +1,11 @@
 //! The resource model: one Kubernetes object, its identity and the history of that identity.
 mod id;
+pub mod nodes;
 mod resmap;
 pub mod scope;
 
 pub use id::{Gvk, ResId};
+pub use nodes::{NodeFacts, NodePath, Step};
 pub use resmap::ResMap;
 
 use serde_json::{Map, Value};
@@ -37,6 +39,8 @@ pub struct Resource {
     pub origin: Option<Value>,
     /// Transformer runs over this resource, for `transformerAnnotations`.
     pub transformations: Vec<Value>,
+    /// Shared value nodes and untagged scalars, which kustomize's node tree has and JSON lacks.
+    pub nodes: NodeFacts,
 }
 
 impl Resource {
@@ -51,7 +55,41 @@ impl Resource {
             generated: false,
             origin: None,
             transformations: Vec::new(),
+            nodes: NodeFacts::default(),
         }
+    }
+
+    /// Runs a write to the resource's value; a change at one path of a shared node shows at all
+    /// of its paths afterwards, as kustomize writes existing nodes in place.
+    pub fn write<T>(&mut self, f: impl FnOnce(&mut Value) -> T) -> T {
+        if self.nodes.is_empty() {
+            return f(&mut self.value);
+        }
+        let before = self.nodes.snapshot(&self.value);
+        let out = f(&mut self.value);
+        self.nodes.propagate(&mut self.value, before);
+        out
+    }
+
+    /// kyaml's `SetAnnotations`, as kustomize runs it after each transformer when it tracks
+    /// origins: the annotations become fresh string nodes, shared with nothing.
+    pub fn rewrite_annotations(&mut self) {
+        if !self.nodes.is_empty() {
+            let path = [Step::Key("metadata".into()), Step::Key("annotations".into())];
+            self.nodes.map_rewritten(&mut self.value, &path);
+        }
+    }
+
+    /// [`Self::write`] for a write that may replace whole maps and lists (a strategic-merge
+    /// patch): a scalar whose map was replaced is no longer linked to anything.
+    pub fn write_replacing<T>(&mut self, f: impl FnOnce(&mut Value) -> T) -> T {
+        if self.nodes.is_empty() {
+            return f(&mut self.value);
+        }
+        let before = self.nodes.snapshot_marking_parents(&mut self.value);
+        let out = f(&mut self.value);
+        self.nodes.propagate(&mut self.value, before);
+        out
     }
 
     pub fn map_mut(&mut self) -> &mut Map<String, Value> {

@@ -3,7 +3,8 @@
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
-use crate::resource::Gvk;
+use super::path::{field_spec_part, split_field_spec_path};
+use crate::resource::{Gvk, NodePath, Step};
 
 /// One "kind + path" rule, as written in kustomize's tables and `configurations` files.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -48,7 +49,7 @@ impl FieldSpec {
 
     /// The path split on unescaped slashes.
     pub fn path_parts(&self) -> Vec<String> {
-        split_path(&self.path)
+        split_field_spec_path(&self.path)
     }
 }
 
@@ -58,22 +59,6 @@ pub fn split_api_version(api_version: &str) -> (&str, &str) {
         Some((g, v)) => (g, v),
         None => ("", api_version),
     }
-}
-
-/// kustomize's `PathSplitter`: split on `/`, except where the slash is escaped as `\/`.
-pub fn split_path(path: &str) -> Vec<String> {
-    let mut parts: Vec<String> = Vec::new();
-    for (i, piece) in path.split('/').enumerate() {
-        match parts.last_mut() {
-            Some(last) if i > 0 && last.ends_with('\\') => {
-                last.pop();
-                last.push('/');
-                last.push_str(piece);
-            }
-            _ => parts.push(piece.to_string()),
-        }
-    }
-    parts
 }
 
 /// What to create at the end of a path that is missing, when the spec says `create: true`.
@@ -97,23 +82,57 @@ pub fn walk<S: AsRef<str>>(
     create_kind: CreateKind,
     visit: &mut dyn FnMut(&mut Value) -> Result<()>,
 ) -> Result<()> {
+    walk_at(node, parts, create, create_kind, None, &mut |node, _| visit(node))
+}
+
+/// One step of the path [`walk_at`] reports, borrowed from the field spec's path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepRef<'p> {
+    Key(&'p str),
+    Index(usize),
+}
+
+/// The owned form of a reported path, as the resource model keeps it.
+pub fn owned_path(steps: &[StepRef]) -> NodePath {
+    steps
+        .iter()
+        .map(|s| match s {
+            StepRef::Key(k) => Step::Key((*k).to_string()),
+            StepRef::Index(i) => Step::Index(*i),
+        })
+        .collect()
+}
+
+/// [`walk`], telling `visit` where each node is when `at` is given.
+pub fn walk_at<'p, S: AsRef<str>>(
+    node: &mut Value,
+    parts: &'p [S],
+    create: bool,
+    create_kind: CreateKind,
+    mut at: Option<&mut Vec<StepRef<'p>>>,
+    visit: &mut dyn FnMut(&mut Value, &[StepRef<'p>]) -> Result<()>,
+) -> Result<()> {
     let Some((first, rest)) = parts.split_first() else {
-        return visit(node);
+        return visit(node, at.as_deref().map_or(&[], |a| a.as_slice()));
     };
     match node {
         Value::Null => Ok(()),
         Value::Array(items) => {
-            for item in items.iter_mut() {
-                walk(item, parts, create, create_kind, visit)?;
+            for (i, item) in items.iter_mut().enumerate() {
+                if let Some(a) = at.as_deref_mut() {
+                    a.push(StepRef::Index(i));
+                }
+                let result = walk_at(item, parts, create, create_kind, at.as_deref_mut(), visit);
+                if let Some(a) = at.as_deref_mut() {
+                    a.pop();
+                }
+                result?;
             }
             Ok(())
         }
         Value::Object(map) => {
             let first = first.as_ref();
-            let (name, is_seq) = match first.strip_suffix("[]") {
-                Some(n) => (n, true),
-                None => (first, false),
-            };
+            let (name, is_seq) = field_spec_part(first);
             if name.is_empty() {
                 return Err(Error::msg("cannot set or create an empty field name"));
             }
@@ -136,8 +155,15 @@ pub fn walk<S: AsRef<str>>(
                     *child = Value::Object(Map::new());
                 }
             }
-            walk(child, rest, create, create_kind, visit)
-                .map_err(|e| e.context(format!("fieldName: {name}")))
+            if let Some(a) = at.as_deref_mut() {
+                a.push(StepRef::Key(name));
+            }
+            let result = walk_at(child, rest, create, create_kind, at.as_deref_mut(), visit)
+                .map_err(|e| e.context(format!("fieldName: {name}")));
+            if let Some(a) = at.as_deref_mut() {
+                a.pop();
+            }
+            result
         }
         _ => Err(Error::msg("expected sequence or mapping node")),
     }
@@ -150,32 +176,67 @@ pub fn apply_field_specs(
     create_kind: CreateKind,
     visit: &mut dyn FnMut(&mut Value) -> Result<()>,
 ) -> Result<()> {
+    visit_field_specs(value, specs, create_kind, false, &mut |node, _| visit(node))
+}
+
+/// [`apply_field_specs`], telling `visit` where each node is (as an owned path, made only when
+/// `visit` asks for it through the closure it is given).
+pub fn apply_field_specs_at(
+    value: &mut Value,
+    specs: &[FieldSpec],
+    create_kind: CreateKind,
+    visit: &mut dyn FnMut(&mut Value, &dyn Fn() -> NodePath) -> Result<()>,
+) -> Result<()> {
+    visit_field_specs(value, specs, create_kind, true, visit)
+}
+
+fn visit_field_specs(
+    value: &mut Value,
+    specs: &[FieldSpec],
+    create_kind: CreateKind,
+    track: bool,
+    visit: &mut dyn FnMut(&mut Value, &dyn Fn() -> NodePath) -> Result<()>,
+) -> Result<()> {
     let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or("").to_string();
     let kind = value.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
     for spec in specs {
         if !spec.applies_to(&api_version, &kind) {
             continue;
         }
-        walk_spec_path(value, spec, create_kind, visit)?;
+        with_spec_parts(spec, &mut |parts| {
+            let mut at = Vec::new();
+            walk_at(value, parts, spec.create, create_kind, track.then_some(&mut at), &mut |node, path| {
+                visit(node, &|| owned_path(path))
+            })
+        })?;
     }
     Ok(())
 }
 
-/// [`walk`] along `spec`'s path, split without allocating when it is plain and short.
+/// [`walk`] along `spec`'s path.
 pub fn walk_spec_path(value: &mut Value, spec: &FieldSpec, create_kind: CreateKind, visit: &mut dyn FnMut(&mut Value) -> Result<()>) -> Result<()> {
+    with_spec_parts(spec, &mut |parts| walk(value, parts, spec.create, create_kind, visit))
+}
+
+/// Calls `f` with `spec`'s path split, without allocating when it is plain and short.
+fn with_spec_parts(spec: &FieldSpec, f: &mut dyn FnMut(&[&str]) -> Result<()>) -> Result<()> {
     let mut parts = [""; 16];
     let mut count = 0;
     if !spec.path.contains('\\') {
         for part in spec.path.split('/') {
             if count == parts.len() {
-                return walk(value, &spec.path_parts(), spec.create, create_kind, visit);
+                break;
             }
             parts[count] = part;
             count += 1;
         }
-        return walk(value, &parts[..count], spec.create, create_kind, visit);
+        if count < parts.len() {
+            return f(&parts[..count]);
+        }
     }
-    walk(value, &spec.path_parts(), spec.create, create_kind, visit)
+    let owned = spec.path_parts();
+    let borrowed: Vec<&str> = owned.iter().map(String::as_str).collect();
+    f(&borrowed)
 }
 
 #[cfg(test)]
@@ -188,15 +249,10 @@ mod tests {
     }
 
     #[test]
-    fn escaped_slash_stays_in_one_path_part() {
-        assert_eq!(split_path(r"metadata/annotations/a.io\/b"), vec!["metadata", "annotations", "a.io/b"]);
-    }
-
-    #[test]
     fn walk_visits_every_element_of_sequences_on_the_path() {
         let mut v = json!({"spec": {"containers": [{"image": "a"}, {"image": "b"}, {"name": "c"}]}});
         let mut seen = Vec::new();
-        walk(&mut v, &split_path("spec/containers/image"), false, CreateKind::Scalar, &mut |n| {
+        walk(&mut v, &split_field_spec_path("spec/containers/image"), false, CreateKind::Scalar, &mut |n| {
             seen.push(n.as_str().unwrap().to_string());
             Ok(())
         })

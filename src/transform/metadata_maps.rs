@@ -1,38 +1,50 @@
 //! `commonLabels`, `labels` and `commonAnnotations`: add entries to the maps the field specs name.
 use serde_json::{Map, Value};
 
-use super::fieldspec::{apply_field_specs, CreateKind, FieldSpec};
+use super::fieldspec::{apply_field_specs_at, CreateKind, FieldSpec};
 use crate::error::{Error, Result};
 use crate::kustomization::types::StringMap;
-use crate::resource::{ResId, ResMap};
+use crate::resource::{NodePath, ResMap, Resource, Step};
 
 /// Sets every pair of `entries` in each map found at the specs' paths (created where the spec says).
+/// Like kustomize, each key gets one value node per resource, shared by every path where the key
+/// was missing (see `resource::nodes`).
 pub fn add_map_entries(resources: &mut ResMap, entries: &StringMap, specs: &[FieldSpec]) -> Result<()> {
     if entries.is_empty() {
         return Ok(());
     }
-    resources.try_for_each_mut_parallel(|r| {
-        // The id is made only for the message: a failed walk is repeated to word it (the entries
-        // added before the failure are added again, to the same effect).
-        add_to_resource(&mut r.value, entries, specs, None).or_else(|_| {
-            let id = r.current_id();
-            add_to_resource(&mut r.value, entries, specs, Some(&id))
-        })
-    })
+    resources.try_for_each_mut_parallel(|r| add_to_resource(r, entries, specs))
 }
 
-fn add_to_resource(value: &mut Value, entries: &StringMap, specs: &[FieldSpec], id: Option<&ResId>) -> Result<()> {
-    apply_field_specs(value, specs, CreateKind::Mapping, &mut |node| {
-        if node.is_null() {
-            *node = Value::Object(Map::new());
-        }
-        let Value::Object(map) = node else {
-            let id = id.map(ToString::to_string).unwrap_or_default();
-            return Err(Error::msg(format!("expected a mapping in {id}, got {node}")));
-        };
-        for (k, v) in entries {
-            map.insert(k.clone(), Value::String(v.clone()));
-        }
-        Ok(())
-    })
+fn add_to_resource(r: &mut Resource, entries: &StringMap, specs: &[FieldSpec]) -> Result<()> {
+    // For each key, the paths where this run created it.
+    let mut created: Vec<Vec<NodePath>> = vec![Vec::new(); entries.len()];
+    let outcome = r.write(|value| {
+        apply_field_specs_at(value, specs, CreateKind::Mapping, &mut |node, path| {
+            if node.is_null() {
+                *node = Value::Object(Map::new());
+            }
+            let Value::Object(map) = node else {
+                return Err(Error::msg(format!("expected a mapping, got {node}")));
+            };
+            for (i, (k, v)) in entries.iter().enumerate() {
+                if !map.contains_key(k) {
+                    let mut at = path();
+                    at.push(Step::Key(k.clone()));
+                    created[i].push(at);
+                }
+                map.insert(k.clone(), Value::String(v.clone()));
+            }
+            Ok(())
+        })
+    });
+    if let Err(e) = outcome {
+        // The id is made only for the message, which the walk's field contexts wrap.
+        let message = e.to_string().replacen("expected a mapping, got", &format!("expected a mapping in {}, got", r.current_id()), 1);
+        return Err(Error::msg(message));
+    }
+    for paths in created {
+        r.nodes.link(paths);
+    }
+    Ok(())
 }

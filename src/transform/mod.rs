@@ -8,6 +8,7 @@ pub mod namespace;
 pub mod replicas;
 pub mod select;
 pub mod patches;
+pub mod path;
 pub mod sort;
 pub mod fieldspec_tables;
 pub mod namereference;

@@ -83,7 +83,9 @@ fn merge_into(r: &mut Resource, patch: &Value, allow_name_change: bool, allow_ki
     if allow_name_change || allow_kind_change {
         r.remember_current_id();
     }
-    strategic_merge(&mut r.value, patch, schema)?;
+    r.write_replacing(|value| strategic_merge(value, patch, schema))?;
+    let Resource { value, nodes, .. } = r;
+    nodes.quote_untagged_non_strings(value);
     if r.value.as_object().is_none_or(|m| m.is_empty()) {
         return Ok(false);
     }
@@ -261,6 +263,8 @@ fn apply_json6902_to_selected(resources: &mut ResMap, target: &Selector, ops: &V
         let before = r.value.clone();
         apply_json6902(&mut r.value, ops)
             .map_err(|e| Error::msg(format!("{e} (patching {})", r.previous_ids.last().expect("just remembered"))))?;
+        // kustomize rebuilds the patched resource from JSON: no node is shared any more.
+        r.nodes.forget_all();
         Ok::<_, Error>((r.value == before).then(|| r.current_id()))
     });
     let mut unchanged = Vec::new();

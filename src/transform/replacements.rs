@@ -25,9 +25,12 @@ use serde_json::{Map, Value};
 use crate::error::{Error, Result};
 use crate::kustomization::types::Selector as KSelector;
 use crate::kustomization::Loader;
-use crate::resource::{Gvk, ResId, ResMap, Resource};
+use crate::resource::nodes::value_at_mut;
+use crate::resource::{Gvk, ResId, ResMap, Resource, Step};
+use crate::transform::path::{go_atoi, is_list_position, is_list_selector, split_list_selector, split_replacement_path};
 use crate::transform::select::CompiledSelector;
 use crate::yaml::parse::parse_documents;
+use crate::yaml::scalar::{decode_plain, resolve_untagged, ScalarTag};
 
 /// The field read and written when a replacement names none.
 const DEFAULT_FIELD_PATH: &str = "metadata.name";
@@ -91,6 +94,10 @@ fn validate_metadata(resources: &ResMap) -> Result<()> {
 /// a map or list as an empty string.
 pub(crate) fn stringify_annotations(resources: &mut ResMap) {
     for r in resources.iter_mut() {
+        let Resource { value, nodes, .. } = r;
+        nodes.type_untagged_as_strings(value, |path| {
+            matches!(path, [Step::Key(m), Step::Key(a), _] if m == "metadata" && a == "annotations")
+        });
         let annotations = r.value.get_mut("metadata").and_then(|m| m.get_mut("annotations")).and_then(Value::as_object_mut);
         for value in annotations.into_iter().flat_map(|a| a.values_mut()) {
             if !value.is_string() {
@@ -670,39 +677,6 @@ impl Kind {
     }
 }
 
-/// The YAML tag of a scalar; `Implicit` for nodes kustomize creates without one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Tag {
-    Str,
-    Int,
-    Float,
-    Bool,
-    Null,
-    Implicit,
-}
-
-impl Tag {
-    pub fn of(v: &Value) -> Tag {
-        match v {
-            Value::String(_) => Tag::Str,
-            Value::Number(n) if n.is_f64() => Tag::Float,
-            Value::Number(_) => Tag::Int,
-            Value::Bool(_) => Tag::Bool,
-            _ => Tag::Null,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Tag::Str | Tag::Implicit => "!!str",
-            Tag::Int => "!!int",
-            Tag::Float => "!!float",
-            Tag::Bool => "!!bool",
-            Tag::Null => "!!null",
-        }
-    }
-}
-
 /// The text of a scalar node as kyaml holds it (`yaml.GetValue`); empty for maps and lists.
 pub(crate) fn scalar_text(v: &Value) -> String {
     match v {
@@ -714,117 +688,17 @@ pub(crate) fn scalar_text(v: &Value) -> String {
     }
 }
 
-/// What a plain scalar's text means in YAML 1.2 as go-yaml v3 resolves it.
-pub(crate) fn resolve_plain(text: &str) -> (Tag, Value) {
-    match text {
-        "" | "~" | "null" | "Null" | "NULL" => return (Tag::Null, Value::Null),
-        "true" | "True" | "TRUE" => return (Tag::Bool, Value::Bool(true)),
-        "false" | "False" | "FALSE" => return (Tag::Bool, Value::Bool(false)),
-        _ => {}
-    }
-    let first = text.as_bytes()[0];
-    if first.is_ascii_digit() || first == b'-' || first == b'+' || first == b'.' {
-        let plain = text.replace('_', "");
-        if first != b'.' {
-            if let Some(v) = parse_go_int(&plain) {
-                return (Tag::Int, v);
-            }
-        }
-        static FLOAT: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
-        let float = FLOAT.get_or_init(|| Regex::new(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$").unwrap());
-        if float.is_match(&plain) {
-            if let Some(n) = plain.parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
-                return (Tag::Float, Value::Number(n));
-            }
-        }
-    }
-    (Tag::Str, Value::String(text.to_string()))
-}
-
-/// `strconv.ParseInt(s, 0, 64)`, falling back to `ParseUint`: decimal, `0x`, `0o`, `0b`, `0` octal.
-fn parse_go_int(s: &str) -> Option<Value> {
-    let (negative, body) = match s.as_bytes().first()? {
-        b'-' => (true, &s[1..]),
-        b'+' => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let lower = body.to_ascii_lowercase();
-    let (radix, digits) = if let Some(d) = lower.strip_prefix("0x") {
-        (16, d)
-    } else if let Some(d) = lower.strip_prefix("0o") {
-        (8, d)
-    } else if let Some(d) = lower.strip_prefix("0b") {
-        (2, d)
-    } else if lower.len() > 1 && lower.starts_with('0') {
-        (8, &lower[1..])
-    } else {
-        (10, lower.as_str())
-    };
-    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return None;
-    }
-    let magnitude = u64::from_str_radix(digits, radix).ok()?;
-    if negative {
-        if magnitude <= i64::MAX as u64 + 1 {
-            return Some(Value::from((magnitude as i128).wrapping_neg() as i64));
-        }
-        return None;
-    }
-    if magnitude <= i64::MAX as u64 {
-        Some(Value::from(magnitude as i64))
-    } else {
-        Some(Value::from(magnitude))
-    }
-}
-
-/// The value a scalar of tag `tag` and text `text` decodes to, or go-yaml's complaint.
-fn typed_scalar(tag: Tag, text: &str) -> std::result::Result<Value, String> {
-    if tag == Tag::Str {
-        return Ok(Value::String(text.to_string()));
-    }
-    let (resolved, value) = resolve_plain(text);
-    // Only an untagged scalar may be a timestamp; with a tag, a date is a string.
-    if let Some(time) = timestamp(text).filter(|_| tag == Tag::Implicit && resolved == Tag::Str) {
-        return Ok(time);
-    }
-    let ok = match (tag, resolved) {
-        (Tag::Implicit, _) => true,
-        (a, b) if a == b => true,
-        (Tag::Float, Tag::Int) => {
-            let f = value.as_f64().unwrap_or(0.0);
-            return Ok(serde_json::Number::from_f64(f).map(Value::Number).unwrap_or(value));
-        }
-        _ => false,
-    };
-    if ok {
-        Ok(value)
-    } else {
-        Err(format!(
-            "map[string]interface {{}}(nil): yaml: cannot decode {} `{text}` as a {}",
-            resolved.name(),
-            tag.name()
-        ))
-    }
-}
-
-/// A plain scalar go-yaml v3 reads as a timestamp, as the time's JSON text.
-fn timestamp(text: &str) -> Option<Value> {
-    let b = text.as_bytes();
-    if b.len() < 10 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
-        return None;
-    }
-    // The YAML parser already types timestamps as kustomize does; a plain date parses alone.
-    match crate::yaml::parse::parse_document(text) {
-        Ok(Value::String(s)) if s != text => Some(Value::String(s)),
-        _ => None,
-    }
+/// The value a scalar of tag `tag` and text `text` decodes to, or go-yaml's complaint as kustomize
+/// words it when it re-reads the object.
+fn typed_scalar(tag: ScalarTag, text: &str) -> std::result::Result<Value, String> {
+    decode_plain(tag, text).map_err(|e| format!("map[string]interface {{}}(nil): yaml: {e}"))
 }
 
 /// kyaml's `RNode.String` of a node, trimmed: what `[field=regex]` matches and errors show.
 fn node_string(v: &Value) -> String {
     match v {
         Value::String(s) => {
-            if s.is_empty() || resolve_plain(s).0 != Tag::Str {
+            if s.is_empty() || resolve_untagged(s).0 != ScalarTag::Str {
                 format!("\"{s}\"")
             } else {
                 s.clone()
@@ -916,80 +790,6 @@ fn elements(node: &Value) -> std::result::Result<&[Value], String> {
 // Paths
 // ---------------------------------------------------------------------------
 
-/// kyaml's `PathSplitter`: split on `delimiter` except where it is escaped with a backslash.
-pub(crate) fn path_splitter(path: &str, delimiter: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for (i, piece) in path.split(delimiter).enumerate() {
-        match out.last_mut() {
-            Some(last) if i > 0 && last.ends_with('\\') => {
-                last.pop();
-                last.push_str(delimiter);
-                last.push_str(piece);
-            }
-            _ => out.push(piece.to_string()),
-        }
-    }
-    out
-}
-
-/// kyaml's `SmarterPathSplitter`: like `path_splitter`, but `[a.b=c]` stays one part and
-/// `[a.b]` becomes the map key `a.b`.
-fn smarter_path_splitter(path: &str) -> Vec<String> {
-    let split = path_splitter(path, ".");
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < split.len() {
-        let elem = &split[i];
-        if elem.starts_with('[') && !elem.ends_with(']') {
-            let mut bracketed = vec![elem.clone()];
-            while i < split.len() - 1 {
-                i += 1;
-                bracketed.push(split[i].clone());
-                if split[i].ends_with(']') {
-                    break;
-                }
-            }
-            let joined = bracketed.join(".");
-            if joined.contains('=') {
-                out.push(joined);
-            } else {
-                out.push(joined.trim_matches(|c| c == '[' || c == ']').to_string());
-            }
-        } else {
-            out.push(elem.clone());
-        }
-        i += 1;
-    }
-    out
-}
-
-/// Go's `strconv.Atoi`.
-fn go_atoi(s: &str) -> Option<i64> {
-    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    s.parse::<i64>().ok()
-}
-
-fn is_list_index(part: &str) -> bool {
-    part.starts_with('[') && part.ends_with(']')
-}
-
-fn is_idx_number(part: &str) -> bool {
-    go_atoi(part).is_some_and(|i| i >= 0)
-}
-
-/// `[name=value]` -> (`name`, `value`).
-fn split_index_name_value(part: &str) -> std::result::Result<(String, String), String> {
-    let inner = part.strip_suffix(']').unwrap_or(part);
-    let inner = inner.strip_prefix('[').unwrap_or(inner);
-    match inner.split_once('=') {
-        Some((n, v)) => Ok((n.to_string(), v.to_string())),
-        None => Err("list path element must contain fieldName=fieldValue for element to match".into()),
-    }
-}
-
 /// kyaml's `PathGetter` without creation (`yaml.Lookup`): the node at `parts`, if any.
 pub(crate) fn lookup<'v>(node: &'v Value, parts: &[String]) -> std::result::Result<Option<&'v Value>, String> {
     let mut current = node;
@@ -1001,8 +801,8 @@ pub(crate) fn lookup<'v>(node: &'v Value, parts: &[String]) -> std::result::Resu
             elements(current)?.get(idx as usize)
         } else if part == "-" {
             elements(current)?.last()
-        } else if is_list_index(part) {
-            let (name, value) = split_index_name_value(part)?;
+        } else if is_list_selector(part) {
+            let (name, value) = split_list_selector(part)?;
             let items = elements(current)?;
             if name.is_empty() {
                 items.iter().find(|e| Kind::of(e) == Kind::Scalar && scalar_text(e) == value)
@@ -1028,13 +828,6 @@ pub(crate) fn lookup<'v>(node: &'v Value, parts: &[String]) -> std::result::Resu
     Ok(Some(current))
 }
 
-/// One step of a path to a node inside a resource.
-#[derive(Clone, Debug, PartialEq)]
-enum Step {
-    Key(String),
-    Index(usize),
-}
-
 /// A node found by the path matcher.
 #[derive(Clone, Debug, PartialEq)]
 enum Hit {
@@ -1042,13 +835,6 @@ enum Hit {
     Node(Vec<Step>),
     /// A node created under a null, which kyaml keeps out of the object: found, but not written.
     Detached,
-}
-
-fn node_at<'v>(root: &'v mut Value, path: &[Step]) -> &'v mut Value {
-    path.iter().fold(root, |node, step| match step {
-        Step::Key(k) => node.get_mut(k.as_str()).expect("matched path exists"),
-        Step::Index(i) => node.get_mut(*i).expect("matched path exists"),
-    })
 }
 
 /// kyaml's `PathMatcher` (with its `Create` option), over one resource.
@@ -1064,7 +850,7 @@ impl Matcher {
     /// The kind of node to create for a missing part followed by `next`.
     fn part_kind(&self, next: Option<&String>) -> Kind {
         match next {
-            Some(n) if is_list_index(n) || is_idx_number(n) => Kind::Sequence,
+            Some(n) if is_list_selector(n) || is_list_position(n) => Kind::Sequence,
             Some(n) if !n.is_empty() => Kind::Mapping,
             _ => self.create.unwrap_or(Kind::Scalar),
         }
@@ -1086,9 +872,9 @@ impl Matcher {
             self.hits.push(Hit::Node(at.clone()));
             return Ok(());
         };
-        if is_idx_number(part) {
+        if is_list_position(part) {
             self.index(node, path, at)
-        } else if is_list_index(part) {
+        } else if is_list_selector(part) {
             self.seq(node, path, at, true)
         } else if part == "*" {
             self.every(node, path, at)
@@ -1170,7 +956,7 @@ impl Matcher {
 
     /// `[field=regex]` (or `[=regex]` for scalars): the elements whose field's YAML text matches.
     fn seq(&mut self, node: &mut Value, path: &[String], at: &mut Vec<Step>, may_create: bool) -> std::result::Result<(), String> {
-        let (field, pattern) = split_index_name_value(&path[0])?;
+        let (field, pattern) = split_list_selector(&path[0])?;
         let re = Regex::new(&pattern).map_err(|e| format!("error parsing regexp: {e}"))?;
         elements(node)?;
         let before = self.hits.len();
@@ -1203,7 +989,7 @@ impl Matcher {
             return Ok(());
         };
         let idx = items.len();
-        let (_, value) = resolve_plain(&pattern);
+        let (_, value) = resolve_untagged(&pattern);
         if field.is_empty() {
             items.push(value);
             let mut fresh_at = at.clone();
@@ -1229,7 +1015,7 @@ impl Matcher {
 /// The value a replacement writes: a scalar's tag and text, or a whole map or list.
 #[derive(Clone, Debug, PartialEq)]
 enum Source {
-    Scalar { tag: Tag, text: String },
+    Scalar { tag: ScalarTag, text: String },
     Node(Value),
 }
 
@@ -1310,7 +1096,7 @@ fn source_value(resources: &ResMap, source: &SourceSelector) -> Result<Source> {
         return Err(Error::msg(format!("nothing selected by {}", source.describe())));
     };
     let field_path = if source.field_path.is_empty() { DEFAULT_FIELD_PATH } else { &source.field_path };
-    let node = lookup(&res.value, &smarter_path_splitter(field_path))
+    let node = lookup(&res.value, &split_replacement_path(field_path))
         .map_err(|e| Error::msg(format!("error looking up replacement source: {e}")))?;
     let missing = match node {
         None | Some(Value::Null) => true,
@@ -1326,7 +1112,10 @@ fn source_value(resources: &ResMap, source: &SourceSelector) -> Result<Source> {
     }
     let node = node.unwrap();
     let value = match Kind::of(node) {
-        Kind::Scalar => Source::Scalar { tag: Tag::of(node), text: scalar_text(node) },
+        Kind::Scalar => match res.nodes.untagged_text_of(&res.value, node) {
+            Some(text) => Source::Scalar { tag: ScalarTag::None, text: text.to_string() },
+            None => Source::Scalar { tag: ScalarTag::of_value(node), text: scalar_text(node) },
+        },
         _ => Source::Node(node.clone()),
     };
     match &source.options {
@@ -1363,14 +1152,26 @@ fn copy_to_target(
             })
         };
         let mut matcher = Matcher { create: create.then(|| value.kind()), fresh: Vec::new(), hits: Vec::new() };
-        matcher.filter(&mut res.value, &smarter_path_splitter(fp), &mut Vec::new()).map_err(|e| failure(Some(e)))?;
+        // Written like `Resource::write`, reading the untagged scalars on the way.
+        let Resource { value: root, nodes, .. } = &mut *res;
+        let before = nodes.snapshot(root);
+        matcher.filter(root, &split_replacement_path(fp), &mut Vec::new()).map_err(|e| failure(Some(e)))?;
         if matcher.hits.is_empty() {
             return Err(failure(None));
         }
+        let mut untagged = Vec::new();
         for hit in &matcher.hits {
             let Hit::Node(path) = hit else { continue };
-            let fresh = matcher.fresh.contains(path);
-            set_field_value(node_at(&mut res.value, path), fresh, target.options.as_ref(), value, deferred)?;
+            // A created scalar has no tag (and no text yet); one without a tag keeps having none.
+            let was_untagged = if matcher.fresh.contains(path) { Some(String::new()) } else { nodes.untagged_text(path).map(str::to_string) };
+            let node = value_at_mut(root, path).expect("matched path exists");
+            if let Some(text) = set_field_value(node, was_untagged.as_deref(), target.options.as_ref(), value, deferred)? {
+                untagged.push((path.clone(), text, node.clone()));
+            }
+        }
+        nodes.propagate(root, before);
+        for (path, text, resolved) in untagged {
+            nodes.mark_untagged(path, text, resolved);
         }
     }
     Ok(())
@@ -1378,13 +1179,15 @@ fn copy_to_target(
 
 /// kustomize's `setFieldValue`: a scalar target keeps its type and takes the (joined) text;
 /// a map or list target becomes the value.
+/// `untagged` is the text of a target scalar without a YAML tag (empty when just created); the
+/// text written into such a scalar is returned, as it stays untagged.
 fn set_field_value(
     target: &mut Value,
-    fresh: bool,
+    untagged: Option<&str>,
     options: Option<&FieldOptions>,
     value: &Source,
     deferred: &mut Option<Error>,
-) -> Result<()> {
+) -> Result<Option<String>> {
     let target_kind = Kind::of(target);
     let mut text = value.text().to_string();
     let mut joined = false;
@@ -1392,7 +1195,7 @@ fn set_field_value(
         if target_kind != Kind::Scalar {
             return Err(Error::msg("delimiter option can only be used with scalar nodes"));
         }
-        let current = if fresh { String::new() } else { scalar_text(target) };
+        let current = untagged.map_or_else(|| scalar_text(target), str::to_string);
         let mut parts: Vec<String> = current.split(o.delimiter.as_str()).map(str::to_string).collect();
         if o.index < 0 {
             parts.insert(0, text);
@@ -1405,16 +1208,17 @@ fn set_field_value(
         joined = true;
     }
     let result = if target_kind == Kind::Scalar {
-        let tag = if fresh { Tag::Implicit } else { Tag::of(target) };
+        let tag = if untagged.is_some() { ScalarTag::None } else { ScalarTag::of_value(target) };
         typed_scalar(tag, &text)
     } else {
         match value {
             Source::Scalar { tag, .. } => typed_scalar(*tag, &text),
             // The delimiter check above keeps `joined` false here.
             Source::Node(v) if !joined => Ok(v.clone()),
-            Source::Node(_) => typed_scalar(Tag::Str, &text),
+            Source::Node(_) => typed_scalar(ScalarTag::Str, &text),
         }
     };
+    let stays_untagged = (untagged.is_some() && target_kind == Kind::Scalar).then(|| text.clone());
     match result {
         Ok(v) => *target = v,
         Err(message) => {
@@ -1422,7 +1226,7 @@ fn set_field_value(
             deferred.get_or_insert(Error::msg(message));
         }
     }
-    Ok(())
+    Ok(stays_untagged)
 }
 
 #[cfg(test)]
@@ -1943,26 +1747,5 @@ Replacements:
         let both = [json!({"path": "x.yaml", "source": {"kind": "ConfigMap"}})];
         let e = apply_replacements(&mut ResMap::new(), &both, &dir.loader()).unwrap_err().to_string();
         assert!(e.ends_with("`: cannot specify both path and inline replacement"), "{e}");
-    }
-
-    #[test]
-    fn plain_scalars_resolve_as_yaml_1_2() {
-        assert_eq!(resolve_plain("42").1, json!(42));
-        assert_eq!(resolve_plain("0x1F").1, json!(31));
-        assert_eq!(resolve_plain("1_000").1, json!(1000));
-        assert_eq!(resolve_plain("1.5").1, json!(1.5));
-        assert_eq!(resolve_plain("True").1, json!(true));
-        assert_eq!(resolve_plain("~").1, json!(null));
-        assert_eq!(resolve_plain("yes").1, json!("yes"));
-        assert_eq!(resolve_plain("1.2.3").1, json!("1.2.3"));
-        assert_eq!(resolve_plain("-").1, json!("-"));
-    }
-
-    #[test]
-    fn path_splitting_keeps_brackets_and_escapes() {
-        assert_eq!(smarter_path_splitter("spec.containers.[name=com.foo].image"), ["spec", "containers", "[name=com.foo]", "image"]);
-        assert_eq!(smarter_path_splitter("metadata.annotations.[a.b.c]"), ["metadata", "annotations", "a.b.c"]);
-        assert_eq!(smarter_path_splitter(r"a\.b.c"), ["a.b", "c"]);
-        assert_eq!(smarter_path_splitter("a.[0].b"), ["a", "[0]", "b"]);
     }
 }

@@ -13,10 +13,11 @@
 //!   all be strings.
 use serde_json::Value;
 
-use super::fieldspec::{split_path, FieldSpec};
+use super::fieldspec::FieldSpec;
+use super::path::{field_spec_part, split_field_spec_path, split_var_field_path};
 use super::replacements::{gvk_string, lookup, res_id_string, stringify_annotations, GoJson};
 use crate::error::{Error, Result};
-use crate::resource::{Gvk, ResId, ResMap};
+use crate::resource::{Gvk, ResId, ResMap, Resource, Step};
 use crate::transform::select::effective_namespace;
 
 /// Where `merge_vars` records the resource a var was bound to: the ids that resource had then,
@@ -119,7 +120,11 @@ pub fn resolve_vars(resources: &mut ResMap, vars: &[Value], var_reference: &[Fie
         let api_version = r.api_version().to_string();
         let kind = r.kind().to_string();
         for spec in var_reference.iter().filter(|s| s.applies_to(&api_version, &kind)) {
-            walk(&mut r.value, &split_path(&spec.path), &mapping).map_err(|e| {
+            let parts = split_field_spec_path(&spec.path);
+            // kustomize retypes every string-like scalar it visits, untagged ones as strings.
+            let Resource { value, nodes, .. } = &mut *r;
+            nodes.type_untagged_as_strings(value, |path| spec_path_reaches(&parts, path));
+            r.write(|value| walk(value, &parts, &mapping)).map_err(|e| {
                 Error::msg(format!("considering field '{}' of object {}: {e}", spec.path, res_id_string(&id)))
             })?;
         }
@@ -277,18 +282,7 @@ impl VarValue {
 
 /// `RNode.GetFieldValue`: dots separate fields, `name[3]` indexes a list.
 fn field_value(resource: &Value, path: &str) -> Option<VarValue> {
-    let mut parts = Vec::new();
-    for field in path.split('.') {
-        match field.strip_suffix(']').and_then(|f| f.rsplit_once('[')) {
-            Some((head, idx)) if !idx.is_empty() && idx.bytes().all(|b| b.is_ascii_digit()) => {
-                if !head.is_empty() {
-                    parts.push(head.to_string());
-                }
-                parts.push(idx.to_string());
-            }
-            _ => parts.push(field.to_string()),
-        }
-    }
+    let parts = split_var_field_path(path);
     let node = lookup(resource, &parts).ok()??;
     Some(match node {
         Value::String(s) => VarValue::Str(s.clone()),
@@ -371,10 +365,7 @@ fn walk<'t>(node: &mut Value, path: &[String], mapping: &dyn Fn(&str) -> Option<
             Ok(())
         }
         Value::Object(map) => {
-            let (name, is_seq) = match first.strip_suffix("[]") {
-                Some(n) => (n, true),
-                None => (first.as_str(), false),
-            };
+            let (name, is_seq) = field_spec_part(first);
             let Some(child) = map.get_mut(name) else { return Ok(()) };
             if is_seq && child.is_null() {
                 // kustomize turns a null it was told is a list into one.
@@ -383,6 +374,29 @@ fn walk<'t>(node: &mut Value, path: &[String], mapping: &dyn Fn(&str) -> Option<
             walk(child, &path[1..], mapping)
         }
         _ => Err("expected sequence or mapping node".into()),
+    }
+}
+
+/// Whether [`walk`] along `parts` visits the scalar at `path`: sequences on the way are walked
+/// element by element, and where the parts end a map's values or a list's items are visited.
+fn spec_path_reaches(parts: &[String], path: &[Step]) -> bool {
+    let mut parts = parts.iter();
+    let mut steps = path.iter();
+    loop {
+        let Some(part) = parts.next() else {
+            return steps.count() <= 1;
+        };
+        let (name, _) = field_spec_part(part);
+        let matched = loop {
+            match steps.next() {
+                Some(Step::Index(_)) => continue,
+                Some(Step::Key(k)) => break k == name,
+                None => break false,
+            }
+        };
+        if !matched {
+            return false;
+        }
     }
 }
 

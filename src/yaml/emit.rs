@@ -923,7 +923,7 @@ fn format_float(f: f64, out: &mut String) {
 // go-yaml v2 resolve(): would this text, unquoted, be read as a non-string?
 // ---------------------------------------------------------------------------
 
-fn resolves_to_non_string(s: &str) -> bool {
+pub(crate) fn resolves_to_non_string(s: &str) -> bool {
     let b = s.as_bytes();
     let Some(&first) = b.first() else {
         return true; // "" is null

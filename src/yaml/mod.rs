@@ -2,6 +2,13 @@
 pub mod emit;
 pub mod memo;
 pub mod parse;
+pub mod scalar;
+
+/// Whether go-yaml v2 (YAML 1.1) reads `text`, unquoted, as something other than a string
+/// (kyaml's `IsValueNonString`, for one-line text).
+pub fn reads_as_non_string_in_yaml_1_1(text: &str) -> bool {
+    !text.is_empty() && emit::resolves_to_non_string(text)
+}
 
 /// A JSON number as Go's `encoding/json` prints it (kustomize round-trips every resource through it).
 pub fn go_number_json(n: &serde_json::Number) -> String {

@@ -753,19 +753,7 @@ impl<'a> Source<'a> {
 }
 
 /// A scalar's explicit tag, as far as typing goes.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum TagKind {
-    None,
-    Str,
-    Int,
-    Float,
-    Bool,
-    Null,
-    Timestamp,
-    Binary,
-    Merge,
-    Other,
-}
+pub(super) use super::scalar::ScalarTag as TagKind;
 
 const CORE_SCHEMA: &str = "tag:yaml.org,2002:";
 
@@ -812,7 +800,7 @@ impl TagKind {
 
 /// What a plain scalar resolves to.
 #[derive(Debug, PartialEq)]
-enum Resolved {
+pub(super) enum Resolved {
     Null,
     Bool(bool),
     Int(i64),
@@ -826,7 +814,7 @@ enum Resolved {
 }
 
 impl Resolved {
-    fn tag(&self) -> TagKind {
+    pub(super) fn tag(&self) -> TagKind {
         match self {
             Resolved::Null => TagKind::Null,
             Resolved::Bool(_) => TagKind::Bool,
@@ -837,7 +825,7 @@ impl Resolved {
         }
     }
 
-    fn into_value(self, text: &str) -> Value {
+    pub(super) fn into_value(self, text: &str) -> Value {
         match self {
             Resolved::Null => Value::Null,
             Resolved::Bool(b) => Value::Bool(b),
@@ -854,7 +842,7 @@ impl Resolved {
 /// context, and its value inside a flow collection when that differs. The v3 encoder writes empty
 /// plain scalars as `''` in flow collections and quotes plain scalars containing `:` there, so
 /// those come back as strings.
-fn resolve_scalar(text: &str, style: ScalarStyle, tag: TagKind) -> Result<(Value, Option<Value>), String> {
+pub(super) fn resolve_scalar(text: &str, style: ScalarStyle, tag: TagKind) -> Result<(Value, Option<Value>), String> {
     let string = || Value::String(text.to_owned());
     match tag {
         TagKind::Str | TagKind::Other | TagKind::Merge => Ok((string(), None)),
@@ -894,7 +882,7 @@ pub fn scalar_value(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result
 }
 
 /// go-yaml v3's `resolve` for an untagged plain scalar (or one tagged with a resolvable tag).
-fn resolve_plain(text: &str, allow_timestamp: bool) -> Resolved {
+pub(super) fn resolve_plain(text: &str, allow_timestamp: bool) -> Resolved {
     let hint = match text.as_bytes().first() {
         None => b'N',
         Some(b'+' | b'-') => b'S',

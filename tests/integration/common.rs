@@ -48,6 +48,49 @@ pub fn fixture(name: &str) -> PathBuf {
     manifest_dir().join("tests").join("fixtures").join(name)
 }
 
+/// Builds the fixture folder `dir` and checks the output: `peerpods-build build <dir>` succeeds,
+/// does not warn about rules that match nothing, and prints exactly the folder's `expected.yaml`
+/// (produced once with the reference and read by hand); when the reference is present, it must
+/// still print exactly `expected.yaml`, so a stale expectation cannot hide a difference.
+pub fn check_build_fixture(dir: &Path, name: &str) {
+    let dir_arg = dir.to_str().expect("UTF-8 path");
+    let expected_path = dir.join("expected.yaml");
+    let expected = fs::read_to_string(&expected_path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", expected_path.display()));
+    assert!(!expected.trim().is_empty(), "{name}: expected.yaml is empty");
+
+    let r = ours(&["build", dir_arg], &manifest_dir());
+    assert!(r.success(), "{name}: peerpods-build failed ({:?}):\n{}", r.code, r.stderr);
+    let unmatched: Vec<&str> = r.stderr.lines().filter(|l| l.starts_with("Warning:")).collect();
+    assert!(unmatched.is_empty(), "{name}: every rule of the fixture matches, yet peerpods-build warned:\n{}", unmatched.join("\n"));
+    pretty_assertions::assert_eq!(r.stdout, expected, "{name}: peerpods-build output differs from expected.yaml");
+
+    if let Some(reference) = reference_run(&[dir_arg], &manifest_dir(), name) {
+        assert!(reference.success(), "{name}: the reference failed ({:?}):\n{}", reference.code, reference.stderr);
+        pretty_assertions::assert_eq!(reference.stdout, expected, "{name}: the reference no longer prints expected.yaml");
+    }
+}
+
+/// Every folder under `tests/<folder>` is `listed` (has a test), every listed name has a folder,
+/// and each folder holds a `kustomization.yaml` and an `expected.yaml`.
+pub fn assert_fixture_folders_listed(folder: &str, listed: &[&str]) {
+    let listed: std::collections::BTreeSet<&str> = listed.iter().copied().collect();
+    let root = manifest_dir().join("tests").join(folder);
+    let on_disk: std::collections::BTreeSet<String> = fs::read_dir(&root)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", root.display()))
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let on_disk: std::collections::BTreeSet<&str> = on_disk.iter().map(String::as_str).collect();
+    pretty_assertions::assert_eq!(listed, on_disk, "the tests and the folders of tests/{folder}/ disagree");
+    for dir in &on_disk {
+        for file in ["kustomization.yaml", "expected.yaml"] {
+            assert!(root.join(dir).join(file).is_file(), "fixture {dir} has no {file}");
+        }
+    }
+}
+
 /// Runs `program args...` in `cwd`, with a timeout, and collects its output.
 pub fn run_program(program: &str, args: &[&str], cwd: &Path) -> Run {
     let mut child = Command::new(program)

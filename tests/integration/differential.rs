@@ -15,29 +15,8 @@
 
 use crate::common;
 
-use common::{fixture, ours, reference_run};
-use pretty_assertions::assert_eq;
-use std::collections::BTreeSet;
-use std::fs;
-
 fn check_fixture(name: &str) {
-    let dir = fixture(name);
-    let dir_arg = dir.to_str().expect("UTF-8 path");
-    let expected_path = dir.join("expected.yaml");
-    let expected = fs::read_to_string(&expected_path)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", expected_path.display()));
-    assert!(!expected.trim().is_empty(), "{name}: expected.yaml is empty");
-
-    let r = ours(&["build", dir_arg], &common::manifest_dir());
-    assert!(r.success(), "{name}: peerpods-build failed ({:?}):\n{}", r.code, r.stderr);
-    let unmatched: Vec<&str> = r.stderr.lines().filter(|l| l.starts_with("Warning:")).collect();
-    assert!(unmatched.is_empty(), "{name}: every rule of the fixture matches, yet peerpods-build warned:\n{}", unmatched.join("\n"));
-    assert_eq!(r.stdout, expected, "{name}: peerpods-build output differs from expected.yaml");
-
-    if let Some(reference) = reference_run(&[dir_arg], &common::manifest_dir(), name) {
-        assert!(reference.success(), "{name}: the reference failed ({:?}):\n{}", reference.code, reference.stderr);
-        assert_eq!(reference.stdout, expected, "{name}: the reference no longer prints expected.yaml");
-    }
+    common::check_build_fixture(&common::fixture(name), name);
 }
 
 macro_rules! fixtures {
@@ -52,21 +31,7 @@ macro_rules! fixtures {
         /// Every folder under tests/fixtures has a test above, and every test a folder.
         #[test]
         fn every_fixture_folder_has_a_test() {
-            let listed: BTreeSet<&str> = [$($dir),*].into_iter().collect();
-            let root = common::manifest_dir().join("tests").join("fixtures");
-            let on_disk: BTreeSet<String> = fs::read_dir(&root)
-                .unwrap_or_else(|e| panic!("reading {}: {e}", root.display()))
-                .map(|e| e.unwrap())
-                .filter(|e| e.file_type().unwrap().is_dir())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect();
-            let on_disk: BTreeSet<&str> = on_disk.iter().map(String::as_str).collect();
-            assert_eq!(listed, on_disk, "tests/integration/differential.rs and tests/fixtures/ disagree");
-            for dir in &on_disk {
-                for file in ["kustomization.yaml", "expected.yaml"] {
-                    assert!(root.join(dir).join(file).is_file(), "fixture {dir} has no {file}");
-                }
-            }
+            common::assert_fixture_folders_listed("fixtures", &[$($dir),*]);
         }
     };
 }

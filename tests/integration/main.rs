@@ -11,6 +11,7 @@ mod bench_equivalence;
 mod cli;
 mod differential;
 mod edit;
+mod fidelity_sharing;
 mod emit_roundtrip;
 mod gitops;
 mod parallel_folders;

@@ -1,0 +1,136 @@
+//! kyaml's path grammar, in one place: field-spec paths (`spec/template/metadata/labels`,
+//! `containers[]`, `\/` escapes), replacement paths (`a.b.[name=x].c`, `[=value]`, `0`, `-`,
+//! `*`, `[a.b]` keys) and var field paths (`spec.ports[0].port`). The walkers that follow these
+//! paths through a resource live with their transformers; the splitting and the meaning of each
+//! part live here.
+
+/// kyaml's `PathSplitter`: split on `delimiter` except where it is escaped with a backslash.
+pub fn split_escaped(path: &str, delimiter: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (i, piece) in path.split(delimiter).enumerate() {
+        match out.last_mut() {
+            Some(last) if i > 0 && last.ends_with('\\') => {
+                last.pop();
+                last.push_str(delimiter);
+                last.push_str(piece);
+            }
+            _ => out.push(piece.to_string()),
+        }
+    }
+    out
+}
+
+/// A field spec's path split on unescaped slashes (kustomize's `PathSplitter(path, "/")`).
+pub fn split_field_spec_path(path: &str) -> Vec<String> {
+    split_escaped(path, "/")
+}
+
+/// A field-spec path part: the field name, and whether a `[]` suffix says it holds a list.
+pub fn field_spec_part(part: &str) -> (&str, bool) {
+    match part.strip_suffix("[]") {
+        Some(name) => (name, true),
+        None => (part, false),
+    }
+}
+
+/// kyaml's `SmarterPathSplitter` on dots: like [`split_escaped`], but `[a.b=c]` stays one part
+/// and `[a.b]` becomes the map key `a.b`.
+pub fn split_replacement_path(path: &str) -> Vec<String> {
+    let split = split_escaped(path, ".");
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < split.len() {
+        let elem = &split[i];
+        if elem.starts_with('[') && !elem.ends_with(']') {
+            let mut bracketed = vec![elem.clone()];
+            while i < split.len() - 1 {
+                i += 1;
+                bracketed.push(split[i].clone());
+                if split[i].ends_with(']') {
+                    break;
+                }
+            }
+            let joined = bracketed.join(".");
+            if joined.contains('=') {
+                out.push(joined);
+            } else {
+                out.push(joined.trim_matches(|c| c == '[' || c == ']').to_string());
+            }
+        } else {
+            out.push(elem.clone());
+        }
+        i += 1;
+    }
+    out
+}
+
+/// A var's field path (`RNode.GetFieldValue`): dots separate fields, `name[3]` indexes a list.
+pub fn split_var_field_path(path: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    for field in path.split('.') {
+        match field.strip_suffix(']').and_then(|f| f.rsplit_once('[')) {
+            Some((head, idx)) if !idx.is_empty() && idx.bytes().all(|b| b.is_ascii_digit()) => {
+                if !head.is_empty() {
+                    parts.push(head.to_string());
+                }
+                parts.push(idx.to_string());
+            }
+            _ => parts.push(field.to_string()),
+        }
+    }
+    parts
+}
+
+/// Go's `strconv.Atoi`: a part that is a list position (negative ones are refused by the caller).
+pub fn go_atoi(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse::<i64>().ok()
+}
+
+/// `[...]`: a part that selects list elements.
+pub fn is_list_selector(part: &str) -> bool {
+    part.starts_with('[') && part.ends_with(']')
+}
+
+/// A part that is a non-negative list position.
+pub fn is_list_position(part: &str) -> bool {
+    go_atoi(part).is_some_and(|i| i >= 0)
+}
+
+/// `[name=value]` -> (`name`, `value`); `[=value]` matches scalar elements.
+pub fn split_list_selector(part: &str) -> Result<(String, String), String> {
+    let inner = part.strip_suffix(']').unwrap_or(part);
+    let inner = inner.strip_prefix('[').unwrap_or(inner);
+    match inner.split_once('=') {
+        Some((n, v)) => Ok((n.to_string(), v.to_string())),
+        None => Err("list path element must contain fieldName=fieldValue for element to match".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaped_slash_stays_in_one_field_spec_part() {
+        assert_eq!(split_field_spec_path(r"metadata/annotations/a.io\/b"), vec!["metadata", "annotations", "a.io/b"]);
+        assert_eq!(field_spec_part("containers[]"), ("containers", true));
+    }
+
+    #[test]
+    fn replacement_paths_keep_bracketed_parts_whole() {
+        assert_eq!(split_replacement_path("spec.containers.[name=com.foo].image"), ["spec", "containers", "[name=com.foo]", "image"]);
+        assert_eq!(split_replacement_path("metadata.annotations.[a.b.c]"), ["metadata", "annotations", "a.b.c"]);
+        assert_eq!(split_replacement_path(r"a\.b.c"), ["a.b", "c"]);
+        assert_eq!(split_replacement_path("a.[0].b"), ["a", "[0]", "b"]);
+    }
+
+    #[test]
+    fn var_field_paths_index_lists_with_brackets() {
+        assert_eq!(split_var_field_path("spec.ports[0].port"), ["spec", "ports", "0", "port"]);
+        assert_eq!(split_var_field_path("data.a[x]"), ["data", "a[x]"]);
+    }
+}
