@@ -17,7 +17,9 @@ prints a TSV table, one row per (provider, key):
 - secret: `yes` for keys the Go flag declares secret (they belong in the
   credentials Secret, not in peer-pods-cm).
 - source: where the key is read: `flag` (FlagRegistrar in Go), `getenv`
-  (os.Getenv in Go) or `entrypoint` (entrypoint.sh).
+  (os.Getenv in Go), `sdk` (an `Env...` constant of a provider package naming a
+  variable its cloud SDK's credential chain reads) or `entrypoint`
+  (entrypoint.sh).
 
 Where the keys come from:
 - `src/cloud-api-adaptor/cmd/cloud-api-adaptor/main.go`: the flags every
@@ -212,6 +214,14 @@ def getenv_rows(text, constants):
     return rows
 
 
+SDK_CONSTANT = re.compile(r'^\s*Env[A-Z]\w*\s*=\s*"([A-Z][A-Z0-9_]*)"\s*$', re.M)
+
+
+def sdk_rows(text):
+    return [{"key": key, "type": "string", "default": "", "required": "", "secret": "",
+             "source": "sdk"} for key in SDK_CONSTANT.findall(text)]
+
+
 def entrypoint_rows(text):
     """Per provider function: rows; plus the global rows (provider `*`)."""
     functions, current, body = {}, None, []
@@ -309,6 +319,7 @@ def derive(source):
         rows = flag_rows(text, constants)
         for path in source.go_files(folder):
             rows += getenv_rows(source.read(path), constants)
+            rows += sdk_rows(source.read(path))
         rows += entry_provider.get(provider, [])
         table[provider] = merge(rows)
     unknown = set(entry_provider) - set(table)
