@@ -77,6 +77,8 @@ class Source:
         self.commit = commit or "HEAD"
         if self.git:
             self.commit = self._git("rev-parse", f"{self.commit}^{{commit}}").strip()
+        elif not os.path.exists(os.path.join(path, ".git")):
+            self.commit = "unknown (not a git checkout)"
         else:
             try:
                 self.commit = subprocess.run(
