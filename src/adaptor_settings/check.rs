@@ -246,7 +246,7 @@ fn collect(dir: &Path, sources: &mut Vec<Source>, visited: &mut BTreeSet<PathBuf
 
     for resource in kustomization.resources.iter().chain(&kustomization.bases) {
         if !is_remote(resource) && dir.join(resource).is_dir() {
-            collect(&dir.join(resource), sources, visited)?;
+            collect(&tidy(&dir.join(resource)), sources, visited)?;
         }
     }
     let mut used_lines = BTreeSet::new();
@@ -282,10 +282,28 @@ fn collect(dir: &Path, sources: &mut Vec<Source>, visited: &mut BTreeSet<PathBuf
     }
     for component in &kustomization.components {
         if !is_remote(component) {
-            collect(&dir.join(component), sources, visited)?;
+            collect(&tidy(&dir.join(component)), sources, visited)?;
         }
     }
     Ok(())
+}
+
+/// The path without `.` parts and with `x/..` pairs removed, so that findings
+/// name files as a person would (`overlays/aws/settings.env`, not
+/// `mine/../overlays/aws/settings.env`); leading `..` parts stay.
+fn tidy(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut parts: Vec<Component> = Vec::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(parts.last(), Some(Component::Normal(_))) => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    parts.iter().collect()
 }
 
 /// kustomize drops one pair of matching quotes around a literal's value.
@@ -318,6 +336,12 @@ fn literal_line(text: &str, literal: &str, used: &mut BTreeSet<usize>) -> usize 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tidy_paths_keep_leading_parent_parts() {
+        assert_eq!(tidy(Path::new("mine/../overlays/./aws")), Path::new("overlays/aws"));
+        assert_eq!(tidy(Path::new("../x/../y")), Path::new("../y"));
+    }
 
     #[test]
     fn durations_follow_go_syntax() {

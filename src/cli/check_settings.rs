@@ -17,8 +17,10 @@ pub fn run(args: &CheckSettingsArgs) -> Result<(), String> {
     let mut problems = 0;
     for dir in &args.dirs {
         let report = check_settings(dir, table).map_err(|e| e.to_string())?;
+        // Findings are diagnostics: stderr, like every error of this program; stdout stays
+        // empty when the command fails.
         for finding in &report.findings {
-            println!("{finding}");
+            eprintln!("{finding}");
         }
         problems += report.findings.len();
         eprintln!(
