@@ -1648,6 +1648,31 @@ fn settings_offer_only_keys_the_adaptor_reads(provider: &str) {
             *offered.entry(entry.key.clone()).or_default() |= true;
         }
     }
+    // A `# default: X` line of a block with one key states the adaptor's default.
+    for (path, _) in &files {
+        let Ok(text) = fs::read_to_string(path) else {
+            continue;
+        };
+        for block in text.split("\n\n") {
+            let keys = EnvFile::parse(path, block).entries;
+            let stated = block.lines().find_map(|l| l.strip_prefix("# default: "));
+            let ([entry], Some(stated)) = (keys.as_slice(), stated) else {
+                continue;
+            };
+            let Some(setting) = table.lookup(provider, &entry.key) else {
+                continue;
+            };
+            let first_word = stated.split_whitespace().next().unwrap_or_default();
+            if !setting.default.is_empty() && first_word != setting.default {
+                problems.push(format!(
+                    "{}: {}: documented default `{stated}`, the adaptor's is `{}`",
+                    relative(path),
+                    entry.key,
+                    setting.default
+                ));
+            }
+        }
+    }
     for setting in table.for_provider(provider).filter(|s| s.requirement.is_required()) {
         let has_credentials = folder.join("credentials.env.example").is_file();
         if !offered.contains_key(&setting.key) && (!setting.secret || has_credentials) {
@@ -1671,7 +1696,7 @@ fn settings_offer_only_keys_the_adaptor_reads(provider: &str) {
 /// os.Getenv, SDK constants and the entrypoint's checks.
 #[test]
 fn settings_table_script_reads_flags_getenv_and_the_entrypoint() {
-    let source = repo().join("tests/fixtures/adaptor-source");
+    let source = repo().join("tests/adaptor-source");
     let output = Command::new("python3")
         .arg(repo().join("tools/adaptor-settings.py"))
         .arg(&source)
