@@ -1393,7 +1393,7 @@ fn every_overlay_folder_is_a_tested_and_owned_provider() {
     let tested: BTreeSet<String> = PROVIDERS.iter().map(|p| p.to_string()).collect();
     assert_eq!(
         folders, tested,
-        "overlays/ and the provider_tests! list in tests/integration/peerpods.rs disagree"
+        "overlays/ and the provider list build.rs generated disagree (rebuild the tests)"
     );
     let rules = codeowners();
     for provider in &folders {
