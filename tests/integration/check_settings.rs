@@ -155,3 +155,24 @@ fn overlay_without_a_provider_is_an_error() {
     assert!(!run.success());
     assert!(run.stderr.contains("renders no CLOUD_PROVIDER"), "{}", run.stderr);
 }
+
+/// The shipped overlays offer only keys their adaptor reads, typed right: a
+/// fresh clone's only findings are the required keys still to fill in.
+#[test]
+fn shipped_overlays_only_miss_their_required_values() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for entry in fs::read_dir(repo.join("overlays")).unwrap() {
+        let dir = entry.unwrap().path();
+        let relative = format!("overlays/{}", dir.file_name().unwrap().to_string_lossy());
+        let run = ours(&["check-settings", &relative], repo);
+        let findings: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|line| !line.contains("checked against cloud-api-adaptor") && !line.starts_with("Error: "))
+            .collect();
+        assert_eq!(run.success(), findings.is_empty(), "{relative}: {}", run.stderr);
+        for finding in findings {
+            assert!(finding.ends_with("required by the adaptor, but empty"), "{relative}: {finding}");
+        }
+    }
+}
