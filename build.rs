@@ -45,5 +45,9 @@ fn main() {
         writeln!(code, "}}\n").unwrap();
     }
     let out = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("peerpods_provider_tests.rs");
-    std::fs::write(out, code).expect("write the generated provider tests");
+    // Written only when it changes, so that an edit inside a provider folder
+    // does not recompile the tests.
+    if std::fs::read_to_string(&out).ok().as_deref() != Some(code.as_str()) {
+        std::fs::write(out, code).expect("write the generated provider tests");
+    }
 }

@@ -12,6 +12,11 @@
 //!   keeps them, so they become part of the value;
 //! - a value that is not of the key's type (boolean, integer, number, duration);
 //! - credentials in the ConfigMap (they belong in the Secret `peer-pods-secret`).
+//!
+//! A `peer-pods-secret` generator (`components/credentials-env`, or one of your own) is read the
+//! same way: its keys must be ones the adaptor reads, and its env files carry no comments or
+//! quotes in values. Required credentials are not demanded, since the Secret may be created
+//! beforehand.
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -22,6 +27,8 @@ use crate::kustomization::Kustomization;
 
 /// The ConfigMap the adaptor reads its settings from.
 pub const SETTINGS_CONFIGMAP: &str = "peer-pods-cm";
+/// The Secret the adaptor reads its credentials from.
+pub const CREDENTIALS_SECRET: &str = "peer-pods-secret";
 
 /// One problem, at a place in a file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,6 +67,8 @@ struct Source {
     file: PathBuf,
     line: usize,
     from_env_file: bool,
+    /// From the credentials Secret rather than the settings ConfigMap.
+    in_secret: bool,
 }
 
 /// The result of checking one overlay.
@@ -79,7 +88,7 @@ pub fn check_settings(dir: &Path, table: &SettingsTable) -> Result<Report, Check
     let provider = sources
         .iter()
         .rev()
-        .find(|s| s.key == "CLOUD_PROVIDER")
+        .find(|s| s.key == "CLOUD_PROVIDER" && !s.in_secret)
         .and_then(|s| s.value.clone())
         .ok_or_else(|| CheckError::NoProvider { dir: dir.to_owned() })?;
     let mut findings = Vec::new();
@@ -117,7 +126,7 @@ pub fn check_settings(dir: &Path, table: &SettingsTable) -> Result<Report, Check
             finding(source, format!("not a setting the {provider} adaptor reads{hint}"));
             continue;
         };
-        if setting.secret {
+        if setting.secret && !source.in_secret {
             finding(source, "a credential: put it in the Secret peer-pods-secret, not in the ConfigMap".to_owned());
         }
         if source.from_env_file {
@@ -145,7 +154,7 @@ pub fn check_settings(dir: &Path, table: &SettingsTable) -> Result<Report, Check
     }
     // Required keys: judged on the value that wins.
     for setting in table.for_provider(&provider).filter(|s| s.requirement.is_required() && !s.secret) {
-        match sources.iter().rev().find(|s| s.key == setting.key) {
+        match sources.iter().rev().find(|s| s.key == setting.key && !s.in_secret) {
             Some(last) if last.value.as_deref().is_some_and(str::is_empty) => {
                 finding(last, "required by the adaptor, but empty".to_owned())
             }
@@ -157,6 +166,7 @@ pub fn check_settings(dir: &Path, table: &SettingsTable) -> Result<Report, Check
                     file: kustomization_file(dir)?,
                     line: 1,
                     from_env_file: false,
+                    in_secret: false,
                 };
                 finding(&top, format!("required by the adaptor, but {SETTINGS_CONFIGMAP} never sets it"))
             }
@@ -228,7 +238,7 @@ fn is_remote(reference: &str) -> bool {
     reference.contains("://") || reference.starts_with("github.com/") || reference.starts_with("git@")
 }
 
-/// Collects the `peer-pods-cm` sources of the kustomization in `dir` and everything it includes,
+/// Collects the `peer-pods-cm` and `peer-pods-secret` sources of the kustomization in `dir` and everything it includes,
 /// in the order kustomize applies them.
 fn collect(dir: &Path, sources: &mut Vec<Source>, visited: &mut BTreeSet<PathBuf>) -> Result<(), CheckError> {
     let file = kustomization_file(dir)?;
@@ -250,9 +260,15 @@ fn collect(dir: &Path, sources: &mut Vec<Source>, visited: &mut BTreeSet<PathBuf
         }
     }
     let mut used_lines = BTreeSet::new();
-    for generator in kustomization.config_map_generator.iter().filter(|g| g.name == SETTINGS_CONFIGMAP) {
+    let generators = kustomization
+        .config_map_generator
+        .iter()
+        .filter(|g| g.name == SETTINGS_CONFIGMAP)
+        .map(|g| (g, false))
+        .chain(kustomization.secret_generator.iter().filter(|g| g.name == CREDENTIALS_SECRET).map(|g| (g, true)));
+    for (generator, in_secret) in generators {
         if generator.behavior == "replace" {
-            sources.clear();
+            sources.retain(|s| s.in_secret != in_secret);
         }
         let env_files = generator.envs.iter().chain(std::iter::once(&generator.env).filter(|e| !e.is_empty()));
         for env in env_files {
@@ -265,6 +281,7 @@ fn collect(dir: &Path, sources: &mut Vec<Source>, visited: &mut BTreeSet<PathBuf
                     file: path.clone(),
                     line: entry.line,
                     from_env_file: true,
+                    in_secret,
                 });
             }
         }
@@ -277,6 +294,7 @@ fn collect(dir: &Path, sources: &mut Vec<Source>, visited: &mut BTreeSet<PathBuf
                 file: file.clone(),
                 line,
                 from_env_file: false,
+                in_secret,
             });
         }
     }

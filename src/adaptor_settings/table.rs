@@ -159,7 +159,7 @@ impl SettingsTable {
     pub fn closest<'a>(&'a self, provider: &'a str, key: &str) -> Option<&'a str> {
         self.for_provider(provider)
             .map(|s| (edit_distance(&s.key, key), s.key.as_str()))
-            .filter(|(distance, candidate)| *distance <= 3.max(candidate.len() / 4))
+            .filter(|(distance, candidate)| *distance <= 3.max(candidate.len() / 3))
             .min()
             .map(|(_, candidate)| candidate)
     }

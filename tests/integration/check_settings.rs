@@ -176,3 +176,18 @@ fn shipped_overlays_only_miss_their_required_values() {
         }
     }
 }
+
+/// Credentials generated into peer-pods-secret are checked too (a misspelt
+/// credential would leave the adaptor without it).
+#[test]
+fn misspelt_credential_in_a_generated_secret_is_reported() {
+    let kustomization = format!(
+        "{USER_KUSTOMIZATION}secretGenerator:\n- name: peer-pods-secret\n  namespace: confidential-containers-system\n  envs:\n  - credentials.env\n"
+    );
+    let tree = user_overlay("check-credentials", &kustomization, "");
+    tree.write("mine/credentials.env", "AWS_ACCESS_KEY_ID=AKIA\nAWS_SECRET_KEY=x\n");
+    assert_eq!(
+        check(&tree, false),
+        ["mine/credentials.env:2: aws: AWS_SECRET_KEY: not a setting the aws adaptor reads; did you mean AWS_SECRET_ACCESS_KEY?"]
+    );
+}
