@@ -4,7 +4,7 @@
 Validates every document of the given multi-document YAML files ("-" for
 standard input) against the OpenAPI schemas bundled with the PyPI package
 kubernetes-validate, in strict mode (unknown fields are errors). No cluster
-is needed. Used by tests/peerpods.rs on each rendered overlay:
+is needed. Used by tests/integration/peerpods.rs on each rendered overlay:
 
     peerpods-build overlays/aws | tools/validate-manifests.py -
 
