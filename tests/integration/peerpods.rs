@@ -424,24 +424,23 @@ struct Entry {
     facets: BTreeSet<String>,
 }
 
+fn value_at<'a>(value: &'a Value, path: &[&str]) -> Option<&'a Value> {
+    path.iter().try_fold(value, |v, key| v.get(key))
+}
+
 fn str_at<'a>(value: &'a Value, path: &[&str]) -> &'a str {
-    path.iter()
-        .fold(Some(value), |v, key| v.and_then(|v| v.get(key)))
-        .and_then(Value::as_str)
-        .unwrap_or_default()
+    value_at(value, path).and_then(Value::as_str).unwrap_or_default()
 }
 
 fn object_at<'a>(value: &'a Value, path: &[&str]) -> Vec<(&'a String, &'a Value)> {
-    path.iter()
-        .fold(Some(value), |v, key| v.and_then(|v| v.get(key)))
+    value_at(value, path)
         .and_then(Value::as_object)
         .map(|map| map.iter().collect())
         .unwrap_or_default()
 }
 
 fn array_at<'a>(value: &'a Value, path: &[&str]) -> &'a [Value] {
-    path.iter()
-        .fold(Some(value), |v, key| v.and_then(|v| v.get(key)))
+    value_at(value, path)
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default()
