@@ -1810,39 +1810,40 @@ fn image_and_version(yaml: &str) -> (String, String) {
     (find("image: "), find("app.kubernetes.io/version: "))
 }
 
+/// A digest for the pins of these tests (not a real image's).
+const SOME_DIGEST: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+/// libvirt's image and version label when base/ pins `pin`.
+fn assert_dev_image(label: &str, pin: &str, image: &str, version: &str) {
+    let output = libvirt_with_pin(label, pin).unwrap_or_else(|e| panic!("{label}: {e}"));
+    assert_eq!(image_and_version(&output), (image.to_owned(), version.to_owned()), "{label}");
+}
+
 #[test]
 fn dev_image_keeps_a_registry_port() {
-    let output = libvirt_with_pin(
+    assert_dev_image(
         "dev-image-port",
         "  newName: localhost:5000/cloud-api-adaptor\n  newTag: v1.2\n",
-    )
-    .unwrap();
-    assert_eq!(
-        image_and_version(&output),
-        ("localhost:5000/cloud-api-adaptor:dev-v1.2".to_owned(), "dev-v1.2".to_owned())
+        "localhost:5000/cloud-api-adaptor:dev-v1.2",
+        "dev-v1.2",
     );
 }
 
 #[test]
 fn dev_image_drops_the_digest_of_the_non_dev_image() {
-    let digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-    let output = libvirt_with_pin(
+    assert_dev_image(
         "dev-image-digest",
-        &format!("  newName: quay.io/confidential-containers/cloud-api-adaptor\n  newTag: v0.9\n  digest: {digest}\n"),
-    )
-    .unwrap();
-    assert_eq!(
-        image_and_version(&output),
-        ("quay.io/confidential-containers/cloud-api-adaptor:dev-v0.9".to_owned(), "dev-v0.9".to_owned())
+        &format!("  newName: quay.io/confidential-containers/cloud-api-adaptor\n  newTag: v0.9\n  digest: {SOME_DIGEST}\n"),
+        "quay.io/confidential-containers/cloud-api-adaptor:dev-v0.9",
+        "dev-v0.9",
     );
 }
 
 #[test]
 fn dev_image_refuses_a_pin_without_a_tag() {
-    let digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
     let error = libvirt_with_pin(
         "dev-image-digest-only",
-        &format!("  newName: quay.io/confidential-containers/cloud-api-adaptor\n  digest: {digest}\n"),
+        &format!("  newName: quay.io/confidential-containers/cloud-api-adaptor\n  digest: {SOME_DIGEST}\n"),
     )
     .unwrap_err();
     assert!(error.contains("out of bounds"), "{error}");
@@ -1851,32 +1852,38 @@ fn dev_image_refuses_a_pin_without_a_tag() {
 // ---------------------------------------------------------------------------
 // Routes for credentials: files, existing Secrets; the provider template
 
+/// `overlays/<provider>` in a scratch tree with `mine/` holding the
+/// documented example `name` and `files`; returns the tree and the engine's
+/// rendering of `mine`, checked against the reference.
+fn render_documented_example(provider: &str, name: &str, files: &[(&str, &str)]) -> (Sandbox, String) {
+    let sandbox = Sandbox::new(provider, name);
+    let mine = sandbox.root.join("mine");
+    fs::create_dir_all(&mine).unwrap();
+    fs::write(mine.join("kustomization.yaml"), documented_example(name)).unwrap();
+    for (file, content) in files {
+        fs::write(mine.join(file), content).unwrap();
+    }
+    let output = engine_build(&sandbox.root, "mine");
+    assert_same_as_reference(&sandbox.root, "mine", &format!("docs/peerpods.md example {name}"), &output);
+    (sandbox, output)
+}
+
 /// A credential that is a file (GCP's service-account JSON) goes into the
 /// Secret from the file, as docs/peerpods.md shows, in an overlay of your own.
 #[test]
 fn credential_file_goes_into_the_secret_as_documented() {
-    let sandbox = Sandbox::new("gcp", "credential-file");
-    let mine = sandbox.root.join("mine");
-    fs::create_dir_all(&mine).unwrap();
-    fs::write(mine.join("sa.json"), "{\"type\":\"service_account\",\"project_id\":\"p\"}\n").unwrap();
-    fs::write(mine.join("kustomization.yaml"), documented_example("credential-file")).unwrap();
-    let output = engine_build(&sandbox.root, "mine");
+    let json = "{\"type\":\"service_account\",\"project_id\":\"p\"}\n";
+    let (_sandbox, output) = render_documented_example("gcp", "credential-file", &[("sa.json", json)]);
     assert_contains(&output, "GCP_CREDENTIALS: eyJ0eXBlIjoic2VydmljZV9hY2NvdW50IiwicHJvamVjdF9pZCI6InAifQo=", "mine");
     assert_contains(&output, "name: peer-pods-secret\n", "mine");
-    assert_same_as_reference(&sandbox.root, "mine", "credential file overlay", &output);
 }
 
 /// An existing Secret under another name: every reference follows it.
 #[test]
 fn existing_secret_name_replaces_every_reference() {
-    let sandbox = Sandbox::new("aws", "existing-secret");
-    let mine = sandbox.root.join("mine");
-    fs::create_dir_all(&mine).unwrap();
-    fs::write(mine.join("kustomization.yaml"), documented_example("existing-secret")).unwrap();
-    let output = engine_build(&sandbox.root, "mine");
+    let (_sandbox, output) = render_documented_example("aws", "existing-secret", &[]);
     assert!(!output.contains("peer-pods-secret"), "{output}");
     assert_eq!(output.matches("name: my-cloud-credentials").count(), 2, "{output}");
-    assert_same_as_reference(&sandbox.root, "mine", "existing secret overlay", &output);
 }
 
 /// The YAML block of docs/peerpods.md that follows the marker
