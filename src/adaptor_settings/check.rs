@@ -11,7 +11,9 @@
 //! - an env-file value that carries a ` # comment`, quotes or blanks at either end: kustomize
 //!   keeps them, so they become part of the value;
 //! - a value that is not of the key's type (boolean, integer, number, duration);
-//! - credentials in the ConfigMap (they belong in the Secret `peer-pods-secret`).
+//! - credentials in the ConfigMap (they belong in the Secret `peer-pods-secret`);
+//! - a setting added after `components/settings-rollout` ran: that change would not roll the
+//!   DaemonSet, so the rollout component must come last.
 //!
 //! A `peer-pods-secret` generator (`components/credentials-env`, or one of your own) is read the
 //! same way: its keys must be ones the adaptor reads, and its env files carry no comments or
@@ -27,6 +29,8 @@ use crate::kustomization::Kustomization;
 
 /// The ConfigMap the adaptor reads its settings from.
 pub const SETTINGS_CONFIGMAP: &str = "peer-pods-cm";
+/// The component that copies the final settings into the hashed copy that rolls the DaemonSet.
+pub const ROLLOUT_COMPONENT: &str = "settings-rollout";
 /// The Secret the adaptor reads its credentials from.
 pub const CREDENTIALS_SECRET: &str = "peer-pods-secret";
 
@@ -84,7 +88,8 @@ pub struct Report {
 pub fn check_settings(dir: &Path, table: &SettingsTable) -> Result<Report, CheckError> {
     let mut sources = Vec::new();
     let mut visited = BTreeSet::new();
-    collect(dir, &mut sources, &mut visited)?;
+    let mut rolled_out_at = None;
+    collect(dir, &mut sources, &mut visited, &mut rolled_out_at)?;
     let provider = sources
         .iter()
         .rev()
@@ -150,6 +155,18 @@ pub fn check_settings(dir: &Path, table: &SettingsTable) -> Result<Report, Check
             if let Some(expected) = type_mismatch(setting.value_type, value) {
                 finding(source, format!("`{value}` is not {expected}"));
             }
+        }
+    }
+    // Settings changed after the last settings-rollout do not reach the pod template.
+    if let Some(mark) = rolled_out_at {
+        if let Some(late) = sources[mark..].iter().find(|s| !s.in_secret) {
+            finding(
+                late,
+                format!(
+                    "set after components/{ROLLOUT_COMPONENT} ran, so changing it does not roll the \
+                     DaemonSet: list {ROLLOUT_COMPONENT} as the last component of the overlay that sets it"
+                ),
+            );
         }
     }
     // Required keys: judged on the value that wins.
@@ -240,7 +257,14 @@ fn is_remote(reference: &str) -> bool {
 
 /// Collects the `peer-pods-cm` and `peer-pods-secret` sources of the kustomization in `dir` and everything it includes,
 /// in the order kustomize applies them.
-fn collect(dir: &Path, sources: &mut Vec<Source>, visited: &mut BTreeSet<PathBuf>) -> Result<(), CheckError> {
+/// `rolled_out_at` is set to the number of sources collected when a `settings-rollout` component
+/// ran last.
+fn collect(
+    dir: &Path,
+    sources: &mut Vec<Source>,
+    visited: &mut BTreeSet<PathBuf>,
+    rolled_out_at: &mut Option<usize>,
+) -> Result<(), CheckError> {
     let file = kustomization_file(dir)?;
     let unreadable = |path: &Path, message: String| CheckError::Unreadable { path: path.to_owned(), message };
     let text = std::fs::read_to_string(&file).map_err(|e| unreadable(&file, e.to_string()))?;
@@ -256,7 +280,7 @@ fn collect(dir: &Path, sources: &mut Vec<Source>, visited: &mut BTreeSet<PathBuf
 
     for resource in kustomization.resources.iter().chain(&kustomization.bases) {
         if !is_remote(resource) && dir.join(resource).is_dir() {
-            collect(&tidy(&dir.join(resource)), sources, visited)?;
+            collect(&tidy(&dir.join(resource)), sources, visited, rolled_out_at)?;
         }
     }
     let mut used_lines = BTreeSet::new();
@@ -300,7 +324,11 @@ fn collect(dir: &Path, sources: &mut Vec<Source>, visited: &mut BTreeSet<PathBuf
     }
     for component in &kustomization.components {
         if !is_remote(component) {
-            collect(&tidy(&dir.join(component)), sources, visited)?;
+            let component = tidy(&dir.join(component));
+            collect(&component, sources, visited, rolled_out_at)?;
+            if component.file_name().is_some_and(|name| name == ROLLOUT_COMPONENT) {
+                *rolled_out_at = Some(sources.len());
+            }
         }
     }
     Ok(())

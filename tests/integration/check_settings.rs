@@ -42,6 +42,8 @@ configMapGenerator:
   - settings.env
   literals:
   - PODVM_AMI_ID=ami-0123456789
+components:
+- ../components/settings-rollout
 ";
 
 /// Runs check-settings on `mine` and returns its findings (stderr); asserts
@@ -189,5 +191,17 @@ fn misspelt_credential_in_a_generated_secret_is_reported() {
     assert_eq!(
         check(&tree, false),
         ["mine/credentials.env:2: aws: AWS_SECRET_KEY: not a setting the aws adaptor reads; did you mean AWS_SECRET_ACCESS_KEY?"]
+    );
+}
+
+/// A user overlay that changes settings without settings-rollout last would
+/// not roll the DaemonSet.
+#[test]
+fn settings_changed_after_the_rollout_are_reported() {
+    let kustomization = USER_KUSTOMIZATION.replace("components:\n- ../components/settings-rollout\n", "");
+    let tree = user_overlay("check-rollout", &kustomization, "AWS_REGION=eu-west-1\n");
+    assert_eq!(
+        check(&tree, false),
+        ["mine/settings.env:1: aws: AWS_REGION: set after components/settings-rollout ran, so changing it does not roll the DaemonSet: list settings-rollout as the last component of the overlay that sets it"]
     );
 }
