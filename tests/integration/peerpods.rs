@@ -1955,3 +1955,15 @@ fn coco_operator_example_renders_from_local_copies() {
     assert_same_as_reference(&scratch, "mine", "docs/examples/coco-operator (local copies)", &output);
     let _ = fs::remove_dir_all(&scratch);
 }
+
+/// Existing SSH-key and TLS Secrets under other names: the adaptor's and
+/// peerpod-ctrl's volumes follow them.
+#[test]
+fn existing_ssh_and_tls_secret_names_replace_every_reference() {
+    let (_sandbox, output) = render_documented_example("libvirt", "existing-ssh-and-tls-secrets", &[]);
+    for gone in ["ssh-key-secret", "certs-for-tls"] {
+        assert!(!output.contains(gone), "{gone} still rendered:\n{output}");
+    }
+    assert_eq!(output.matches("secretName: my-ssh-keys").count(), 2, "{output}");
+    assert_eq!(output.matches("secretName: my-tls").count(), 1, "{output}");
+}
