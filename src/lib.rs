@@ -3,6 +3,7 @@
 //! [`build`] is the whole pipeline, in kustomize's order: accumulate the kustomization tree
 //! ([`target`]), then, at the top level only, add hash suffixes, fix name references, resolve
 //! vars, drop local-config resources and sort.
+pub mod adaptor_settings;
 pub mod build_metadata;
 pub mod diagnostics;
 pub mod edit;

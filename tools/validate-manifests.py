@@ -4,9 +4,15 @@
 Validates every document of the given multi-document YAML files ("-" for
 standard input) against the OpenAPI schemas bundled with the PyPI package
 kubernetes-validate, in strict mode (unknown fields are errors). No cluster
-is needed. Used by tests/peerpods.rs on each rendered overlay:
+is needed. Used by tests/integration/peerpods.rs on each rendered overlay:
 
     peerpods-build overlays/aws | tools/validate-manifests.py -
+
+Custom resources are checked against the openAPIV3Schema of a
+CustomResourceDefinition in the same files, or against a schema in
+data/crd-schemas/<group>_<version>_<Kind>.json (small subsets vendored with
+their source named in them, for CRDs a cluster installs beforehand, such as
+cert-manager's); a custom resource with neither is an error.
 
 Exit status: 0 all valid, 1 some document invalid, 2 usage or YAML error,
 3 kubernetes-validate (or PyYAML) is not installed:
@@ -14,6 +20,8 @@ Exit status: 0 all valid, 1 some document invalid, 2 usage or YAML error,
 """
 
 import argparse
+import json
+import os
 import sys
 
 MISSING_DEPENDENCY = 3
@@ -56,6 +64,43 @@ def first_line(err):
     return text.strip().splitlines()[0] if text.strip() else type(err).__name__
 
 
+CRD_SCHEMA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                              "data", "crd-schemas")
+
+
+def crd_schemas(docs):
+    """(group/version, kind) -> openAPIV3Schema of the CRDs among docs."""
+    schemas = {}
+    for doc in docs:
+        if not isinstance(doc, dict) or doc.get("kind") != "CustomResourceDefinition":
+            continue
+        spec = doc.get("spec") or {}
+        kind = (spec.get("names") or {}).get("kind")
+        for version in spec.get("versions") or []:
+            schema = (version.get("schema") or {}).get("openAPIV3Schema")
+            if schema:
+                schemas[(f"{spec.get('group')}/{version.get('name')}", kind)] = schema
+    return schemas
+
+
+def custom_resource_schema(doc, in_stream):
+    api_version, kind = doc.get("apiVersion", ""), doc.get("kind", "")
+    if (api_version, kind) in in_stream:
+        return in_stream[(api_version, kind)]
+    group, _, version = api_version.partition("/")
+    path = os.path.join(CRD_SCHEMA_DIR, f"{group}_{version}_{kind}.json")
+    if os.path.isfile(path):
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    return None
+
+
+def validate_custom_resource(doc, schema):
+    import jsonschema
+    errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(doc), key=lambda e: list(e.path))
+    return [f"{'/'.join(str(p) for p in e.path) or '(root)'}: {e.message}" for e in errors]
+
+
 def validate_stream(label, stream, version):
     """Returns (number of documents checked, list of error strings)."""
     errors = []
@@ -64,6 +109,7 @@ def validate_stream(label, stream, version):
         docs = list(yaml.safe_load_all(stream))
     except yaml.YAMLError as err:
         return 0, [f"{label}: not valid YAML: {err}"]
+    in_stream = crd_schemas(docs)
     for doc in docs:
         if doc is None:
             continue
@@ -77,8 +123,14 @@ def validate_stream(label, stream, version):
             path = "/".join(str(p) for p in getattr(err, "path", []) or [])
             at = f" at {path}" if path else ""
             errors.append(f"{label}: {describe(doc)}{at}: {first_line(err)}")
-        except (kubernetes_validate.SchemaNotFoundError,
-                kubernetes_validate.InvalidSchemaError) as err:
+        except kubernetes_validate.SchemaNotFoundError as err:
+            schema = custom_resource_schema(doc, in_stream)
+            if schema is None:
+                errors.append(f"{label}: {describe(doc)}: {first_line(err)}")
+                continue
+            errors.extend(f"{label}: {describe(doc)} at {problem}"
+                          for problem in validate_custom_resource(doc, schema))
+        except kubernetes_validate.InvalidSchemaError as err:
             errors.append(f"{label}: {describe(doc)}: {first_line(err)}")
     return count, errors
 

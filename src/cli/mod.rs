@@ -2,6 +2,7 @@
 
 mod build;
 mod check;
+mod check_settings;
 mod completions;
 mod edit;
 mod man;
@@ -37,6 +38,8 @@ enum Command {
     },
     /// Edit the kustomization file in the current folder (`edit set ...`, `edit add ...`), in place.
     Edit(edit::EditArgs),
+    /// Check the settings an overlay renders into peer-pods-cm against what the adaptor reads.
+    CheckSettings(check_settings::CheckSettingsArgs),
     /// Print the version.
     Version {
         /// Print only the semantic version (Argo CD parses this).
@@ -48,6 +51,7 @@ enum Command {
 /// The names that are commands; any other first argument is a directory for `build`.
 const COMMAND_NAMES: &[&str] = &[
     "build",
+    "check-settings",
     "completions",
     "edit",
     "man",
@@ -76,6 +80,7 @@ pub fn main() -> ExitCode {
         Command::Completions { shell } => completions::run(shell),
         Command::Man { command } => man::run(command.as_deref()),
         Command::Edit(args) => edit::run(&args),
+        Command::CheckSettings(args) => check_settings::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -8,6 +8,7 @@ mod generator;
 mod reference;
 
 mod bench_equivalence;
+mod check_settings;
 mod cli;
 mod differential;
 mod edit;
