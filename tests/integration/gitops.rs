@@ -385,7 +385,7 @@ fn external_secrets_carry_each_providers_credential_keys() {
     assert_eq!(examples, with_credentials, "one ExternalSecret folder per provider with credentials.env.example");
     for provider in &with_credentials {
         let example = fs::read_to_string(repo().join("overlays").join(provider).join("credentials.env.example")).unwrap();
-        let keys: Vec<&str> = example
+        let keys: BTreeSet<&str> = example
             .lines()
             .filter(|l| !l.starts_with('#'))
             .filter_map(|l| l.split_once('=').map(|(k, _)| k.trim()))
@@ -393,7 +393,7 @@ fn external_secrets_carry_each_providers_credential_keys() {
         let secret = yaml_document(&dir.join(provider).join("external-secret.yaml"));
         assert_eq!(secret["spec"]["target"]["name"], "peer-pods-secret");
         assert_eq!(secret["metadata"]["namespace"], "confidential-containers-system");
-        let secret_keys: Vec<&str> = secret["spec"]["data"].as_array().unwrap().iter().map(|d| d["secretKey"].as_str().unwrap()).collect();
+        let secret_keys: BTreeSet<&str> = secret["spec"]["data"].as_array().unwrap().iter().map(|d| d["secretKey"].as_str().unwrap()).collect();
         assert_eq!(secret_keys, keys, "{provider}: the ExternalSecret's keys");
     }
 }
