@@ -114,19 +114,77 @@ fn parse_stream(text: &str) -> Result<Vec<(Value, Marker)>, ParseError> {
                 patched = Some(String::from_utf8(bytes).map_err(|_| error)?);
                 fixes += 1;
             }
-            Err(Failure::TabAfterColon(error, _)) | Err(Failure::Error(error)) => return Err(error),
+            Err(Failure::QuotedScalarIndent(error, at)) if fixes < MAX_TAB_FIXES => {
+                // go-yaml does not check the indentation of a quoted scalar's continuation
+                // lines, saphyr wants them inside the enclosing block: indent them further
+                // (their leading blanks are folded away, so the value stays the same).
+                let start = Source::new(current).byte_offset(at);
+                patched = Some(indent_quoted_scalar(current, start).ok_or(error)?);
+                fixes += 1;
+            }
+            Err(Failure::TabAfterColon(error, _))
+            | Err(Failure::QuotedScalarIndent(error, _))
+            | Err(Failure::Error(error)) => return Err(error),
             Ok(docs) => return Ok(docs),
         }
     }
 }
 
-/// How many tabs after `:` are turned into spaces before giving up.
+/// How many tabs after `:` (or quoted scalars' continuation lines) are fixed before giving up.
 const MAX_TAB_FIXES: usize = 10_000;
 
 enum Failure {
     Error(ParseError),
     /// saphyr refused a tab after `:`; the character index after the tab.
     TabAfterColon(ParseError, usize),
+    /// saphyr refused a quoted scalar's continuation line as under-indented; the scalar's start.
+    QuotedScalarIndent(ParseError, usize),
+}
+
+/// `text` with the continuation lines of the quoted scalar starting at byte `start` indented to
+/// at least the scalar's own column; `None` when there is no closed quoted scalar there.
+fn indent_quoted_scalar(text: &str, start: usize) -> Option<String> {
+    let bytes = text.as_bytes();
+    let quote = *bytes.get(start).filter(|&&b| b == b'\'' || b == b'"')?;
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let column = text[line_start..start].chars().count();
+    let mut out = String::with_capacity(text.len() + 64);
+    out.push_str(&text[..=start]);
+    let mut i = start + 1;
+    loop {
+        let b = *bytes.get(i)?;
+        match b {
+            b'\\' if quote == b'"' => {
+                let next = text[i + 1..].chars().next().map_or(0, char::len_utf8);
+                out.push_str(&text[i..i + 1 + next]);
+                i += 1 + next;
+                continue;
+            }
+            b'\'' if quote == b'\'' && bytes.get(i + 1) == Some(&b'\'') => {
+                out.push_str("''");
+                i += 2;
+                continue;
+            }
+            b if b == quote => break,
+            b'\n' => {
+                out.push('\n');
+                i += 1;
+                let rest = &text[i..];
+                let blanks = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+                let document_marker = rest.starts_with("---") || rest.starts_with("...");
+                if blanks < column && !document_marker {
+                    out.extend(std::iter::repeat_n(' ', column - blanks));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let len = text[i..].chars().next().map_or(1, char::len_utf8);
+        out.push_str(&text[i..i + len]);
+        i += len;
+    }
+    out.push_str(&text[i..]);
+    Some(out)
 }
 
 impl From<ParseError> for Failure {
@@ -143,6 +201,9 @@ fn build(text: &str) -> Result<Vec<(Value, Marker)>, Failure> {
             Ok(next) => next,
             Err(e) if e.info() == "':' must be followed by a valid YAML whitespace" => {
                 return Err(Failure::TabAfterColon(e.clone().into(), e.marker().index()));
+            }
+            Err(e) if e.info() == "invalid indentation in quoted scalar" => {
+                return Err(Failure::QuotedScalarIndent(e.clone().into(), e.marker().index()));
             }
             Err(e) => return Err(Failure::Error(e.into())),
         };
@@ -331,6 +392,15 @@ impl<'a> Builder<'a> {
         self.decoded += 1;
         if style == ScalarStyle::DoubleQuoted && text.contains('/') {
             self.source.reject_slash_escape(span)?;
+        }
+        let mut text = text;
+        if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
+            && text.ends_with('\n')
+            && self.source.ends_unterminated_at(span.end.index())
+        {
+            // The last line of the file has no line break: go-yaml's clip (and keep) chomping
+            // keeps only the line breaks that are there, saphyr adds one.
+            text.to_mut().pop();
         }
         let kind = TagKind::of(tag);
         let merge = style == ScalarStyle::Plain && text == "<<" && matches!(kind, TagKind::None | TagKind::Merge);
@@ -680,6 +750,13 @@ impl<'a> Source<'a> {
             self.chars += 1;
         }
         self.bytes
+    }
+
+    /// Whether `char_index` is the end of a text whose last line has no line break.
+    fn ends_unterminated_at(&mut self, char_index: usize) -> bool {
+        !self.text.is_empty()
+            && !self.text.ends_with(['\n', '\r'])
+            && self.byte_offset(char_index) == self.text.len()
     }
 
     /// go-yaml (YAML 1.1) knows no `\/` escape, which saphyr (YAML 1.2) takes for `/`: finds one
@@ -1393,6 +1470,25 @@ mod tests {
             doc("a: '012'\nb: \"true\"\nc: |\n  1\nd: >-\n  null\ne: \"\"\nf: ''\n"),
             json!({"a": "012", "b": "true", "c": "1\n", "d": "null", "e": "", "f": ""})
         );
+    }
+
+    #[test]
+    fn block_scalars_ending_the_file_without_a_line_break_have_none() {
+        assert_eq!(doc("a: |\n  x\n  y"), json!({"a": "x\ny"}));
+        assert_eq!(doc("a: >\n  x\n  y"), json!({"a": "x y"}));
+        assert_eq!(doc("a: |+\n  x\n  y"), json!({"a": "x\ny"}));
+        assert_eq!(doc("a: |\n  x\n  y\n"), json!({"a": "x\ny\n"}));
+        assert_eq!(doc("- |\n  x\n- |\n  y"), json!(["x\n", "y"]));
+        assert_eq!(doc("a: |\n  é\n  ü"), json!({"a": "é\nü"}));
+    }
+
+    #[test]
+    fn quoted_scalars_continue_at_any_indentation_as_in_go_yaml() {
+        assert_eq!(doc("a:\n  x: 'abc\n  def'\n  y: b\n"), json!({"a": {"x": "abc def", "y": "b"}}));
+        assert_eq!(doc("a:\n  x: \"abc\\\"\ndef\"\n  y: b\n"), json!({"a": {"x": "abc\" def", "y": "b"}}));
+        assert_eq!(doc("a:\n  x: 'it''s\n\n  é'\n"), json!({"a": {"x": "it's\né"}}));
+        assert_eq!(doc("a:\n- 'abc\n def'\n"), json!({"a": ["abc def"]}));
+        assert_eq!(err("a:\n  x: 'abc\n---\n'\n").line, 2);
     }
 
     #[test]
