@@ -2,6 +2,7 @@
 //! kustomize's order (`api/internal/target/kusttarget.go`).
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -18,7 +19,8 @@ use crate::transform::fieldspec_tables::{merge_field_specs, FieldSpecTables};
 use crate::transform::namespace::NamespaceOptions;
 use crate::transform::{builtin_plugins, images, metadata_maps, name_affix, namespace, patches, replicas};
 use crate::yaml::memo::TextMemo;
-use crate::yaml::parse::parse_documents;
+use crate::yaml::empty_nulls::EmptyNulls;
+use crate::yaml::parse::parse_documents_noting_empty_nulls;
 
 /// What one kustomization (and everything below it) contributes.
 pub struct Accumulated {
@@ -208,7 +210,7 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     let mut files = Vec::new();
     for path in &k.configurations {
         let (file, text) = target.loader.read(path)?;
-        for doc in parse_file(&file, &text)? {
+        for (doc, _) in parse_file(&file, &text)? {
             files.push(FieldSpecTables::from_config_value(&doc)?);
         }
     }
@@ -220,7 +222,7 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     acc.merge_tables(level)?;
     for path in &k.crds {
         let (file, text) = target.loader.read(path)?;
-        for doc in parse_file(&file, &text)? {
+        for (doc, _) in parse_file(&file, &text)? {
             acc.merge_tables(Cow::Owned(FieldSpecTables::from_crd(&doc)?))?;
         }
     }
@@ -411,36 +413,41 @@ fn merge_vars(into: &mut Vec<Value>, more: Vec<Value>) -> Result<()> {
     Ok(())
 }
 
-fn parse_file(file: &Path, text: &str) -> Result<Vec<Value>> {
-    let docs = parse_documents(text).map_err(|e| Error::Parse {
+fn parse_file(file: &Path, text: &str) -> Result<Vec<(Value, Option<EmptyNulls>)>> {
+    let docs = parse_documents_noting_empty_nulls(text).map_err(|e| Error::Parse {
         file: file.display().to_string(),
         line: e.line,
         column: e.column,
         message: e.message.clone(),
     })?;
-    Ok(docs.into_iter().filter(|d| !d.is_null()).collect())
+    Ok(docs.into_iter().filter(|(d, _)| !d.is_null()).collect())
 }
 
 /// The resources of one YAML/JSON file; `kind: *List` documents contribute their items.
 pub fn resources_from_file(file: &Path, text: &str) -> Result<Vec<Resource>> {
     let mut out = Vec::new();
-    let mut pending: Vec<Value> = parse_file(file, text)?;
+    let mut pending = parse_file(file, text)?;
     pending.reverse();
-    while let Some(mut doc) = pending.pop() {
+    while let Some((mut doc, mut empty_nulls)) = pending.pop() {
         if !doc.is_object() {
             return Err(Error::msg(format!("{}: expected a mapping (a Kubernetes object), got {doc}", file.display())));
         }
         let is_list = doc.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List"));
         if is_list {
             if let Some(Value::Array(items)) = doc.get_mut("items") {
-                pending.extend(std::mem::take(items).into_iter().rev());
+                let items = std::mem::take(items).into_iter().enumerate();
+                pending.extend(
+                    items.map(|(i, item)| (item, empty_nulls.as_mut().and_then(|n| n.take_item("items", i)))).rev(),
+                );
                 continue;
             }
         }
         if doc.get("kind").and_then(Value::as_str).is_none_or(str::is_empty) {
             return Err(Error::msg(format!("{}: missing Resource metadata: a document has no kind", file.display())));
         }
-        out.push(Resource::new(stringify_metadata_maps(doc)));
+        let mut resource = Resource::new(stringify_metadata_maps(doc));
+        resource.empty_nulls = empty_nulls.map(Arc::new);
+        out.push(resource);
     }
     Ok(out)
 }
@@ -450,20 +457,22 @@ fn load_plugin_configs(ctx: &mut Context, target: &Target, entry: &str) -> Resul
     builtin_plugins::load_configs(entry, &target.loader, &mut |loader| Ok(accumulate_directory(ctx, loader)?.resources))
 }
 
-/// Label and annotation values are strings in Kubernetes; kustomize turns `happy: true` into `"true"`.
+/// Annotation values are strings: kustomize sets the annotations of every resource again at the
+/// end of a build, as a string map, turning `happy: true` into `"true"`. Labels keep their type.
 fn stringify_metadata_maps(mut doc: Value) -> Value {
-    if let Some(meta) = doc.get_mut("metadata").and_then(Value::as_object_mut) {
-        for field in ["labels", "annotations"] {
-            if let Some(map) = meta.get_mut(field).and_then(Value::as_object_mut) {
-                for v in map.values_mut() {
-                    if matches!(v, Value::Bool(_) | Value::Number(_)) {
-                        *v = Value::String(crate::kustomization::types::scalar_text(v).unwrap_or_default());
-                    }
-                }
-            }
-        }
+    if let Some(map) = doc.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut) {
+        stringify_values(map);
     }
     doc
+}
+
+/// Booleans and numbers in `map` become their text.
+fn stringify_values(map: &mut serde_json::Map<String, Value>) {
+    for v in map.values_mut() {
+        if matches!(v, Value::Bool(_) | Value::Number(_)) {
+            *v = Value::String(crate::kustomization::types::scalar_text(v).unwrap_or_default());
+        }
+    }
 }
 
 fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
@@ -523,6 +532,7 @@ fn copy_merge_metadata(new: &mut Resource, old: &Resource) {
             if let Some(new_map) = new.metadata_map(field) {
                 merged.extend(new_map.clone());
             }
+            stringify_values(&mut merged);
             new.metadata_mut().insert(field.into(), Value::Object(merged));
         }
     }

@@ -6,7 +6,11 @@ pub mod scope;
 pub use id::{Gvk, ResId};
 pub use resmap::ResMap;
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
+
+use crate::yaml::empty_nulls::EmptyNulls;
 
 /// How a generated ConfigMap/Secret combines with one of the same name from a lower layer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -37,6 +41,9 @@ pub struct Resource {
     pub origin: Option<Value>,
     /// Transformer runs over this resource, for `transformerAnnotations`.
     pub transformations: Vec<Value>,
+    /// Where the resource, as read from its file, holds nulls written as nothing (`key:`);
+    /// the first strategic merge patch drops them (see [`EmptyNulls`]).
+    pub empty_nulls: Option<Arc<EmptyNulls>>,
 }
 
 impl Resource {
@@ -51,6 +58,7 @@ impl Resource {
             generated: false,
             origin: None,
             transformations: Vec::new(),
+            empty_nulls: None,
         }
     }
 

@@ -29,6 +29,8 @@ use std::fmt;
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError, Span, Tag};
 use serde_json::{Map, Number, Value};
 
+use super::empty_nulls::{EmptyNulls, Step};
+
 /// A parse failure with 1-based line and column where known.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
@@ -60,7 +62,12 @@ impl From<ScanError> for ParseError {
 /// Parses a multi-document YAML (or JSON) stream. Empty documents (nothing, only comments, or explicit null)
 /// are returned as Value::Null so callers can skip them.
 pub fn parse_documents(text: &str) -> Result<Vec<Value>, ParseError> {
-    Ok(parse_stream(text)?.into_iter().map(|(value, _)| value).collect())
+    Ok(parse_stream(text, false)?.into_iter().map(|doc| doc.value).collect())
+}
+
+/// [`parse_documents`], each document with the places where it holds an empty null.
+pub fn parse_documents_noting_empty_nulls(text: &str) -> Result<Vec<(Value, Option<EmptyNulls>)>, ParseError> {
+    Ok(parse_stream(text, true)?.into_iter().map(|doc| (doc.value, EmptyNulls::from_paths(doc.empty_nulls))).collect())
 }
 
 /// Parses exactly one document (a stream of several is an error; empty text is Value::Null).
@@ -69,7 +76,7 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>, ParseError> {
 /// ignored; two documents with content are an error.
 pub fn parse_document(text: &str) -> Result<Value, ParseError> {
     let mut found: Option<Value> = None;
-    for (value, start) in parse_stream(text)? {
+    for Document { value, start, .. } in parse_stream(text, false)? {
         if value.is_null() {
             continue;
         }
@@ -95,13 +102,22 @@ thread_local! {
     static LAST_KEY_WINS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// All documents of the stream, each with the position where it starts.
-fn parse_stream(text: &str) -> Result<Vec<(Value, Marker)>, ParseError> {
+/// One document of a stream.
+struct Document {
+    value: Value,
+    /// Where the document starts.
+    start: Marker,
+    /// Paths to the empty nulls in it, when asked for.
+    empty_nulls: Vec<Vec<Step>>,
+}
+
+/// All documents of the stream.
+fn parse_stream(text: &str, note_empty_nulls: bool) -> Result<Vec<Document>, ParseError> {
     let mut patched: Option<String> = None;
     let mut fixes = 0;
     loop {
         let current = patched.as_deref().unwrap_or(text);
-        match build(current) {
+        match build(current, note_empty_nulls) {
             Err(Failure::TabAfterColon(error, at)) if fixes < MAX_TAB_FIXES => {
                 // go-yaml takes a tab after `:` as the separating blank, saphyr (following YAML
                 // 1.2) does not before some values: make it a space and parse again. Positions
@@ -193,8 +209,9 @@ impl From<ParseError> for Failure {
     }
 }
 
-fn build(text: &str) -> Result<Vec<(Value, Marker)>, Failure> {
+fn build(text: &str, note_empty_nulls: bool) -> Result<Vec<Document>, Failure> {
     let mut builder = Builder::new(text);
+    builder.note_empty_nulls = note_empty_nulls;
     let mut parser = Parser::new_from_str(text);
     while let Some(next) = parser.next_event() {
         let (event, span) = match next {
@@ -318,7 +335,11 @@ struct Frame {
 
 struct Builder<'a> {
     source: Source<'a>,
-    docs: Vec<(Value, Marker)>,
+    docs: Vec<Document>,
+    /// Whether to note where empty nulls are.
+    note_empty_nulls: bool,
+    /// The empty nulls of the current document.
+    empty_nulls: Vec<Vec<Step>>,
     doc_start: Marker,
     root: Option<Value>,
     stack: Vec<Frame>,
@@ -336,6 +357,8 @@ impl<'a> Builder<'a> {
         Builder {
             source: Source::new(text),
             docs: Vec::new(),
+            note_empty_nulls: false,
+            empty_nulls: Vec::new(),
             doc_start: Marker::new(0, 1, 0),
             root: None,
             stack: Vec::new(),
@@ -359,10 +382,12 @@ impl<'a> Builder<'a> {
                 self.anchored_blocks = 0;
                 self.decoded = 0;
                 self.expanded = 0;
+                self.empty_nulls.clear();
             }
             Event::DocumentEnd => {
                 let value = self.root.take().unwrap_or(Value::Null);
-                self.docs.push((value, self.doc_start));
+                let empty_nulls = std::mem::take(&mut self.empty_nulls);
+                self.docs.push(Document { value, start: self.doc_start, empty_nulls });
             }
             Event::Scalar(text, style, anchor, tag) => self.scalar(text, style, anchor, tag.as_deref(), span)?,
             Event::Alias(id) => self.alias(id, span)?,
@@ -412,6 +437,9 @@ impl<'a> Builder<'a> {
         } else {
             resolve_scalar(&text, style, kind).map_err(|m| ParseError::at(span.start, m))?
         };
+        if self.note_empty_nulls && !is_key && text.is_empty() && block.is_null() && style == ScalarStyle::Plain {
+            self.note_empty_null();
+        }
         let text = (is_key || anchor != 0).then(|| text.into_owned());
         if anchor != 0 {
             let flow_patches = in_flow_value.iter().map(|v| (Vec::new(), v.clone())).collect();
@@ -434,6 +462,25 @@ impl<'a> Builder<'a> {
             size: 1,
         };
         self.add(node)
+    }
+
+    /// Notes the path of the empty null about to be added, in block collections outside
+    /// anchors and merge keys (where a path would not say where the value ends up).
+    fn note_empty_null(&mut self) {
+        if self.anchored_blocks > 0 || self.in_flow() {
+            return;
+        }
+        let mut path = Vec::with_capacity(self.stack.len());
+        for frame in &self.stack {
+            match &frame.collection {
+                Collection::Seq(items) => path.push(Step::Index(items.len())),
+                Collection::Map(state) => match &state.pending {
+                    Some(key) if !key.merge && state.merging.is_none() => path.push(Step::Key(key.text.clone())),
+                    _ => return,
+                },
+            }
+        }
+        self.empty_nulls.push(path);
     }
 
     fn alias(&mut self, id: usize, span: Span) -> Result<(), ParseError> {
