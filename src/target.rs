@@ -128,25 +128,27 @@ impl Target {
         let text = std::fs::read_to_string(&file).map_err(|e| Error::Io { path: file.clone(), message: e.to_string() })?;
         // Components and shared bases are read many times in a big build: parse each text once,
         // but print its deprecation warnings each time, as kustomize does.
-        static PARSED: TextMemo<(Vec<String>, Kustomization)> = TextMemo::new();
-        let (warnings, mut kustomization) = PARSED.get_or_parse(&text, |text| {
-            let value = crate::yaml::parse::parse_document_last_key_wins(text).map_err(|e| Error::Parse {
-                file: file.display().to_string(),
-                line: e.line,
-                column: e.column,
-                message: e.message.clone(),
+        static PARSED: TextMemo<(Vec<String>, Kustomization, bool)> = TextMemo::new();
+        let (warnings, mut kustomization, empty) = PARSED.get_or_parse(&text, |text| {
+            let value = crate::yaml::parse::parse_document_last_key_wins(text).map_err(|e| {
+                let at = Error::Parse { file: file.display().to_string(), line: e.line, column: e.column, message: e.message.clone() };
+                Error::msg(format!("invalid Kustomization: {at}"))
             })?;
             let value = if value.is_null() { Value::Object(Default::default()) } else { value };
             let value = crate::kustomization::types::canonicalize_field_names(value);
             let warnings = deprecated_field_warnings(&value);
+            let empty = crate::kustomization::types::is_empty_kustomization(&value);
             let kustomization: Kustomization = serde_json::from_value(value)
                 .map_err(|e| Error::msg(format!("invalid Kustomization: {}: {e}", file.display())))?;
-            Ok::<_, Error>((warnings, kustomization))
+            Ok::<_, Error>((warnings, kustomization, empty))
         })?;
         for warning in warnings {
             diagnostics.notice(warning);
         }
         fix_deprecated_fields(&mut kustomization);
+        if empty {
+            return Err(Error::msg(format!("kustomization.yaml is empty: {}", file.display())));
+        }
         check_kind(&kustomization, &file)?;
         Ok(Target { loader, kustomization, file })
     }
@@ -442,14 +444,55 @@ pub fn resources_from_file(file: &Path, text: &str) -> Result<Vec<Resource>> {
                 continue;
             }
         }
-        if doc.get("kind").and_then(Value::as_str).is_none_or(str::is_empty) {
-            return Err(Error::msg(format!("{}: missing Resource metadata: a document has no kind", file.display())));
-        }
+        validate_metadata(&doc).map_err(|e| Error::msg(format!("{}: {e}", file.display())))?;
         let mut resource = Resource::new(stringify_metadata_maps(doc));
         resource.empty_nulls = empty_nulls.map(Arc::new);
         out.push(resource);
     }
     Ok(out)
+}
+
+/// kyaml's `GetValidatedMetadata`: a resource needs a kind, and but for lists a name.
+fn validate_metadata(doc: &Value) -> std::result::Result<(), String> {
+    // kyaml reads these as text; a null or a collection reads as nothing.
+    let text = |v: Option<&Value>| match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(v @ (Value::Bool(_) | Value::Number(_))) => crate::kustomization::types::scalar_text(v).unwrap_or_default(),
+        _ => String::new(),
+    };
+    let meta = doc.get("metadata").filter(|m| m.as_object().is_some_and(|m| !m.is_empty()));
+    let (api_version, kind) = (text(doc.get("apiVersion")), text(doc.get("kind")));
+    let field = |name: &str| meta.and_then(|m| m.get(name));
+    let present = |v: Option<&Value>| v.is_some_and(|v| !v.is_null() && v.as_object().is_none_or(|m| !m.is_empty()));
+    if api_version.is_empty() && kind.is_empty() && !["name", "namespace", "labels", "annotations"].iter().any(|f| present(field(f))) {
+        return Err("missing Resource metadata".into());
+    }
+    // Go's `%v` of kyaml's ResourceMeta: {{apiVersion kind} {{name namespace} map[labels] map[annotations]}}
+    let go_map = |v: Option<&Value>| {
+        let mut entries: Vec<(String, String)> = match v {
+            Some(Value::Object(m)) => m.iter().map(|(k, v)| (k.clone(), text(Some(v)))).collect(),
+            _ => Vec::new(),
+        };
+        entries.sort();
+        let entries: Vec<String> = entries.into_iter().map(|(k, v)| format!("{k}:{v}")).collect();
+        format!("map[{}]", entries.join(" "))
+    };
+    let name = text(field("name"));
+    let described = || {
+        format!(
+            "{{{{{api_version} {kind}}} {{{{{name} {}}} {} {}}}}}",
+            text(field("namespace")),
+            go_map(field("labels")),
+            go_map(field("annotations"))
+        )
+    };
+    if kind.is_empty() {
+        return Err(format!("missing kind in object {}", described()));
+    }
+    if name.is_empty() && !kind.ends_with("List") {
+        return Err(format!("missing metadata.name in object {}", described()));
+    }
+    Ok(())
 }
 
 /// The configs a `transformers`/`generators` entry names; a folder is built as a kustomization.

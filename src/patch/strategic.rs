@@ -34,6 +34,7 @@ type Result<T> = std::result::Result<T, PatchError>;
 /// Apply the strategic merge patch `patch` to `target` in place.
 ///
 /// The schema of the target is found from its `apiVersion`/`kind` (then the patch's).
+/// A `$patch: replace` at the top changes nothing.
 /// When the patch deletes the whole object (`$patch: delete` at the top), `target`
 /// becomes `Value::Null`; the caller should then drop the resource (kustomize also
 /// drops a resource that ends up as an empty map).
@@ -42,6 +43,11 @@ type Result<T> = std::result::Result<T, PatchError>;
 /// fields are dropped wherever the walk meets them (kyaml sets every target field again
 /// and an empty value clears it), while a null written `null` or `~` stays.
 pub fn strategic_merge(target: &mut Value, patch: &Value, schema: &Schema, empty_nulls: Option<&EmptyNulls>) -> Result<()> {
+    if patch.get("$patch").and_then(Value::as_str) == Some("replace") {
+        // kyaml builds the replacement on the patch's own node, and kustomize keeps only what
+        // the walk changed in the resource's node: nothing.
+        return Ok(());
+    }
     let dest = std::mem::take(target);
     let mut w = Walker { schema };
     let out = w.walk(Some(dest), Some(patch.clone()), None, empty_nulls)?;
@@ -1010,5 +1016,14 @@ mod tests {
             "selector": {}, "tilde": null, "nested": {"list": [{"x": null}]}, "replicas": 2,
             "template": {"spec": {"containers": [{"name": "c"}]}}}});
         assert_eq!(t, expected);
+    }
+
+    #[test]
+    fn replace_at_the_top_changes_nothing() {
+        let mut t = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"A": "1"}});
+        let before = t.clone();
+        let p = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"B": "2"}, "$patch": "replace"});
+        strategic_merge(&mut t, &p, Schema::builtin(), None).unwrap();
+        assert_eq!(t, before);
     }
 }
