@@ -916,10 +916,15 @@ fn elements(node: &Value) -> std::result::Result<&[Value], String> {
 // Paths
 // ---------------------------------------------------------------------------
 
-/// kyaml's `PathSplitter`: split on `delimiter` except where it is escaped with a backslash.
+/// kyaml's `PathSplitter`: split on `delimiter` except where it is escaped with a backslash;
+/// a leading delimiter is dropped (`.spec.x` is `spec.x`).
 pub(crate) fn path_splitter(path: &str, delimiter: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for (i, piece) in path.split(delimiter).enumerate() {
+    let mut pieces: Vec<&str> = path.split(delimiter).collect();
+    if pieces.len() > 1 && pieces[0].is_empty() {
+        pieces.remove(0);
+    }
+    for (i, piece) in pieces.into_iter().enumerate() {
         match out.last_mut() {
             Some(last) if i > 0 && last.ends_with('\\') => {
                 last.pop();
@@ -1964,5 +1969,7 @@ Replacements:
         assert_eq!(smarter_path_splitter("metadata.annotations.[a.b.c]"), ["metadata", "annotations", "a.b.c"]);
         assert_eq!(smarter_path_splitter(r"a\.b.c"), ["a.b", "c"]);
         assert_eq!(smarter_path_splitter("a.[0].b"), ["a", "[0]", "b"]);
+        assert_eq!(smarter_path_splitter(".spec.dnsNames.0"), ["spec", "dnsNames", "0"]);
+        assert_eq!(smarter_path_splitter("."), [""]);
     }
 }
