@@ -76,6 +76,9 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
     ctx.record_transformations = top.kustomization.build_metadata.iter().any(|b| b == "transformerAnnotations");
     let mut acc = target::Accumulated::default();
     target::accumulate(ctx, &top, &mut acc)?;
+    if !ctx.deferred_errors.is_empty() {
+        return Err(ctx.deferred_errors.swap_remove(0));
+    }
     let mut resources = std::mem::take(&mut acc.resources);
     let tables = acc.tables();
 

@@ -20,7 +20,7 @@ use crate::transform::namespace::NamespaceOptions;
 use crate::transform::{builtin_plugins, images, metadata_maps, name_affix, namespace, patches, replicas};
 use crate::yaml::memo::TextMemo;
 use crate::yaml::empty_nulls::EmptyNulls;
-use crate::yaml::parse::parse_documents_noting_empty_nulls;
+use crate::yaml::parse::{parse_resource_documents, ParseError, ResourceDocument};
 
 /// What one kustomization (and everything below it) contributes.
 pub struct Accumulated {
@@ -79,6 +79,8 @@ pub struct Context {
     /// Whether transformer runs are recorded on resources: only the top-level `buildMetadata:
     /// [transformerAnnotations]` prints them, and recording costs a value per resource per run.
     pub record_transformations: bool,
+    /// Errors kustomize meets only once every resource is read (see [`resources_from_file`]).
+    pub deferred_errors: Vec<Error>,
 }
 
 impl Context {
@@ -91,6 +93,7 @@ impl Context {
             top_root: top.root().to_path_buf(),
             schema_chosen: false,
             record_transformations: false,
+            deferred_errors: Vec::new(),
         }
     }
 
@@ -104,6 +107,7 @@ impl Context {
             top_root: self.top_root.clone(),
             schema_chosen: self.schema_chosen,
             record_transformations: self.record_transformations,
+            deferred_errors: Vec::new(),
         }
     }
 
@@ -212,8 +216,8 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     let mut files = Vec::new();
     for path in &k.configurations {
         let (file, text) = target.loader.read(path)?;
-        for (doc, _) in parse_file(&file, &text)? {
-            files.push(FieldSpecTables::from_config_value(&doc)?);
+        for doc in parse_file(&file, &text)? {
+            files.push(FieldSpecTables::from_config_value(&doc.value)?);
         }
     }
     let level = if files.is_empty() {
@@ -224,8 +228,8 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     acc.merge_tables(level)?;
     for path in &k.crds {
         let (file, text) = target.loader.read(path)?;
-        for (doc, _) in parse_file(&file, &text)? {
-            acc.merge_tables(Cow::Owned(FieldSpecTables::from_crd(&doc)?))?;
+        for doc in parse_file(&file, &text)? {
+            acc.merge_tables(Cow::Owned(FieldSpecTables::from_crd(&doc.value)?))?;
         }
     }
     run_generators(ctx, target, acc)?;
@@ -315,7 +319,9 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
         if kinds[position] == EntryKind::File {
             let (file, text) = target.loader.read(entry).map_err(|e| e.context("accumulating resources"))?;
             let origin = build_metadata::file_origin(&ctx.relative(&file));
-            for mut resource in resources_from_file(&file, &text)? {
+            let (resources, invalid) = resources_from_file(&file, &text)?;
+            ctx.deferred_errors.extend(invalid);
+            for mut resource in resources {
                 resource.origin = Some(origin.clone());
                 acc.resources.append(resource).map_err(|e| e.context("accumulating resources"))?;
             }
@@ -397,6 +403,7 @@ impl Context {
     fn adopt(&mut self, other: Context) {
         self.diagnostics.warnings.extend(other.diagnostics.warnings);
         self.diagnostics.unmatched.extend(other.diagnostics.unmatched);
+        self.deferred_errors.extend(other.deferred_errors);
         if other.schema_chosen && !self.schema_chosen {
             self.schema_chosen = true;
             self.custom_schema = other.custom_schema;
@@ -415,21 +422,28 @@ fn merge_vars(into: &mut Vec<Value>, more: Vec<Value>) -> Result<()> {
     Ok(())
 }
 
-fn parse_file(file: &Path, text: &str) -> Result<Vec<(Value, Option<EmptyNulls>)>> {
-    let docs = parse_documents_noting_empty_nulls(text).map_err(|e| Error::Parse {
-        file: file.display().to_string(),
-        line: e.line,
-        column: e.column,
-        message: e.message.clone(),
-    })?;
-    Ok(docs.into_iter().filter(|(d, _)| !d.is_null()).collect())
+fn parse_file(file: &Path, text: &str) -> Result<Vec<ResourceDocument>> {
+    let docs = parse_resource_documents(text).map_err(|e| parse_error(file, e))?;
+    Ok(docs.into_iter().filter(|d| !d.value.is_null()).collect())
+}
+
+fn parse_error(file: &Path, e: ParseError) -> Error {
+    Error::Parse { file: file.display().to_string(), line: e.line, column: e.column, message: e.message }
 }
 
 /// The resources of one YAML/JSON file; `kind: *List` documents contribute their items.
-pub fn resources_from_file(file: &Path, text: &str) -> Result<Vec<Resource>> {
+/// A document with a non-scalar mapping key is loaded without that entry, and the error
+/// kustomize meets later is returned beside the resources (see [`ResourceDocument`]).
+pub fn resources_from_file(file: &Path, text: &str) -> Result<(Vec<Resource>, Option<Error>)> {
     let mut out = Vec::new();
-    let mut pending = parse_file(file, text)?;
-    pending.reverse();
+    let mut deferred = None;
+    let mut pending: Vec<(Value, Option<EmptyNulls>)> = Vec::new();
+    for doc in parse_file(file, text)?.into_iter().rev() {
+        if let Some(e) = doc.invalid_key {
+            deferred = Some(parse_error(file, e));
+        }
+        pending.push((doc.value, doc.empty_nulls));
+    }
     while let Some((mut doc, mut empty_nulls)) = pending.pop() {
         if !doc.is_object() {
             return Err(Error::msg(format!("{}: expected a mapping (a Kubernetes object), got {doc}", file.display())));
@@ -449,7 +463,7 @@ pub fn resources_from_file(file: &Path, text: &str) -> Result<Vec<Resource>> {
         resource.empty_nulls = empty_nulls.map(Arc::new);
         out.push(resource);
     }
-    Ok(out)
+    Ok((out, deferred))
 }
 
 /// kyaml's `GetValidatedMetadata`: a resource needs a kind, and but for lists a name.

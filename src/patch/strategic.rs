@@ -1009,9 +1009,10 @@ mod tests {
         let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: a\nspec:\n  selector:\n    matchLabels:\n  \
                     tilde: ~\n  nested:\n    empty:\n    list:\n    - x:\n  template:\n    spec:\n      containers:\n      \
                     - name: c\n        args:\n";
-        let (mut t, nulls) = crate::yaml::parse::parse_documents_noting_empty_nulls(text).unwrap().remove(0);
+        let doc = crate::yaml::parse::parse_resource_documents(text).unwrap().remove(0);
+        let mut t = doc.value;
         let p = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "a"}, "spec": {"replicas": 2}});
-        strategic_merge(&mut t, &p, Schema::builtin(), nulls.as_ref()).unwrap();
+        strategic_merge(&mut t, &p, Schema::builtin(), doc.empty_nulls.as_ref()).unwrap();
         let expected = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "a"}, "spec": {
             "selector": {}, "tilde": null, "nested": {"list": [{"x": null}]}, "replicas": 2,
             "template": {"spec": {"containers": [{"name": "c"}]}}}});

@@ -136,8 +136,8 @@ pub fn walk<S: AsRef<str>>(
                     *child = Value::Object(Map::new());
                 }
             }
+            // (kyaml adds `fieldName: ...` only to errors of the lookup itself, which cannot fail here)
             walk(child, rest, create, create_kind, visit)
-                .map_err(|e| e.context(format!("fieldName: {name}")))
         }
         _ => Err(Error::msg("expected sequence or mapping node")),
     }

@@ -22,17 +22,25 @@ pub fn add_map_entries(resources: &mut ResMap, entries: &StringMap, specs: &[Fie
 }
 
 fn add_to_resource(value: &mut Value, entries: &StringMap, specs: &[FieldSpec], id: Option<&ResId>) -> Result<()> {
-    apply_field_specs(value, specs, CreateKind::Mapping, &mut |node| {
-        if node.is_null() {
-            *node = Value::Object(Map::new());
-        }
-        let Value::Object(map) = node else {
+    for spec in specs {
+        apply_field_specs(value, std::slice::from_ref(spec), CreateKind::Mapping, &mut |node| {
+            if node.is_null() {
+                *node = Value::Object(Map::new());
+            }
+            let Value::Object(map) = node else {
+                let got = if node.is_array() { "SequenceNode" } else { "ScalarNode" };
+                let contents = crate::yaml::emit::emit_stream([&*node]);
+                return Err(Error::msg(format!("wrong node kind: expected MappingNode but got {got}: node contents:\n{contents}")));
+            };
+            for (k, v) in entries {
+                map.insert(k.clone(), Value::String(v.clone()));
+            }
+            Ok(())
+        })
+        .map_err(|e| {
             let id = id.map(ToString::to_string).unwrap_or_default();
-            return Err(Error::msg(format!("expected a mapping in {id}, got {node}")));
-        };
-        for (k, v) in entries {
-            map.insert(k.clone(), Value::String(v.clone()));
-        }
-        Ok(())
-    })
+            e.context(format!("considering field '{}' of object {id}", spec.path))
+        })?;
+    }
+    Ok(())
 }

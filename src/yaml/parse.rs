@@ -65,9 +65,27 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>, ParseError> {
     Ok(parse_stream(text, false)?.into_iter().map(|doc| doc.value).collect())
 }
 
-/// [`parse_documents`], each document with the places where it holds an empty null.
-pub fn parse_documents_noting_empty_nulls(text: &str) -> Result<Vec<(Value, Option<EmptyNulls>)>, ParseError> {
-    Ok(parse_stream(text, true)?.into_iter().map(|doc| (doc.value, EmptyNulls::from_paths(doc.empty_nulls))).collect())
+/// A document of a resource file, with what kyaml's YAML nodes know beyond its value.
+pub struct ResourceDocument {
+    pub value: Value,
+    /// Where it holds nulls written as nothing.
+    pub empty_nulls: Option<EmptyNulls>,
+    /// The first mapping key that is not a scalar. kyaml keeps such a key in its nodes and
+    /// kustomize fails only when it turns the resource into JSON, after reading all resources;
+    /// the entry is left out of `value`.
+    pub invalid_key: Option<ParseError>,
+}
+
+/// [`parse_documents`] as kustomize reads resource files (see [`ResourceDocument`]).
+pub fn parse_resource_documents(text: &str) -> Result<Vec<ResourceDocument>, ParseError> {
+    let docs = parse_stream(text, true)?.into_iter();
+    Ok(docs
+        .map(|doc| ResourceDocument {
+            value: doc.value,
+            empty_nulls: EmptyNulls::from_paths(doc.empty_nulls),
+            invalid_key: doc.invalid_key,
+        })
+        .collect())
 }
 
 /// Parses exactly one document (a stream of several is an error; empty text is Value::Null).
@@ -107,17 +125,19 @@ struct Document {
     value: Value,
     /// Where the document starts.
     start: Marker,
-    /// Paths to the empty nulls in it, when asked for.
+    /// Paths to the empty nulls in it (resource files only).
     empty_nulls: Vec<Vec<Step>>,
+    /// The first non-scalar mapping key (resource files only).
+    invalid_key: Option<ParseError>,
 }
 
 /// All documents of the stream.
-fn parse_stream(text: &str, note_empty_nulls: bool) -> Result<Vec<Document>, ParseError> {
+fn parse_stream(text: &str, resource_mode: bool) -> Result<Vec<Document>, ParseError> {
     let mut patched: Option<String> = None;
     let mut fixes = 0;
     loop {
         let current = patched.as_deref().unwrap_or(text);
-        match build(current, note_empty_nulls) {
+        match build(current, resource_mode) {
             Err(Failure::TabAfterColon(error, at)) if fixes < MAX_TAB_FIXES => {
                 // go-yaml takes a tab after `:` as the separating blank, saphyr (following YAML
                 // 1.2) does not before some values: make it a space and parse again. Positions
@@ -209,9 +229,9 @@ impl From<ParseError> for Failure {
     }
 }
 
-fn build(text: &str, note_empty_nulls: bool) -> Result<Vec<Document>, Failure> {
+fn build(text: &str, resource_mode: bool) -> Result<Vec<Document>, Failure> {
     let mut builder = Builder::new(text);
-    builder.note_empty_nulls = note_empty_nulls;
+    builder.resource_mode = resource_mode;
     let mut parser = Parser::new_from_str(text);
     while let Some(next) = parser.next_event() {
         let (event, span) = match next {
@@ -281,6 +301,8 @@ struct PendingKey {
     text: String,
     merge: bool,
     start: Marker,
+    /// A non-scalar key whose entry is left out (see [`parse_resource_documents`]).
+    dropped: bool,
 }
 
 enum Collection {
@@ -336,10 +358,13 @@ struct Frame {
 struct Builder<'a> {
     source: Source<'a>,
     docs: Vec<Document>,
-    /// Whether to note where empty nulls are.
-    note_empty_nulls: bool,
+    /// Reading a resource file: note where empty nulls are, and leave out entries with a
+    /// non-scalar key instead of failing (see [`ResourceDocument`]).
+    resource_mode: bool,
     /// The empty nulls of the current document.
     empty_nulls: Vec<Vec<Step>>,
+    /// The first non-scalar key of the current document.
+    invalid_key: Option<ParseError>,
     doc_start: Marker,
     root: Option<Value>,
     stack: Vec<Frame>,
@@ -357,8 +382,9 @@ impl<'a> Builder<'a> {
         Builder {
             source: Source::new(text),
             docs: Vec::new(),
-            note_empty_nulls: false,
+            resource_mode: false,
             empty_nulls: Vec::new(),
+            invalid_key: None,
             doc_start: Marker::new(0, 1, 0),
             root: None,
             stack: Vec::new(),
@@ -383,11 +409,13 @@ impl<'a> Builder<'a> {
                 self.decoded = 0;
                 self.expanded = 0;
                 self.empty_nulls.clear();
+                self.invalid_key = None;
             }
             Event::DocumentEnd => {
                 let value = self.root.take().unwrap_or(Value::Null);
                 let empty_nulls = std::mem::take(&mut self.empty_nulls);
-                self.docs.push(Document { value, start: self.doc_start, empty_nulls });
+                let invalid_key = self.invalid_key.take();
+                self.docs.push(Document { value, start: self.doc_start, empty_nulls, invalid_key });
             }
             Event::Scalar(text, style, anchor, tag) => self.scalar(text, style, anchor, tag.as_deref(), span)?,
             Event::Alias(id) => self.alias(id, span)?,
@@ -437,7 +465,7 @@ impl<'a> Builder<'a> {
         } else {
             resolve_scalar(&text, style, kind).map_err(|m| ParseError::at(span.start, m))?
         };
-        if self.note_empty_nulls && !is_key && text.is_empty() && block.is_null() && style == ScalarStyle::Plain {
+        if self.resource_mode && !is_key && text.is_empty() && block.is_null() && style == ScalarStyle::Plain {
             self.note_empty_null();
         }
         let text = (is_key || anchor != 0).then(|| text.into_owned());
@@ -597,11 +625,18 @@ impl<'a> Builder<'a> {
             }
             Collection::Map(state) => match state.pending.take() {
                 None => {
-                    let Some(text) = node.text else {
-                        return Err(ParseError::at(node.start, "mapping keys must be scalars"));
+                    let error = || ParseError::at(node.start, "mapping keys must be scalars");
+                    let (text, dropped) = match node.text {
+                        Some(text) => (text, false),
+                        None if self.resource_mode => {
+                            self.invalid_key.get_or_insert_with(error);
+                            (String::new(), true)
+                        }
+                        None => return Err(error()),
                     };
-                    state.pending = Some(PendingKey { text, merge: node.merge, start: node.start });
+                    state.pending = Some(PendingKey { text, merge: node.merge, start: node.start, dropped });
                 }
+                Some(key) if key.dropped => {}
                 Some(key) if key.text == "<<" => state.less_less(key, node, &mut frame.flow_patches)?,
                 Some(key) => {
                     for (path, _) in &mut node.flow_patches {
@@ -1536,6 +1571,16 @@ mod tests {
         assert_eq!(doc("a:\n  x: 'it''s\n\n  é'\n"), json!({"a": {"x": "it's\né"}}));
         assert_eq!(doc("a:\n- 'abc\n def'\n"), json!({"a": ["abc def"]}));
         assert_eq!(err("a:\n  x: 'abc\n---\n'\n").line, 2);
+    }
+
+    #[test]
+    fn resource_documents_leave_out_non_scalar_keys_and_say_where() {
+        let docs = super::parse_resource_documents("a:\n  b: {{ .x }}\n  c: 1\n---\nd: 2\n").unwrap();
+        assert_eq!(docs[0].value, json!({"a": {"b": {}, "c": 1}}));
+        let at = docs[0].invalid_key.as_ref().unwrap();
+        assert_eq!((at.line, at.column, at.message.as_str()), (2, 7, "mapping keys must be scalars"));
+        assert!(docs[1].invalid_key.is_none());
+        assert_eq!(err("a:\n  b: {{ .x }}\n").message, "mapping keys must be scalars");
     }
 
     #[test]
