@@ -66,9 +66,9 @@ pub fn annotate(resources: &mut ResMap, build_metadata: &[String]) {
     let transformations = build_metadata.iter().any(|b| b == "transformerAnnotations");
     if !(origins && transformations) {
         // kustomize removes the annotations it does not keep by setting each resource's
-        // annotations again, which drops an empty or null `annotations:`.
+        // annotations again.
         for r in resources.iter_mut() {
-            drop_empty_annotations(r);
+            reset_annotations(r);
         }
     }
     if !origins && !transformations {
@@ -88,8 +88,12 @@ pub fn annotate(resources: &mut ResMap, build_metadata: &[String]) {
     }
 }
 
-fn drop_empty_annotations(r: &mut Resource) {
-    let Some(meta) = r.value.get_mut("metadata").and_then(Value::as_object_mut) else { return };
+/// kyaml's `SetAnnotations` with the annotations a resource has: creates a missing `metadata`
+/// and drops an empty or null `annotations:`.
+fn reset_annotations(r: &mut Resource) {
+    let Some(map) = r.value.as_object_mut() else { return };
+    let meta = map.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
+    let Some(meta) = meta.as_object_mut() else { return };
     if meta.get("annotations").is_some_and(|a| a.is_null() || a.as_object().is_some_and(|m| m.is_empty())) {
         meta.shift_remove("annotations");
     }

@@ -11,6 +11,7 @@ mod bench_equivalence;
 mod cli;
 mod differential;
 mod emit_roundtrip;
+mod fidelity;
 mod parallel_folders;
 mod peerpods;
 mod several_overlays;
