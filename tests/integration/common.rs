@@ -145,11 +145,8 @@ pub fn reference() -> Option<&'static [String]> {
     REFERENCE.get_or_init(find_reference).as_deref()
 }
 
-#[path = "../../benches/workload/reference.rs"]
-mod reference_command;
-
 fn find_reference() -> Option<Vec<String>> {
-    reference_command::find()
+    crate::reference::find()
 }
 
 /// Runs the reference with `args` appended (for example `[dir, "--load-restrictor", ...]`),
