@@ -459,7 +459,7 @@ pub fn resources_from_file(file: &Path, text: &str) -> Result<(Vec<Resource>, Op
             }
         }
         validate_metadata(&doc).map_err(|e| Error::msg(format!("{}: {e}", file.display())))?;
-        let mut resource = Resource::new(stringify_metadata_maps(doc));
+        let mut resource = Resource::new(stringify_annotations(doc));
         resource.empty_nulls = empty_nulls.map(Arc::new);
         out.push(resource);
     }
@@ -516,7 +516,7 @@ fn load_plugin_configs(ctx: &mut Context, target: &Target, entry: &str) -> Resul
 
 /// Annotation values are strings: kustomize sets the annotations of every resource again at the
 /// end of a build, as a string map, turning `happy: true` into `"true"`. Labels keep their type.
-fn stringify_metadata_maps(mut doc: Value) -> Value {
+fn stringify_annotations(mut doc: Value) -> Value {
     if let Some(map) = doc.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut) {
         stringify_values(map);
     }
