@@ -4,7 +4,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use crate::resource::ResMap;
+use crate::resource::{ResMap, Resource};
 
 const ORIGIN: &str = "config.kubernetes.io/origin";
 const TRANSFORMATIONS: &str = "alpha.config.kubernetes.io/transformations";
@@ -64,10 +64,17 @@ pub fn transformer_ran(resources: &mut ResMap, record: Option<&Value>) {
     }
 }
 
-/// Writes the annotations the top-level `buildMetadata` asks for.
+/// Writes the annotations the top-level `buildMetadata` asks for, and drops empty ones.
 pub fn annotate(resources: &mut ResMap, build_metadata: &[String]) {
     let origins = build_metadata.iter().any(|b| b == "originAnnotations");
     let transformations = build_metadata.iter().any(|b| b == "transformerAnnotations");
+    if !(origins && transformations) {
+        // kustomize removes the annotations it does not keep by setting each resource's
+        // annotations again.
+        for r in resources.iter_mut() {
+            reset_annotations(r);
+        }
+    }
     if !origins && !transformations {
         return;
     }
@@ -82,6 +89,17 @@ pub fn annotate(resources: &mut ResMap, build_metadata: &[String]) {
             let text: String = r.transformations.iter().map(|t| format_entry(t, "- ")).collect();
             r.set_metadata_entry("annotations", TRANSFORMATIONS, Some(&text));
         }
+    }
+}
+
+/// kyaml's `SetAnnotations` with the annotations a resource has: creates a missing `metadata`
+/// and drops an empty or null `annotations:`.
+fn reset_annotations(r: &mut Resource) {
+    let Some(map) = r.value.as_object_mut() else { return };
+    let meta = map.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
+    let Some(meta) = meta.as_object_mut() else { return };
+    if meta.get("annotations").is_some_and(|a| a.is_null() || a.as_object().is_some_and(|m| m.is_empty())) {
+        meta.shift_remove("annotations");
     }
 }
 

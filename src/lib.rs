@@ -79,6 +79,9 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
     ctx.tracks_origins = !top.kustomization.build_metadata.is_empty();
     let mut acc = target::Accumulated::default();
     target::accumulate(ctx, &top, &mut acc)?;
+    if !ctx.deferred_errors.is_empty() {
+        return Err(ctx.deferred_errors.swap_remove(0));
+    }
     let mut resources = std::mem::take(&mut acc.resources);
     let tables = acc.tables();
 
@@ -88,7 +91,32 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
     resources.retain(|r| !r.is_local_config());
     build_metadata::annotate(&mut resources, &top.kustomization.build_metadata);
     order(&mut resources, &top.kustomization, options)?;
+    refuse_unencodable(&resources)?;
     Ok(resources)
+}
+
+/// kustomize fails to print a resource holding characters its YAML encoder refuses (see
+/// [`yaml::emit::find_unencodable`]); so does the build, with the YAML library's words.
+fn refuse_unencodable(resources: &ResMap) -> Result<()> {
+    for r in resources.iter() {
+        match yaml::emit::find_unencodable(&r.value) {
+            None => {}
+            Some('\u{85}') => {
+                return Err(Error::msg(format!(
+                    "{}: yaml: line 1: did not find expected ',' or '}}' (a mapping key holds U+0085, a line break in YAML)",
+                    r.current_id()
+                )))
+            }
+            Some(c) => {
+                return Err(Error::msg(format!(
+                    "{}: yaml: control characters are not allowed (U+{:04X})",
+                    r.current_id(),
+                    c as u32
+                )))
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Generated ConfigMaps and Secrets get `-<hash of their final content>` appended to their names.

@@ -2,6 +2,7 @@
 //! kustomize's order (`api/internal/target/kusttarget.go`).
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -18,7 +19,8 @@ use crate::transform::fieldspec_tables::{merge_field_specs, FieldSpecTables};
 use crate::transform::namespace::NamespaceOptions;
 use crate::transform::{builtin_plugins, images, metadata_maps, name_affix, namespace, patches, replicas};
 use crate::yaml::memo::TextMemo;
-use crate::yaml::parse::parse_documents;
+use crate::yaml::empty_nulls::EmptyNulls;
+use crate::yaml::parse::{parse_resource_documents, ParseError, ResourceDocument};
 
 /// What one kustomization (and everything below it) contributes.
 pub struct Accumulated {
@@ -80,6 +82,8 @@ pub struct Context {
     /// Whether kustomize tracks origins (the top-level kustomization has any `buildMetadata`),
     /// which makes it write every resource's annotations anew after each transformer.
     pub tracks_origins: bool,
+    /// Errors kustomize meets only once every resource is read (see [`resources_from_file`]).
+    pub deferred_errors: Vec<Error>,
 }
 
 impl Context {
@@ -93,6 +97,7 @@ impl Context {
             schema_chosen: false,
             record_transformations: false,
             tracks_origins: false,
+            deferred_errors: Vec::new(),
         }
     }
 
@@ -107,6 +112,7 @@ impl Context {
             schema_chosen: self.schema_chosen,
             record_transformations: self.record_transformations,
             tracks_origins: self.tracks_origins,
+            deferred_errors: Vec::new(),
         }
     }
 
@@ -131,12 +137,15 @@ impl Target {
         let text = std::fs::read_to_string(&file).map_err(|e| Error::Io { path: file.clone(), message: e.to_string() })?;
         // Components and shared bases are read many times in a big build: parse each text once,
         // but print its deprecation warnings each time, as kustomize does.
-        static PARSED: TextMemo<(Vec<String>, Kustomization)> = TextMemo::new();
-        let (warnings, mut kustomization) = PARSED.get_or_parse(&text, |text| parse_kustomization(text, &file))?;
+        static PARSED: TextMemo<(Vec<String>, Kustomization, bool)> = TextMemo::new();
+        let (warnings, mut kustomization, empty) = PARSED.get_or_parse(&text, |text| parse_kustomization(text, &file))?;
         for warning in warnings {
             diagnostics.notice(warning);
         }
         fix_deprecated_fields(&mut kustomization);
+        if empty {
+            return Err(Error::msg(format!("kustomization.yaml is empty: {}", file.display())));
+        }
         check_kind(&kustomization, &file)?;
         Ok(Target { loader, kustomization, file })
     }
@@ -151,20 +160,19 @@ impl Target {
 }
 
 /// The text of a kustomization file, decoded as kustomize decodes it, with the deprecation
-/// warnings its fields call for.
-pub fn parse_kustomization(text: &str, file: &Path) -> Result<(Vec<String>, Kustomization)> {
-    let value = crate::yaml::parse::parse_document_last_key_wins(text).map_err(|e| Error::Parse {
-        file: file.display().to_string(),
-        line: e.line,
-        column: e.column,
-        message: e.message.clone(),
+/// warnings its fields call for and whether it is empty (kustomize refuses an empty one).
+pub fn parse_kustomization(text: &str, file: &Path) -> Result<(Vec<String>, Kustomization, bool)> {
+    let value = crate::yaml::parse::parse_document_last_key_wins(text).map_err(|e| {
+        let at = Error::Parse { file: file.display().to_string(), line: e.line, column: e.column, message: e.message.clone() };
+        Error::msg(format!("invalid Kustomization: {at}"))
     })?;
     let value = if value.is_null() { Value::Object(Default::default()) } else { value };
     let value = crate::kustomization::types::canonicalize_field_names(value);
     let warnings = deprecated_field_warnings(&value);
+    let empty = crate::kustomization::types::is_empty_kustomization(&value);
     let kustomization: Kustomization = serde_json::from_value(value)
         .map_err(|e| Error::msg(format!("invalid Kustomization: {}: {e}", file.display())))?;
-    Ok((warnings, kustomization))
+    Ok((warnings, kustomization, empty))
 }
 
 fn check_kind(k: &Kustomization, file: &Path) -> Result<()> {
@@ -218,7 +226,7 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     for path in &k.configurations {
         let (file, text) = target.loader.read(path)?;
         for doc in parse_file(&file, &text)? {
-            files.push(FieldSpecTables::from_config_value(&doc)?);
+            files.push(FieldSpecTables::from_config_value(&doc.value)?);
         }
     }
     let level = if files.is_empty() {
@@ -230,7 +238,7 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     for path in &k.crds {
         let (file, text) = target.loader.read(path)?;
         for doc in parse_file(&file, &text)? {
-            acc.merge_tables(Cow::Owned(FieldSpecTables::from_crd(&doc)?))?;
+            acc.merge_tables(Cow::Owned(FieldSpecTables::from_crd(&doc.value)?))?;
         }
     }
     run_generators(ctx, target, acc)?;
@@ -320,7 +328,9 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
         if kinds[position] == EntryKind::File {
             let (file, text) = target.loader.read(entry).map_err(|e| e.context("accumulating resources"))?;
             let origin = build_metadata::file_origin(&ctx.relative(&file));
-            for mut resource in resources_from_file(&file, &text)? {
+            let (resources, invalid) = resources_from_file(&file, &text)?;
+            ctx.deferred_errors.extend(invalid);
+            for mut resource in resources {
                 resource.origin = Some(origin.clone());
                 acc.resources.append(resource).map_err(|e| e.context("accumulating resources"))?;
             }
@@ -402,6 +412,7 @@ impl Context {
     fn adopt(&mut self, other: Context) {
         self.diagnostics.warnings.extend(other.diagnostics.warnings);
         self.diagnostics.unmatched.extend(other.diagnostics.unmatched);
+        self.deferred_errors.extend(other.deferred_errors);
         if other.schema_chosen && !self.schema_chosen {
             self.schema_chosen = true;
             self.custom_schema = other.custom_schema;
@@ -420,38 +431,91 @@ fn merge_vars(into: &mut Vec<Value>, more: Vec<Value>) -> Result<()> {
     Ok(())
 }
 
-fn parse_file(file: &Path, text: &str) -> Result<Vec<Value>> {
-    let docs = parse_documents(text).map_err(|e| Error::Parse {
-        file: file.display().to_string(),
-        line: e.line,
-        column: e.column,
-        message: e.message.clone(),
-    })?;
-    Ok(docs.into_iter().filter(|d| !d.is_null()).collect())
+fn parse_file(file: &Path, text: &str) -> Result<Vec<ResourceDocument>> {
+    let docs = parse_resource_documents(text).map_err(|e| parse_error(file, e))?;
+    Ok(docs.into_iter().filter(|d| !d.value.is_null()).collect())
+}
+
+fn parse_error(file: &Path, e: ParseError) -> Error {
+    Error::Parse { file: file.display().to_string(), line: e.line, column: e.column, message: e.message }
 }
 
 /// The resources of one YAML/JSON file; `kind: *List` documents contribute their items.
-pub fn resources_from_file(file: &Path, text: &str) -> Result<Vec<Resource>> {
+/// A document with a non-scalar mapping key is loaded without that entry, and the error
+/// kustomize meets later is returned beside the resources (see [`ResourceDocument`]).
+pub fn resources_from_file(file: &Path, text: &str) -> Result<(Vec<Resource>, Option<Error>)> {
     let mut out = Vec::new();
-    let mut pending: Vec<Value> = parse_file(file, text)?;
-    pending.reverse();
-    while let Some(mut doc) = pending.pop() {
+    let mut deferred = None;
+    let mut pending: Vec<(Value, Option<EmptyNulls>)> = Vec::new();
+    for doc in parse_file(file, text)?.into_iter().rev() {
+        if let Some(e) = doc.invalid_key {
+            deferred = Some(parse_error(file, e));
+        }
+        pending.push((doc.value, doc.empty_nulls));
+    }
+    while let Some((mut doc, mut empty_nulls)) = pending.pop() {
         if !doc.is_object() {
             return Err(Error::msg(format!("{}: expected a mapping (a Kubernetes object), got {doc}", file.display())));
         }
         let is_list = doc.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List"));
         if is_list {
             if let Some(Value::Array(items)) = doc.get_mut("items") {
-                pending.extend(std::mem::take(items).into_iter().rev());
+                let items = std::mem::take(items).into_iter().enumerate();
+                pending.extend(
+                    items.map(|(i, item)| (item, empty_nulls.as_mut().and_then(|n| n.take_item("items", i)))).rev(),
+                );
                 continue;
             }
         }
-        if doc.get("kind").and_then(Value::as_str).is_none_or(str::is_empty) {
-            return Err(Error::msg(format!("{}: missing Resource metadata: a document has no kind", file.display())));
-        }
-        out.push(Resource::new(stringify_metadata_maps(doc)));
+        validate_metadata(&doc).map_err(|e| Error::msg(format!("{}: {e}", file.display())))?;
+        let mut resource = Resource::new(stringify_annotations(doc));
+        resource.empty_nulls = empty_nulls.map(Arc::new);
+        out.push(resource);
     }
-    Ok(out)
+    Ok((out, deferred))
+}
+
+/// kyaml's `GetValidatedMetadata`: a resource needs a kind, and but for lists a name.
+fn validate_metadata(doc: &Value) -> std::result::Result<(), String> {
+    // kyaml reads these as text; a null or a collection reads as nothing.
+    let text = |v: Option<&Value>| match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(v @ (Value::Bool(_) | Value::Number(_))) => crate::kustomization::types::scalar_text(v).unwrap_or_default(),
+        _ => String::new(),
+    };
+    let meta = doc.get("metadata").filter(|m| m.as_object().is_some_and(|m| !m.is_empty()));
+    let (api_version, kind) = (text(doc.get("apiVersion")), text(doc.get("kind")));
+    let field = |name: &str| meta.and_then(|m| m.get(name));
+    let present = |v: Option<&Value>| v.is_some_and(|v| !v.is_null() && v.as_object().is_none_or(|m| !m.is_empty()));
+    if api_version.is_empty() && kind.is_empty() && !["name", "namespace", "labels", "annotations"].iter().any(|f| present(field(f))) {
+        return Err("missing Resource metadata".into());
+    }
+    // Go's `%v` of kyaml's ResourceMeta: {{apiVersion kind} {{name namespace} map[labels] map[annotations]}}
+    let go_map = |v: Option<&Value>| {
+        let mut entries: Vec<(String, String)> = match v {
+            Some(Value::Object(m)) => m.iter().map(|(k, v)| (k.clone(), text(Some(v)))).collect(),
+            _ => Vec::new(),
+        };
+        entries.sort();
+        let entries: Vec<String> = entries.into_iter().map(|(k, v)| format!("{k}:{v}")).collect();
+        format!("map[{}]", entries.join(" "))
+    };
+    let name = text(field("name"));
+    let described = || {
+        format!(
+            "{{{{{api_version} {kind}}} {{{{{name} {}}} {} {}}}}}",
+            text(field("namespace")),
+            go_map(field("labels")),
+            go_map(field("annotations"))
+        )
+    };
+    if kind.is_empty() {
+        return Err(format!("missing kind in object {}", described()));
+    }
+    if name.is_empty() && !kind.ends_with("List") {
+        return Err(format!("missing metadata.name in object {}", described()));
+    }
+    Ok(())
 }
 
 /// The configs a `transformers`/`generators` entry names; a folder is built as a kustomization.
@@ -459,20 +523,22 @@ fn load_plugin_configs(ctx: &mut Context, target: &Target, entry: &str) -> Resul
     builtin_plugins::load_configs(entry, &target.loader, &mut |loader| Ok(accumulate_directory(ctx, loader)?.resources))
 }
 
-/// Label and annotation values are strings in Kubernetes; kustomize turns `happy: true` into `"true"`.
-fn stringify_metadata_maps(mut doc: Value) -> Value {
-    if let Some(meta) = doc.get_mut("metadata").and_then(Value::as_object_mut) {
-        for field in ["labels", "annotations"] {
-            if let Some(map) = meta.get_mut(field).and_then(Value::as_object_mut) {
-                for v in map.values_mut() {
-                    if matches!(v, Value::Bool(_) | Value::Number(_)) {
-                        *v = Value::String(crate::kustomization::types::scalar_text(v).unwrap_or_default());
-                    }
-                }
-            }
-        }
+/// Annotation values are strings: kustomize sets the annotations of every resource again at the
+/// end of a build, as a string map, turning `happy: true` into `"true"`. Labels keep their type.
+fn stringify_annotations(mut doc: Value) -> Value {
+    if let Some(map) = doc.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut) {
+        stringify_values(map);
     }
     doc
+}
+
+/// Booleans and numbers in `map` become their text.
+fn stringify_values(map: &mut serde_json::Map<String, Value>) {
+    for v in map.values_mut() {
+        if matches!(v, Value::Bool(_) | Value::Number(_)) {
+            *v = Value::String(crate::kustomization::types::scalar_text(v).unwrap_or_default());
+        }
+    }
 }
 
 fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
@@ -532,6 +598,7 @@ fn copy_merge_metadata(new: &mut Resource, old: &Resource) {
             if let Some(new_map) = new.metadata_map(field) {
                 merged.extend(new_map.clone());
             }
+            stringify_values(&mut merged);
             new.metadata_mut().insert(field.into(), Value::Object(merged));
         }
     }

@@ -24,11 +24,11 @@ pub fn generate(
     loader: &Loader,
 ) -> Result<Resource> {
     let options = merge_options(args.options.as_ref(), global);
+    // kustomize takes any other value (`Create`, a typo) as unspecified, which acts as create.
     let behavior = match args.behavior.as_str() {
-        "" | "create" => Behavior::Create,
         "merge" => Behavior::Merge,
         "replace" => Behavior::Replace,
-        other => return Err(Error::msg(format!("unknown generator behavior '{other}'"))),
+        _ => Behavior::Create,
     };
     let pairs = key_value_pairs(args, loader)?;
 

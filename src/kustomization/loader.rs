@@ -89,9 +89,15 @@ impl Loader {
     }
 
     /// The kustomization file of this root: exactly one of the accepted names must exist.
+    /// As in kustomize, a name the load restrictor refuses (a symlink to a file outside the
+    /// root) counts as missing.
     pub fn find_kustomization_file(&self) -> Result<PathBuf> {
-        let found: Vec<PathBuf> =
-            KUSTOMIZATION_FILE_NAMES.iter().map(|n| self.root.join(n)).filter(|p| p.is_file()).collect();
+        let found: Vec<PathBuf> = KUSTOMIZATION_FILE_NAMES
+            .iter()
+            .map(|n| (n, self.root.join(n)))
+            .filter(|(n, p)| p.is_file() && self.resolve(n).is_ok())
+            .map(|(_, p)| p)
+            .collect();
         match found.len() {
             0 => Err(Error::msg(format!(
                 "unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{}'",

@@ -26,6 +26,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 
 use super::schema::{Schema, SchemaNode};
+use crate::yaml::empty_nulls::EmptyNulls;
 use super::PatchError;
 
 type Result<T> = std::result::Result<T, PatchError>;
@@ -33,13 +34,23 @@ type Result<T> = std::result::Result<T, PatchError>;
 /// Apply the strategic merge patch `patch` to `target` in place.
 ///
 /// The schema of the target is found from its `apiVersion`/`kind` (then the patch's).
+/// A `$patch: replace` at the top changes nothing.
 /// When the patch deletes the whole object (`$patch: delete` at the top), `target`
 /// becomes `Value::Null`; the caller should then drop the resource (kustomize also
 /// drops a resource that ends up as an empty map).
-pub fn strategic_merge(target: &mut Value, patch: &Value, schema: &Schema) -> Result<()> {
+///
+/// `empty_nulls` says where the target holds nulls written as nothing (`key:`): those
+/// fields are dropped wherever the walk meets them (kyaml sets every target field again
+/// and an empty value clears it), while a null written `null` or `~` stays.
+pub fn strategic_merge(target: &mut Value, patch: &Value, schema: &Schema, empty_nulls: Option<&EmptyNulls>) -> Result<()> {
+    if patch.get("$patch").and_then(Value::as_str) == Some("replace") {
+        // kyaml builds the replacement on the patch's own node, and kustomize keeps only what
+        // the walk changed in the resource's node: nothing.
+        return Ok(());
+    }
     let dest = std::mem::take(target);
     let mut w = Walker { schema };
-    let out = w.walk(Some(dest), Some(patch.clone()), None)?;
+    let out = w.walk(Some(dest), Some(patch.clone()), None, empty_nulls)?;
     *target = match out {
         Out::Clear => Value::Null,
         Out::Dest(v) | Out::Origin(v) => v,
@@ -240,7 +251,7 @@ impl<'s> Walker<'s> {
         None
     }
 
-    fn walk(&mut self, dest: Option<Value>, origin: Option<Value>, sch: Option<SchemaNode<'s>>) -> Result<Out> {
+    fn walk(&mut self, dest: Option<Value>, origin: Option<Value>, sch: Option<SchemaNode<'s>>, nulls: Option<&EmptyNulls>) -> Result<Out> {
         let sch = self.schema_of(sch, [&dest, &origin]);
         let kind = dest.as_ref().and_then(kind_of).or_else(|| origin.as_ref().and_then(kind_of));
         if let Some(k) = kind {
@@ -251,8 +262,8 @@ impl<'s> Walker<'s> {
             }
         }
         match kind {
-            Some(Kind::Map) | None => self.walk_map(dest, origin, sch),
-            Some(Kind::Seq) if sch.is_some_and(|s| s.has_merge_strategy()) => self.walk_assoc(dest, origin, sch.unwrap()),
+            Some(Kind::Map) | None => self.walk_map(dest, origin, sch, nulls),
+            Some(Kind::Seq) if sch.is_some_and(|s| s.has_merge_strategy()) => self.walk_assoc(dest, origin, sch.unwrap(), nulls),
             // non-associative lists and scalars: the patch's value wins as is
             Some(_) => Ok(match (origin, dest) {
                 (Some(o), _) => Out::Origin(o),
@@ -262,7 +273,7 @@ impl<'s> Walker<'s> {
         }
     }
 
-    fn walk_map(&mut self, dest: Option<Value>, mut origin: Option<Value>, sch: Option<SchemaNode<'s>>) -> Result<Out> {
+    fn walk_map(&mut self, dest: Option<Value>, mut origin: Option<Value>, sch: Option<SchemaNode<'s>>, nulls: Option<&EmptyNulls>) -> Result<Out> {
         // kyaml Merger.VisitMap
         let (mut new_dest, is_dest) = if is_null(&dest) {
             let ps = directive(&mut origin).unwrap_or(Directive::Unknown);
@@ -286,6 +297,7 @@ impl<'s> Walker<'s> {
             }
         };
         let wrap = |v| if is_dest { Out::Dest(v) } else { Out::Origin(v) };
+        let nulls = nulls.filter(|_| is_dest);
         let Value::Object(dmap) = &mut new_dest else { return Ok(wrap(new_dest)) };
         let mut omap = match origin {
             Some(Value::Object(m)) => m,
@@ -298,11 +310,15 @@ impl<'s> Walker<'s> {
             let fs = sch.and_then(|s| s.field(&key));
             let o = omap.swap_remove(&key);
             let d = dmap.get_mut(&key).map(std::mem::take);
+            let field_nulls = nulls.and_then(|n| n.field(&key));
             if o.is_none() && matches!(d, Some(Value::Null)) {
-                // kept as it is (the field still holds the null)
+                if field_nulls.is_some_and(EmptyNulls::here) {
+                    dmap.shift_remove(&key);
+                }
+                // else kept as it is (the field still holds the null)
                 continue;
             }
-            match self.walk(d, o, fs)? {
+            match self.walk(d, o, fs, field_nulls)? {
                 Out::Clear | Out::Origin(Value::Null) => {
                     dmap.shift_remove(&key);
                 }
@@ -317,7 +333,7 @@ impl<'s> Walker<'s> {
         Ok(wrap(new_dest))
     }
 
-    fn walk_assoc(&mut self, dest: Option<Value>, origin: Option<Value>, sch: SchemaNode<'s>) -> Result<Out> {
+    fn walk_assoc(&mut self, dest: Option<Value>, origin: Option<Value>, sch: SchemaNode<'s>, nulls: Option<&EmptyNulls>) -> Result<Out> {
         // kyaml Merger.VisitList for associative lists
         let (dest_list, origin_list, alias) = if is_null(&dest) {
             match origin {
@@ -336,7 +352,7 @@ impl<'s> Walker<'s> {
         let list = if keys.is_empty() {
             self.merge_primitive(dest_list, origin_list, alias)?
         } else {
-            self.merge_keyed(dest_list, origin_list, alias, &keys, elem_schema)?
+            self.merge_keyed(dest_list, origin_list, alias, &keys, elem_schema, nulls.filter(|_| !alias))?
         };
         Ok(if alias { Out::Origin(Value::Array(list)) } else { Out::Dest(Value::Array(list)) })
     }
@@ -387,6 +403,7 @@ impl<'s> Walker<'s> {
         alias: bool,
         keys: &[String],
         elem_schema: Option<SchemaNode<'s>>,
+        nulls: Option<&EmptyNulls>,
     ) -> Result<Vec<Value>> {
         let tuple_of = |v: &Value| -> Option<Vec<String>> {
             let m = v.as_object()?;
@@ -438,7 +455,7 @@ impl<'s> Walker<'s> {
             let keep_dest = alias || o.as_ref().is_some_and(|o| o.get("$patch").is_some());
             let d = di.and_then(|i| if keep_dest { dest_slots[i].clone() } else { dest_slots[i].take() });
             let o = if alias { d.clone() } else { o };
-            let out = self.walk(d, o, elem_schema)?;
+            let out = self.walk(d, o, elem_schema, di.and_then(|i| nulls?.item(i)))?;
             let (val, in_place) = match out {
                 Out::Clear => (None, false),
                 Out::Dest(v) => (Some(v), true),
@@ -560,7 +577,9 @@ impl<'s> Walker<'s> {
             let di = element_list(&dest, &k2, &v2);
             let d = di.map(|i| dest[i].clone());
             let o = if alias { d.clone() } else { origin.as_deref().and_then(|o| element_list(o, &k2, &v2)).map(|i| o_get(&origin, i)) };
-            let (mut val, in_place) = match self.walk(d, o, elem_schema)? {
+            // The target list changes as elements are set, so its indices no longer say where
+            // the empty nulls were: irregular lists keep theirs.
+            let (mut val, in_place) = match self.walk(d, o, elem_schema, None)? {
                 Out::Clear => (None, false),
                 Out::Dest(v) => (Some(v), true),
                 Out::Origin(v) => (Some(v), false),
@@ -795,7 +814,7 @@ mod tests {
         let mut target: Value = serde_json::from_str(resource).unwrap();
         let patch: Value = serde_json::from_str(patch).unwrap();
         let expected: Value = serde_json::from_str(expected).unwrap();
-        strategic_merge(&mut target, &patch, Schema::builtin()).unwrap();
+        strategic_merge(&mut target, &patch, Schema::builtin(), None).unwrap();
         assert_eq!(target, expected);
         // list order is significant; compare it textually too (map key order is not)
         assert_eq!(sorted(&target).to_string(), sorted(&expected).to_string());
@@ -918,7 +937,7 @@ mod tests {
     fn kind_mismatch_is_an_error() {
         let mut t = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "x"}});
         let p = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": {"b": "c"}}});
-        let e = strategic_merge(&mut t, &p, Schema::builtin()).unwrap_err();
+        let e = strategic_merge(&mut t, &p, Schema::builtin(), None).unwrap_err();
         assert_eq!(e.0, "wrong node kind: expected ScalarNode but got MappingNode: node contents:\nb: c\n");
     }
 
@@ -927,7 +946,7 @@ mod tests {
     fn unknown_patch_directive_is_an_error() {
         let mut t = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "x"}});
         let p = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"$patch": "bogus"}});
-        let e = strategic_merge(&mut t, &p, Schema::builtin()).unwrap_err();
+        let e = strategic_merge(&mut t, &p, Schema::builtin(), None).unwrap_err();
         assert_eq!(e.0, "unknown patch strategy 'bogus'");
     }
 
@@ -936,7 +955,7 @@ mod tests {
     fn replace_directive_on_a_map() {
         let mut t = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "x"}});
         let p = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"$patch": "replace", "b": "y"}});
-        strategic_merge(&mut t, &p, Schema::builtin()).unwrap();
+        strategic_merge(&mut t, &p, Schema::builtin(), None).unwrap();
         assert_eq!(t["data"], json!({"b": "y"}));
     }
 
@@ -957,13 +976,13 @@ mod tests {
             "spec": {"template": {"spec": {"containers": [{"name": "server", "image": "server"}]}}}});
         let p = json!({"apiVersion": "example.com/v1alpha1", "kind": "MyCRD", "metadata": {"name": "service"},
             "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "c"}]}}}});
-        strategic_merge(&mut crd, &p, &schema).unwrap();
+        strategic_merge(&mut crd, &p, &schema, None).unwrap();
         assert_eq!(crd["spec"]["template"]["spec"]["containers"], json!([{"name": "c", "image": "c"}, {"name": "server", "image": "server"}]));
         let mut dep = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
             "spec": {"template": {"spec": {"containers": [{"name": "a", "image": "a"}]}}}});
         let p = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
             "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "c"}]}}}});
-        strategic_merge(&mut dep, &p, &schema).unwrap();
+        strategic_merge(&mut dep, &p, &schema, None).unwrap();
         assert_eq!(dep["spec"]["template"]["spec"]["containers"], json!([{"name": "c", "image": "c"}]));
     }
 
@@ -976,10 +995,36 @@ mod tests {
         let mut t = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "env": env}]}});
         let p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "env": penv}]}});
         let start = std::time::Instant::now();
-        strategic_merge(&mut t, &p, Schema::builtin()).unwrap();
+        strategic_merge(&mut t, &p, Schema::builtin(), None).unwrap();
         assert!(start.elapsed().as_secs() < 5);
         let out = t["spec"]["containers"][0]["env"].as_array().unwrap();
         assert_eq!(out.len(), n);
         assert_eq!(out[0], json!({"name": format!("V{}", n - 1), "value": "b"}));
+    }
+
+    #[test]
+    fn empty_nulls_the_walk_reaches_are_dropped_written_nulls_stay() {
+        // as kustomize v5.6.0 renders it: `matchLabels:`, `empty:` and the container's `args:`
+        // go, `tilde: ~` stays, and so does `x:` in a list that is not merged by key
+        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: a\nspec:\n  selector:\n    matchLabels:\n  \
+                    tilde: ~\n  nested:\n    empty:\n    list:\n    - x:\n  template:\n    spec:\n      containers:\n      \
+                    - name: c\n        args:\n";
+        let doc = crate::yaml::parse::parse_resource_documents(text).unwrap().remove(0);
+        let mut t = doc.value;
+        let p = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "a"}, "spec": {"replicas": 2}});
+        strategic_merge(&mut t, &p, Schema::builtin(), doc.empty_nulls.as_ref()).unwrap();
+        let expected = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "a"}, "spec": {
+            "selector": {}, "tilde": null, "nested": {"list": [{"x": null}]}, "replicas": 2,
+            "template": {"spec": {"containers": [{"name": "c"}]}}}});
+        assert_eq!(t, expected);
+    }
+
+    #[test]
+    fn replace_at_the_top_changes_nothing() {
+        let mut t = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"A": "1"}});
+        let before = t.clone();
+        let p = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"B": "2"}, "$patch": "replace"});
+        strategic_merge(&mut t, &p, Schema::builtin(), None).unwrap();
+        assert_eq!(t, before);
     }
 }

@@ -8,7 +8,11 @@ pub use id::{Gvk, ResId};
 pub use nodes::{NodeFacts, NodePath, Step};
 pub use resmap::ResMap;
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
+
+use crate::yaml::empty_nulls::EmptyNulls;
 
 /// How a generated ConfigMap/Secret combines with one of the same name from a lower layer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -41,6 +45,9 @@ pub struct Resource {
     pub transformations: Vec<Value>,
     /// Shared value nodes and untagged scalars, which kustomize's node tree has and JSON lacks.
     pub nodes: NodeFacts,
+    /// Where the resource, as read from its file, holds nulls written as nothing (`key:`);
+    /// the first strategic merge patch drops them (see [`EmptyNulls`]).
+    pub empty_nulls: Option<Arc<EmptyNulls>>,
 }
 
 impl Resource {
@@ -56,6 +63,7 @@ impl Resource {
             origin: None,
             transformations: Vec::new(),
             nodes: NodeFacts::default(),
+            empty_nulls: None,
         }
     }
 

@@ -39,16 +39,10 @@ pub fn load_configs(
 fn plugin_kind(config: &Value) -> Result<(&str, &str)> {
     let api_version = config.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
-    let annotations = config.get("metadata").and_then(|m| m.get("annotations"));
-    if annotations.and_then(|a| a.get("config.kubernetes.io/function")).is_some() {
-        return Err(Error::msg(format!(
-            "plugin {kind}: KRM function plugins need --enable-alpha-plugins, which is not supported: peerpods-build never runs other programs"
-        )));
-    }
     if api_version != "builtin" {
-        return Err(Error::msg(format!(
-            "plugin {api_version}/{kind}: only builtin plugins (apiVersion: builtin) are supported; nothing external is executed"
-        )));
+        // kustomize without --enable-alpha-plugins (which peerpods-build does not offer: it never
+        // runs another program), for KRM functions and Go/exec plugins alike.
+        return Err(Error::msg(format!("external plugins disabled; unable to load external plugin '{kind}'")));
     }
     Ok((api_version, kind))
 }
@@ -236,7 +230,7 @@ pub fn run_transformer(
 
 /// Runs one builtin generator config, returning what it makes.
 pub fn run_generator(config: &Value, loader: &Loader) -> Result<Vec<Resource>> {
-    let (_, kind) = plugin_kind(config)?;
+    let (_, kind) = plugin_kind(config).map_err(|e| e.context("loading generator plugins: failed to load generator"))?;
     let generated = match kind {
         "ConfigMapGenerator" | "SecretGenerator" => {
             // Plugin configs are decoded leniently: unknown fields (such as `labels`) are ignored.

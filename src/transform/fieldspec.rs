@@ -158,8 +158,8 @@ pub fn walk_at<'p, S: AsRef<str>>(
             if let Some(a) = at.as_deref_mut() {
                 a.push(StepRef::Key(name));
             }
-            let result = walk_at(child, rest, create, create_kind, at.as_deref_mut(), visit)
-                .map_err(|e| e.context(format!("fieldName: {name}")));
+            // (kyaml adds `fieldName: ...` only to errors of the lookup itself, which cannot fail here)
+            let result = walk_at(child, rest, create, create_kind, at.as_deref_mut(), visit);
             if let Some(a) = at.as_deref_mut() {
                 a.pop();
             }

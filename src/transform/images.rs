@@ -31,7 +31,7 @@ struct ImageRule<'a> {
     matcher: ImageMatcher,
 }
 
-/// kustomize's image pattern `^NAME(@sha256)?(:[a-zA-Z0-9_.{}-]*)?$`. Image names are nearly
+/// kustomize's image pattern `^NAME(:[a-zA-Z0-9_.{}-]*)?(@sha256:[a-zA-Z0-9_.{}-]*)?$`. Image names are nearly
 /// always plain text with dots (any character, to a regular expression), which is matched
 /// directly: compiling a regular expression per `images` entry costs more than the whole match.
 enum ImageMatcher {
@@ -44,7 +44,7 @@ impl ImageMatcher {
         if regex::escape(name) == name.replace('.', "\\.") {
             return Ok(ImageMatcher::Dotted(name.chars().collect()));
         }
-        let pattern = format!("^{name}(@sha256)?(:[a-zA-Z0-9_.{{}}-]*)?$");
+        let pattern = format!("^{name}(:[a-zA-Z0-9_.{{}}-]*)?(@sha256:[a-zA-Z0-9_.{{}}-]*)?$");
         Regex::new(&pattern)
             .map(ImageMatcher::Regex)
             .map_err(|e| Error::msg(format!("images: invalid name '{name}': {e}")))
@@ -62,12 +62,15 @@ impl ImageMatcher {
                 _ => return false,
             }
         }
-        let rest = chars.as_str();
-        let rest = rest.strip_prefix("@sha256").unwrap_or(rest);
-        match rest.strip_prefix(':') {
-            Some(tag) => tag.chars().all(|c| c.is_ascii_alphanumeric() || "_.{}-".contains(c)),
-            None => rest.is_empty(),
+        let is_tag_char = |c: char| c.is_ascii_alphanumeric() || "_.{}-".contains(c);
+        let mut rest = chars.as_str();
+        if let Some(tagged) = rest.strip_prefix(':') {
+            rest = tagged.trim_start_matches(is_tag_char);
         }
+        if let Some(digest) = rest.strip_prefix("@sha256:") {
+            rest = digest.trim_start_matches(is_tag_char);
+        }
+        rest.is_empty()
     }
 }
 
@@ -79,13 +82,15 @@ impl ImageRule<'_> {
         let (name, tag, digest) = split_image(image);
         let rule = self.rule;
         let mut name = if rule.new_name.is_empty() { name.to_string() } else { rule.new_name.clone() };
+        // A new tag or digest replaces both the old tag and digest; a tag suffix only applies
+        // when neither is given, and drops the digest.
         let (tag, digest) = match (rule.new_tag.as_str(), rule.digest.as_str()) {
+            ("", "") if !rule.tag_suffix.is_empty() => (format!("{tag}{}", rule.tag_suffix), String::new()),
             ("", "") => (tag.to_string(), digest.to_string()),
             (t, "") => (t.to_string(), String::new()),
             ("", d) => (String::new(), d.to_string()),
             (t, d) => (t.to_string(), d.to_string()),
         };
-        let tag = if rule.tag_suffix.is_empty() { tag } else { format!("{tag}{}", rule.tag_suffix) };
         if !tag.is_empty() {
             name = format!("{name}:{tag}");
         }
@@ -168,15 +173,25 @@ mod tests {
         assert_eq!(rewrite(&rule("nginx", "my/nginx", "", ""), "nginx:1.0").as_deref(), Some("my/nginx:1.0"));
         assert_eq!(rewrite(&rule("nginx", "", "", "sha256:d"), "nginx:1.0").as_deref(), Some("nginx@sha256:d"));
         assert_eq!(rewrite(&rule("nginx", "", "", ""), "nginx-other:1.0"), None);
+        assert_eq!(rewrite(&rule("httpd", "", "2.6", ""), "httpd:2.4@sha256:aa").as_deref(), Some("httpd:2.6"));
+        assert_eq!(rewrite(&rule("jq", "m/jq", "", ""), "jq:1.7@sha256:aa").as_deref(), Some("m/jq:1.7@sha256:aa"));
+    }
+
+    #[test]
+    fn a_tag_suffix_applies_only_without_a_new_tag_or_digest_and_drops_the_digest() {
+        let suffixed = |new_tag: &str| Image { tag_suffix: "-x".into(), ..rule("a", "", new_tag, "") };
+        assert_eq!(rewrite(&suffixed(""), "a:1@sha256:d").as_deref(), Some("a:1-x"));
+        assert_eq!(rewrite(&suffixed("2"), "a:1").as_deref(), Some("a:2"));
     }
 
     #[test]
     fn plain_names_match_as_the_regular_expression_would() {
         let names = ["nginx", "registry.example.com/a/b", "a.b", "x:5000/y", "ngin.", "n*", "a|b"];
         let images = ["nginx", "nginx:1", "nginx@sha256", "nginx@sha256:1.2_x-{}", "nginx:1@sha256:ab", "nginx-x", "nginx:a/b",
-            "registry.example.com/a/b:1.0", "registryXexample.com/a/b", "a\nb", "aXb:", "x:5000/y", "ngin\n", "nnn", "b"];
+            "registry.example.com/a/b:1.0", "registryXexample.com/a/b", "a\nb", "aXb:", "x:5000/y", "ngin\n", "nnn", "b",
+            "nginx:1.2@sha256:", "nginx@sha256:ab:1", "nginx@sha512:ab", "nginx:1@sha256:a/b"];
         for name in names {
-            let re = Regex::new(&format!("^{name}(@sha256)?(:[a-zA-Z0-9_.{{}}-]*)?$")).unwrap();
+            let re = Regex::new(&format!("^{name}(:[a-zA-Z0-9_.{{}}-]*)?(@sha256:[a-zA-Z0-9_.{{}}-]*)?$")).unwrap();
             let ours = ImageMatcher::new(name).unwrap();
             for image in images {
                 assert_eq!(ours.is_match(image), re.is_match(image), "{name} ~ {image}");

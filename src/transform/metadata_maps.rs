@@ -19,29 +19,36 @@ pub fn add_map_entries(resources: &mut ResMap, entries: &StringMap, specs: &[Fie
 fn add_to_resource(r: &mut Resource, entries: &StringMap, specs: &[FieldSpec]) -> Result<()> {
     // For each key, the paths where this run created it.
     let mut created: Vec<Vec<NodePath>> = vec![Vec::new(); entries.len()];
-    let outcome = r.write(|value| {
-        apply_field_specs_at(value, specs, CreateKind::Mapping, &mut |node, path| {
-            if node.is_null() {
-                *node = Value::Object(Map::new());
-            }
-            let Value::Object(map) = node else {
-                return Err(Error::msg(format!("expected a mapping, got {node}")));
-            };
-            for (i, (k, v)) in entries.iter().enumerate() {
-                if !map.contains_key(k) {
-                    let mut at = path();
-                    at.push(Step::Key(k.clone()));
-                    created[i].push(at);
+    let mut failed_spec = None;
+    let outcome: Result<()> = r.write(|value| {
+        for spec in specs {
+            apply_field_specs_at(value, std::slice::from_ref(spec), CreateKind::Mapping, &mut |node, path| {
+                if node.is_null() {
+                    *node = Value::Object(Map::new());
                 }
-                map.insert(k.clone(), Value::String(v.clone()));
-            }
-            Ok(())
-        })
+                let Value::Object(map) = node else {
+                    let got = if node.is_array() { "SequenceNode" } else { "ScalarNode" };
+                    let contents = crate::yaml::emit::emit_stream([&*node]);
+                    return Err(Error::msg(format!("wrong node kind: expected MappingNode but got {got}: node contents:\n{contents}")));
+                };
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    if !map.contains_key(k) {
+                        let mut at = path();
+                        at.push(Step::Key(k.clone()));
+                        created[i].push(at);
+                    }
+                    map.insert(k.clone(), Value::String(v.clone()));
+                }
+                Ok(())
+            })
+            .inspect_err(|_| failed_spec = Some(spec.path.clone()))?;
+        }
+        Ok(())
     });
     if let Err(e) = outcome {
-        // The id is made only for the message, which the walk's field contexts wrap.
-        let message = e.to_string().replacen("expected a mapping, got", &format!("expected a mapping in {}, got", r.current_id()), 1);
-        return Err(Error::msg(message));
+        // The id is made only for the message.
+        let path = failed_spec.unwrap_or_default();
+        return Err(e.context(format!("considering field '{path}' of object {}", r.current_id())));
     }
     for paths in created {
         r.nodes.link(paths);

@@ -83,7 +83,9 @@ fn merge_into(r: &mut Resource, patch: &Value, allow_name_change: bool, allow_ki
     if allow_name_change || allow_kind_change {
         r.remember_current_id();
     }
-    r.write_replacing(|value| strategic_merge(value, patch, schema))?;
+    // The walk drops the target's empty nulls; those it does not reach stay as they are.
+    let empty_nulls = r.empty_nulls.take();
+    r.write_replacing(|value| strategic_merge(value, patch, schema, empty_nulls.as_deref()))?;
     let Resource { value, nodes, .. } = r;
     nodes.quote_untagged_non_strings(value);
     if r.value.as_object().is_none_or(|m| m.is_empty()) {
@@ -261,6 +263,8 @@ fn apply_json6902_to_selected(resources: &mut ResMap, target: &Selector, ops: &V
     let results = resources.map_positions_mut(&selected, |r| {
         r.remember_current_id();
         let before = r.value.clone();
+        // kustomize applies JSON patches to the resource as JSON: a null is `null` from then on.
+        r.empty_nulls = None;
         apply_json6902(&mut r.value, ops)
             .map_err(|e| Error::msg(format!("{e} (patching {})", r.previous_ids.last().expect("just remembered"))))?;
         // kustomize rebuilds the patched resource from JSON: no node is shared any more.

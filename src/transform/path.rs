@@ -4,10 +4,15 @@
 //! paths through a resource live with their transformers; the splitting and the meaning of each
 //! part live here.
 
-/// kyaml's `PathSplitter`: split on `delimiter` except where it is escaped with a backslash.
+/// kyaml's `PathSplitter`: split on `delimiter` except where it is escaped with a backslash;
+/// a leading delimiter is dropped (`/a/b` is `a/b`, `.spec.x` is `spec.x`).
 pub fn split_escaped(path: &str, delimiter: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for (i, piece) in path.split(delimiter).enumerate() {
+    let mut pieces: Vec<&str> = path.split(delimiter).collect();
+    if pieces.len() > 1 && pieces[0].is_empty() {
+        pieces.remove(0);
+    }
+    for (i, piece) in pieces.into_iter().enumerate() {
         match out.last_mut() {
             Some(last) if i > 0 && last.ends_with('\\') => {
                 last.pop();
@@ -126,6 +131,9 @@ mod tests {
         assert_eq!(split_replacement_path("metadata.annotations.[a.b.c]"), ["metadata", "annotations", "a.b.c"]);
         assert_eq!(split_replacement_path(r"a\.b.c"), ["a.b", "c"]);
         assert_eq!(split_replacement_path("a.[0].b"), ["a", "[0]", "b"]);
+        assert_eq!(split_replacement_path(".spec.dnsNames.0"), ["spec", "dnsNames", "0"]);
+        assert_eq!(split_replacement_path("."), [""]);
+        assert_eq!(split_field_spec_path("/metadata/labels"), ["metadata", "labels"]);
     }
 
     #[test]

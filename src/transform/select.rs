@@ -122,12 +122,13 @@ enum Requirement {
 
 impl Requirement {
     fn matches(&self, map: Option<&Map<String, Value>>) -> bool {
-        let get = |k: &str| map.and_then(|m| m.get(k)).and_then(Value::as_str);
+        // Label values are compared as text (`1` matches "1").
+        let get = |k: &str| map.and_then(|m| m.get(k)).and_then(crate::kustomization::types::scalar_text);
         match self {
-            Requirement::Equals(k, v) => get(k) == Some(v.as_str()),
-            Requirement::NotEquals(k, v) => get(k) != Some(v.as_str()),
-            Requirement::In(k, vs) => get(k).is_some_and(|x| vs.iter().any(|v| v == x)),
-            Requirement::NotIn(k, vs) => get(k).is_none_or(|x| !vs.iter().any(|v| v == x)),
+            Requirement::Equals(k, v) => get(k).as_ref() == Some(v),
+            Requirement::NotEquals(k, v) => get(k).as_ref() != Some(v),
+            Requirement::In(k, vs) => get(k).is_some_and(|x| vs.contains(&x)),
+            Requirement::NotIn(k, vs) => get(k).is_none_or(|x| !vs.contains(&x)),
             Requirement::Exists(k) => get(k).is_some(),
             Requirement::NotExists(k) => get(k).is_none(),
         }

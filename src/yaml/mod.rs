@@ -1,5 +1,6 @@
 //! YAML at the edges: parsing (typed as kustomize types scalars) and kustomize's exact output bytes.
 pub mod emit;
+pub mod empty_nulls;
 pub mod memo;
 pub mod parse;
 pub mod scalar;

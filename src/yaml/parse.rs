@@ -29,6 +29,8 @@ use std::fmt;
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError, Span, Tag};
 use serde_json::{Map, Number, Value};
 
+use super::empty_nulls::{EmptyNulls, Step};
+
 /// A parse failure with 1-based line and column where known.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
@@ -60,7 +62,30 @@ impl From<ScanError> for ParseError {
 /// Parses a multi-document YAML (or JSON) stream. Empty documents (nothing, only comments, or explicit null)
 /// are returned as Value::Null so callers can skip them.
 pub fn parse_documents(text: &str) -> Result<Vec<Value>, ParseError> {
-    Ok(parse_stream(text)?.into_iter().map(|(value, _)| value).collect())
+    Ok(parse_stream(text, false)?.into_iter().map(|doc| doc.value).collect())
+}
+
+/// A document of a resource file, with what kyaml's YAML nodes know beyond its value.
+pub struct ResourceDocument {
+    pub value: Value,
+    /// Where it holds nulls written as nothing.
+    pub empty_nulls: Option<EmptyNulls>,
+    /// The first mapping key that is not a scalar. kyaml keeps such a key in its nodes and
+    /// kustomize fails only when it turns the resource into JSON, after reading all resources;
+    /// the entry is left out of `value`.
+    pub invalid_key: Option<ParseError>,
+}
+
+/// [`parse_documents`] as kustomize reads resource files (see [`ResourceDocument`]).
+pub fn parse_resource_documents(text: &str) -> Result<Vec<ResourceDocument>, ParseError> {
+    let docs = parse_stream(text, true)?.into_iter();
+    Ok(docs
+        .map(|doc| ResourceDocument {
+            value: doc.value,
+            empty_nulls: EmptyNulls::from_paths(doc.empty_nulls),
+            invalid_key: doc.invalid_key,
+        })
+        .collect())
 }
 
 /// Parses exactly one document (a stream of several is an error; empty text is Value::Null).
@@ -69,7 +94,7 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>, ParseError> {
 /// ignored; two documents with content are an error.
 pub fn parse_document(text: &str) -> Result<Value, ParseError> {
     let mut found: Option<Value> = None;
-    for (value, start) in parse_stream(text)? {
+    for Document { value, start, .. } in parse_stream(text, false)? {
         if value.is_null() {
             continue;
         }
@@ -95,13 +120,24 @@ thread_local! {
     static LAST_KEY_WINS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// All documents of the stream, each with the position where it starts.
-fn parse_stream(text: &str) -> Result<Vec<(Value, Marker)>, ParseError> {
+/// One document of a stream.
+struct Document {
+    value: Value,
+    /// Where the document starts.
+    start: Marker,
+    /// Paths to the empty nulls in it (resource files only).
+    empty_nulls: Vec<Vec<Step>>,
+    /// The first non-scalar mapping key (resource files only).
+    invalid_key: Option<ParseError>,
+}
+
+/// All documents of the stream.
+fn parse_stream(text: &str, resource_mode: bool) -> Result<Vec<Document>, ParseError> {
     let mut patched: Option<String> = None;
     let mut fixes = 0;
     loop {
         let current = patched.as_deref().unwrap_or(text);
-        match build(current) {
+        match build(current, resource_mode) {
             Err(Failure::TabAfterColon(error, at)) if fixes < MAX_TAB_FIXES => {
                 // go-yaml takes a tab after `:` as the separating blank, saphyr (following YAML
                 // 1.2) does not before some values: make it a space and parse again. Positions
@@ -114,19 +150,77 @@ fn parse_stream(text: &str) -> Result<Vec<(Value, Marker)>, ParseError> {
                 patched = Some(String::from_utf8(bytes).map_err(|_| error)?);
                 fixes += 1;
             }
-            Err(Failure::TabAfterColon(error, _)) | Err(Failure::Error(error)) => return Err(error),
+            Err(Failure::QuotedScalarIndent(error, at)) if fixes < MAX_TAB_FIXES => {
+                // go-yaml does not check the indentation of a quoted scalar's continuation
+                // lines, saphyr wants them inside the enclosing block: indent them further
+                // (their leading blanks are folded away, so the value stays the same).
+                let start = Source::new(current).byte_offset(at);
+                patched = Some(indent_quoted_scalar(current, start).ok_or(error)?);
+                fixes += 1;
+            }
+            Err(Failure::TabAfterColon(error, _))
+            | Err(Failure::QuotedScalarIndent(error, _))
+            | Err(Failure::Error(error)) => return Err(error),
             Ok(docs) => return Ok(docs),
         }
     }
 }
 
-/// How many tabs after `:` are turned into spaces before giving up.
+/// How many tabs after `:` (or quoted scalars' continuation lines) are fixed before giving up.
 const MAX_TAB_FIXES: usize = 10_000;
 
 enum Failure {
     Error(ParseError),
     /// saphyr refused a tab after `:`; the character index after the tab.
     TabAfterColon(ParseError, usize),
+    /// saphyr refused a quoted scalar's continuation line as under-indented; the scalar's start.
+    QuotedScalarIndent(ParseError, usize),
+}
+
+/// `text` with the continuation lines of the quoted scalar starting at byte `start` indented to
+/// at least the scalar's own column; `None` when there is no closed quoted scalar there.
+fn indent_quoted_scalar(text: &str, start: usize) -> Option<String> {
+    let bytes = text.as_bytes();
+    let quote = *bytes.get(start).filter(|&&b| b == b'\'' || b == b'"')?;
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let column = text[line_start..start].chars().count();
+    let mut out = String::with_capacity(text.len() + 64);
+    out.push_str(&text[..=start]);
+    let mut i = start + 1;
+    loop {
+        let b = *bytes.get(i)?;
+        match b {
+            b'\\' if quote == b'"' => {
+                let next = text[i + 1..].chars().next().map_or(0, char::len_utf8);
+                out.push_str(&text[i..i + 1 + next]);
+                i += 1 + next;
+                continue;
+            }
+            b'\'' if quote == b'\'' && bytes.get(i + 1) == Some(&b'\'') => {
+                out.push_str("''");
+                i += 2;
+                continue;
+            }
+            b if b == quote => break,
+            b'\n' => {
+                out.push('\n');
+                i += 1;
+                let rest = &text[i..];
+                let blanks = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+                let document_marker = rest.starts_with("---") || rest.starts_with("...");
+                if blanks < column && !document_marker {
+                    out.extend(std::iter::repeat_n(' ', column - blanks));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let len = text[i..].chars().next().map_or(1, char::len_utf8);
+        out.push_str(&text[i..i + len]);
+        i += len;
+    }
+    out.push_str(&text[i..]);
+    Some(out)
 }
 
 impl From<ParseError> for Failure {
@@ -135,14 +229,18 @@ impl From<ParseError> for Failure {
     }
 }
 
-fn build(text: &str) -> Result<Vec<(Value, Marker)>, Failure> {
+fn build(text: &str, resource_mode: bool) -> Result<Vec<Document>, Failure> {
     let mut builder = Builder::new(text);
+    builder.resource_mode = resource_mode;
     let mut parser = Parser::new_from_str(text);
     while let Some(next) = parser.next_event() {
         let (event, span) = match next {
             Ok(next) => next,
             Err(e) if e.info() == "':' must be followed by a valid YAML whitespace" => {
                 return Err(Failure::TabAfterColon(e.clone().into(), e.marker().index()));
+            }
+            Err(e) if e.info() == "invalid indentation in quoted scalar" => {
+                return Err(Failure::QuotedScalarIndent(e.clone().into(), e.marker().index()));
             }
             Err(e) => return Err(Failure::Error(e.into())),
         };
@@ -203,6 +301,8 @@ struct PendingKey {
     text: String,
     merge: bool,
     start: Marker,
+    /// A non-scalar key whose entry is left out (see [`parse_resource_documents`]).
+    dropped: bool,
 }
 
 enum Collection {
@@ -257,7 +357,14 @@ struct Frame {
 
 struct Builder<'a> {
     source: Source<'a>,
-    docs: Vec<(Value, Marker)>,
+    docs: Vec<Document>,
+    /// Reading a resource file: note where empty nulls are, and leave out entries with a
+    /// non-scalar key instead of failing (see [`ResourceDocument`]).
+    resource_mode: bool,
+    /// The empty nulls of the current document.
+    empty_nulls: Vec<Vec<Step>>,
+    /// The first non-scalar key of the current document.
+    invalid_key: Option<ParseError>,
     doc_start: Marker,
     root: Option<Value>,
     stack: Vec<Frame>,
@@ -275,6 +382,9 @@ impl<'a> Builder<'a> {
         Builder {
             source: Source::new(text),
             docs: Vec::new(),
+            resource_mode: false,
+            empty_nulls: Vec::new(),
+            invalid_key: None,
             doc_start: Marker::new(0, 1, 0),
             root: None,
             stack: Vec::new(),
@@ -298,10 +408,14 @@ impl<'a> Builder<'a> {
                 self.anchored_blocks = 0;
                 self.decoded = 0;
                 self.expanded = 0;
+                self.empty_nulls.clear();
+                self.invalid_key = None;
             }
             Event::DocumentEnd => {
                 let value = self.root.take().unwrap_or(Value::Null);
-                self.docs.push((value, self.doc_start));
+                let empty_nulls = std::mem::take(&mut self.empty_nulls);
+                let invalid_key = self.invalid_key.take();
+                self.docs.push(Document { value, start: self.doc_start, empty_nulls, invalid_key });
             }
             Event::Scalar(text, style, anchor, tag) => self.scalar(text, style, anchor, tag.as_deref(), span)?,
             Event::Alias(id) => self.alias(id, span)?,
@@ -332,6 +446,15 @@ impl<'a> Builder<'a> {
         if style == ScalarStyle::DoubleQuoted && text.contains('/') {
             self.source.reject_slash_escape(span)?;
         }
+        let mut text = text;
+        if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded)
+            && text.ends_with('\n')
+            && self.source.ends_unterminated_at(span.end.index())
+        {
+            // The last line of the file has no line break: go-yaml's clip (and keep) chomping
+            // keeps only the line breaks that are there, saphyr adds one.
+            text.to_mut().pop();
+        }
         let kind = TagKind::of(tag);
         let merge = style == ScalarStyle::Plain && text == "<<" && matches!(kind, TagKind::None | TagKind::Merge);
         // A key only needs its text, a value only its typed value, unless an alias may reuse
@@ -342,6 +465,9 @@ impl<'a> Builder<'a> {
         } else {
             resolve_scalar(&text, style, kind).map_err(|m| ParseError::at(span.start, m))?
         };
+        if self.resource_mode && !is_key && text.is_empty() && block.is_null() && style == ScalarStyle::Plain {
+            self.note_empty_null();
+        }
         let text = (is_key || anchor != 0).then(|| text.into_owned());
         if anchor != 0 {
             let flow_patches = in_flow_value.iter().map(|v| (Vec::new(), v.clone())).collect();
@@ -364,6 +490,25 @@ impl<'a> Builder<'a> {
             size: 1,
         };
         self.add(node)
+    }
+
+    /// Notes the path of the empty null about to be added, in block collections outside
+    /// anchors and merge keys (where a path would not say where the value ends up).
+    fn note_empty_null(&mut self) {
+        if self.anchored_blocks > 0 || self.in_flow() {
+            return;
+        }
+        let mut path = Vec::with_capacity(self.stack.len());
+        for frame in &self.stack {
+            match &frame.collection {
+                Collection::Seq(items) => path.push(Step::Index(items.len())),
+                Collection::Map(state) => match &state.pending {
+                    Some(key) if !key.merge && state.merging.is_none() => path.push(Step::Key(key.text.clone())),
+                    _ => return,
+                },
+            }
+        }
+        self.empty_nulls.push(path);
     }
 
     fn alias(&mut self, id: usize, span: Span) -> Result<(), ParseError> {
@@ -480,11 +625,18 @@ impl<'a> Builder<'a> {
             }
             Collection::Map(state) => match state.pending.take() {
                 None => {
-                    let Some(text) = node.text else {
-                        return Err(ParseError::at(node.start, "mapping keys must be scalars"));
+                    let error = || ParseError::at(node.start, "mapping keys must be scalars");
+                    let (text, dropped) = match node.text {
+                        Some(text) => (text, false),
+                        None if self.resource_mode => {
+                            self.invalid_key.get_or_insert_with(error);
+                            (String::new(), true)
+                        }
+                        None => return Err(error()),
                     };
-                    state.pending = Some(PendingKey { text, merge: node.merge, start: node.start });
+                    state.pending = Some(PendingKey { text, merge: node.merge, start: node.start, dropped });
                 }
+                Some(key) if key.dropped => {}
                 Some(key) if key.text == "<<" => state.less_less(key, node, &mut frame.flow_patches)?,
                 Some(key) => {
                     for (path, _) in &mut node.flow_patches {
@@ -680,6 +832,13 @@ impl<'a> Source<'a> {
             self.chars += 1;
         }
         self.bytes
+    }
+
+    /// Whether `char_index` is the end of a text whose last line has no line break.
+    fn ends_unterminated_at(&mut self, char_index: usize) -> bool {
+        !self.text.is_empty()
+            && !self.text.ends_with(['\n', '\r'])
+            && self.byte_offset(char_index) == self.text.len()
     }
 
     /// go-yaml (YAML 1.1) knows no `\/` escape, which saphyr (YAML 1.2) takes for `/`: finds one
@@ -1387,6 +1546,35 @@ mod tests {
             doc("a: '012'\nb: \"true\"\nc: |\n  1\nd: >-\n  null\ne: \"\"\nf: ''\n"),
             json!({"a": "012", "b": "true", "c": "1\n", "d": "null", "e": "", "f": ""})
         );
+    }
+
+    #[test]
+    fn block_scalars_ending_the_file_without_a_line_break_have_none() {
+        assert_eq!(doc("a: |\n  x\n  y"), json!({"a": "x\ny"}));
+        assert_eq!(doc("a: >\n  x\n  y"), json!({"a": "x y"}));
+        assert_eq!(doc("a: |+\n  x\n  y"), json!({"a": "x\ny"}));
+        assert_eq!(doc("a: |\n  x\n  y\n"), json!({"a": "x\ny\n"}));
+        assert_eq!(doc("- |\n  x\n- |\n  y"), json!(["x\n", "y"]));
+        assert_eq!(doc("a: |\n  é\n  ü"), json!({"a": "é\nü"}));
+    }
+
+    #[test]
+    fn quoted_scalars_continue_at_any_indentation_as_in_go_yaml() {
+        assert_eq!(doc("a:\n  x: 'abc\n  def'\n  y: b\n"), json!({"a": {"x": "abc def", "y": "b"}}));
+        assert_eq!(doc("a:\n  x: \"abc\\\"\ndef\"\n  y: b\n"), json!({"a": {"x": "abc\" def", "y": "b"}}));
+        assert_eq!(doc("a:\n  x: 'it''s\n\n  é'\n"), json!({"a": {"x": "it's\né"}}));
+        assert_eq!(doc("a:\n- 'abc\n def'\n"), json!({"a": ["abc def"]}));
+        assert_eq!(err("a:\n  x: 'abc\n---\n'\n").line, 2);
+    }
+
+    #[test]
+    fn resource_documents_leave_out_non_scalar_keys_and_say_where() {
+        let docs = super::parse_resource_documents("a:\n  b: {{ .x }}\n  c: 1\n---\nd: 2\n").unwrap();
+        assert_eq!(docs[0].value, json!({"a": {"b": {}, "c": 1}}));
+        let at = docs[0].invalid_key.as_ref().unwrap();
+        assert_eq!((at.line, at.column, at.message.as_str()), (2, 7, "mapping keys must be scalars"));
+        assert!(docs[1].invalid_key.is_none());
+        assert_eq!(err("a:\n  b: {{ .x }}\n").message, "mapping keys must be scalars");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The benchmark's generated trees: built by peerpods-build, they must come out byte for byte as
 //! `kubectl kustomize` (kustomize v5.6.0) prints them; and the generator must write the same
 //! trees as the project's `gen_workload.py`. Each check is skipped, with a message, where the
-//! reference tool is not installed.
+//! reference tool is not installed (and fails under `CI=true`).
 use crate::generator;
 
 use std::path::{Path, PathBuf};
@@ -26,7 +26,7 @@ fn build(dir: &Path) -> Vec<u8> {
 #[test]
 fn ten_app_tree_builds_as_kubectl_kustomize_builds_it() {
     let Some(kustomize) = reference::find() else {
-        eprintln!("skipped: no reference kustomize (kubectl.1.33 beside kubectl on PATH, or PEERPODS_REFERENCE_KUSTOMIZE)");
+        crate::common::skip("ten_app_tree_builds_as_kubectl_kustomize_builds_it", crate::common::NO_REFERENCE);
         return;
     };
     let workload = Workload { apps: 10, overlays: 4, seed: 1 };
@@ -44,9 +44,11 @@ fn ten_app_tree_builds_as_kubectl_kustomize_builds_it() {
 
 #[test]
 fn generator_writes_the_trees_gen_workload_py_writes() {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/gen_workload.py");
+    let label = "generator_writes_the_trees_gen_workload_py_writes";
+    let Some(shared) = crate::common::shared_dir(label) else { return };
+    let script = shared.join("tools/gen_workload.py");
     if !script.exists() || Command::new("python3").arg("--version").output().is_err() {
-        eprintln!("skipped: {} or python3 is not available", script.display());
+        crate::common::skip(label, &format!("{} or python3 is not available", script.display()));
         return;
     }
     for (apps, overlays, seed) in [(3, 2, 1), (12, 5, 7)] {

@@ -60,4 +60,11 @@ fixtures! {
     json_resource_file_is_read_as_yaml => "json_resource",
     yaml_anchors_aliases_and_merge_keys_expand => "yaml_anchors",
     custom_resource_and_crd_are_transformed_as_kustomize_does => "custom_resource",
+    block_scalars_ending_a_file_without_a_line_break_have_none => "yaml_block_scalar_at_end_of_file",
+    quoted_scalars_continue_at_any_indentation => "yaml_quoted_scalar_continuation",
+    strategic_merge_drops_empty_nulls_it_walks_over => "patch_strategic_merge_empty_nulls",
+    empty_annotations_are_dropped_and_labels_keep_their_type => "metadata_annotations_and_label_types",
+    images_with_tag_and_digest_match_and_are_rewritten => "images_tag_and_digest",
+    replacements_splice_a_delimited_part_of_a_list_item => "replacements_delimiter_index_into_list",
+    generators_with_an_unknown_behavior_create => "generator_unknown_behavior",
 }

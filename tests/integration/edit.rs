@@ -221,6 +221,9 @@ fn argo_cd_overrides_on_the_gcp_overlay() {
     }
     let gcp = tmp.path("overlays/gcp");
     let original = fs::read_to_string(gcp.join("kustomization.yaml")).unwrap();
+    // kustomize's `edit add component` appends to the overlay's own `components` list, if it has one.
+    let has_components = original.starts_with("components:\n") || original.contains("\ncomponents:\n");
+    let component_lines: &[&str] = if has_components { &["- ../../components/tls"] } else { &["components:", "- ../../components/tls"] };
     // kustomize v5.6.0 itself fails on this `add label` call with two new labels and no
     // --force ("label ... already in kustomization file"): it puts every pair into the new
     // entry and then finds the second one there.
@@ -239,14 +242,16 @@ fn argo_cd_overrides_on_the_gcp_overlay() {
         ),
         call(&["edit", "add", "annotation", "owner:platform-team"], &[], &["commonAnnotations:", "  owner: platform-team"]),
         call(&["edit", "set", "namespace", "--", "peer-pods"], &[], &["namespace: peer-pods"]),
-        call(&["edit", "add", "component", "../../components/tls"], &[], &["components:", "- ../../components/tls"]),
+        call(&["edit", "add", "component", "../../components/tls"], &[], component_lines),
     ];
     replay(&gcp, &calls);
     let edited = fs::read_to_string(gcp.join("kustomization.yaml")).unwrap();
-    assert!(edited.starts_with(&original), "the original file stays, byte for byte, before the added fields");
+    if !has_components {
+        assert!(edited.starts_with(&original), "the original file stays, byte for byte, before the added fields");
+    }
     // The overlay's own fields (whatever they are: the overlay's maintainers change them) and
     // the ones kustomize's edit writes, in its layout.
-    let by_hand = original.clone()
+    let mut by_hand = with_component_appended(&original, "- ../../components/tls")
         + "namePrefix: pp-
 nameSuffix: -gcp
 images:
@@ -261,12 +266,36 @@ labels:
 commonAnnotations:
   owner: platform-team
 namespace: peer-pods
-components:
-- ../../components/tls
 ";
+    if !has_components {
+        by_hand.push_str("components:\n- ../../components/tls\n");
+    }
     copy_dir(&manifest_dir().join("overlays/gcp"), &tmp.path("overlays/gcp-by-hand"));
     tmp.write("overlays/gcp-by-hand/kustomization.yaml", &by_hand);
     assert_builds_like(&gcp, &tmp.path("overlays/gcp-by-hand"), "gcp overlay");
+}
+
+/// `text` with `item` added after the last entry of its block-style `components:` list (as
+/// kustomize's edit appends), or unchanged when it has none.
+fn with_component_appended(text: &str, item: &str) -> String {
+    let mut out = String::new();
+    let mut in_components = false;
+    let mut added = false;
+    for line in text.lines() {
+        if in_components && !added && !line.starts_with("- ") && !line.starts_with("  ") {
+            out.push_str(item);
+            out.push('\n');
+            added = true;
+        }
+        in_components = in_components || line == "components:";
+        out.push_str(line);
+        out.push('\n');
+    }
+    if in_components && !added {
+        out.push_str(item);
+        out.push('\n');
+    }
+    out
 }
 
 #[test]

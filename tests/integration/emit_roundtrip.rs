@@ -110,11 +110,7 @@ fn expected_files(shared: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn expected_outputs_round_trip() {
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
-    if !shared.is_dir() {
-        println!("skipping: {} not found", shared.display());
-        return;
-    }
+    let Some(shared) = crate::common::shared_dir("expected_outputs_round_trip") else { return };
     let files = expected_files(&shared);
     let mut failures = Vec::new();
     for f in &files {

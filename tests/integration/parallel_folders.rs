@@ -92,6 +92,7 @@ fn a_pass_over_many_resources_fails_at_the_first_failing_resource() {
         .file("cms.yaml", &docs.join("---\n"));
     let (ok, _, err) = build(&t.0);
     assert!(!ok);
-    let expected = "fieldName: metadata: fieldName: labels: expected a mapping in ConfigMap.v1.[noGrp]/cm120.[noNs], got [\"broken\"]";
+    let expected = "considering field 'metadata/labels' of object ConfigMap.v1.[noGrp]/cm120.[noNs]: wrong node kind: \
+                    expected MappingNode but got SequenceNode: node contents:\n- broken";
     assert!(err.contains(expected) && !err.contains("cm170"), "{err}");
 }

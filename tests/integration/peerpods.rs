@@ -42,8 +42,8 @@
 //! reference the comparisons print a SKIP line and the tests still check that
 //! peerpods-build succeeds. Likewise the upstream renderings are read from
 //! `../shared/realworld` and the schema check needs python3 with the PyPI
-//! package kubernetes-validate; each is skipped with a message when absent,
-//! and is a failure under `CI=true`.
+//! package kubernetes-validate; each is skipped with a message when absent, and
+//! fails the test instead under `CI=true`.
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
@@ -51,7 +51,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 
 /// The team that owns everything a provider team does not.
 const CORE_TEAM: &str = "@confidential-containers/peer-pod-maintainers";
@@ -64,10 +63,7 @@ include!(concat!(env!("OUT_DIR"), "/peerpods_provider_tests.rs"));
 /// A check that cannot run here: a `SKIP` line on a developer's machine, a
 /// failure under `CI=true`, where every tool and `../shared` must be present.
 fn skip(message: &str) {
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("CI=true and a check cannot run: {message}");
-    }
-    eprintln!("SKIP {message}");
+    crate::common::skip("peerpods", message);
 }
 
 // ---------------------------------------------------------------------------
@@ -118,40 +114,11 @@ fn engine_build(cwd: &Path, dir: &str) -> String {
     r.stdout
 }
 
-/// The reference command (program and leading arguments), if any.
-fn reference() -> Option<&'static [String]> {
-    static REFERENCE: OnceLock<Option<Vec<String>>> = OnceLock::new();
-    REFERENCE.get_or_init(find_reference).as_deref()
-}
-
-fn find_reference() -> Option<Vec<String>> {
-    if let Some(command) = std::env::var_os("PEERPODS_REFERENCE_KUSTOMIZE") {
-        let words: Vec<String> = command
-            .to_string_lossy()
-            .split_whitespace()
-            .map(str::to_owned)
-            .collect();
-        return (!words.is_empty()).then_some(words);
-    }
-    let path = std::env::var_os("PATH")?;
-    let kubectl = std::env::split_paths(&path)
-        .map(|dir| dir.join("kubectl"))
-        .find(|candidate| candidate.is_file())?;
-    let resolved = fs::canonicalize(kubectl).ok()?;
-    let pinned = resolved.parent()?.join("kubectl.1.33");
-    pinned.is_file().then(|| {
-        vec![
-            pinned.to_string_lossy().into_owned(),
-            "kustomize".to_owned(),
-        ]
-    })
-}
-
 /// The reference rendering of `dir` (run in `cwd`), or None without a
 /// reference. Panics when the reference fails or warns: the tree must use no
 /// deprecated kustomize field.
 fn reference_build(cwd: &Path, dir: &str) -> Option<String> {
-    let command = reference()?;
+    let command = crate::common::reference()?;
     let mut args: Vec<&str> = command[1..].iter().map(String::as_str).collect();
     args.push(dir);
     let r = run(&command[0], &args, cwd);
@@ -178,11 +145,10 @@ fn assert_same_as_reference(cwd: &Path, dir: &str, label: &str, engine: &str) {
             expected.as_str(),
             "{label}: peerpods-build and kubectl kustomize differ"
         ),
-        None => skip(&format!(
-            "{label}: comparison with kubectl kustomize skipped, no reference \
-             (kubectl.1.33 next to kubectl on PATH, or PEERPODS_REFERENCE_KUSTOMIZE); \
-             only checked that peerpods-build succeeds"
-        )),
+        None => crate::common::skip(
+            label,
+            &format!("comparison with kubectl kustomize skipped, {}; only checked that peerpods-build succeeds", crate::common::NO_REFERENCE),
+        ),
     }
 }
 
@@ -706,7 +672,7 @@ fn matches_upstream(provider: &str) {
     let upstream = match upstream_inventory(provider) {
         Ok(upstream) => upstream,
         Err(why) => {
-            skip(&format!("{provider}: upstream rendering not available ({why}); parity not checked"));
+            crate::common::skip(provider, &format!("upstream rendering not available ({why}); parity not checked"));
             return;
         }
     };
@@ -1349,7 +1315,7 @@ fn passes_schema_check(provider: &str) {
     let output = match outcome {
         Ok(output) => output,
         Err(e) => {
-            skip(&format!("{provider}: cannot run python3 ({e}); schema check skipped"));
+            crate::common::skip(provider, &format!("cannot run python3 ({e}); schema check skipped"));
             return;
         }
     };
@@ -1359,11 +1325,13 @@ fn passes_schema_check(provider: &str) {
         String::from_utf8_lossy(&output.stderr)
     );
     if output.status.code() == Some(VALIDATOR_MISSING) {
-        skip(&format!(
-            "{provider}: schema check skipped, python3 lacks kubernetes-validate \
-             (python3 -m pip install kubernetes-validate): {}",
-            report.trim()
-        ));
+        crate::common::skip(
+            provider,
+            &format!(
+                "schema check skipped, python3 lacks kubernetes-validate (python3 -m pip install kubernetes-validate): {}",
+                report.trim()
+            ),
+        );
         return;
     }
     assert!(
@@ -1782,7 +1750,7 @@ fn libvirt_with_pin(label: &str, pin: &str) -> Result<String, String> {
     let end = text[start..].find("\n\n").map_or(text.len(), |at| start + at + 1);
     fs::write(&path, format!("{}images:\n- name: cloud-api-adaptor\n{pin}{}", &text[..start], &text[end..])).unwrap();
     let engine = run(env!("CARGO_BIN_EXE_peerpods-build"), &["build", &sandbox.overlay()], &sandbox.root);
-    if let Some(command) = reference() {
+    if let Some(command) = crate::common::reference() {
         let mut args: Vec<&str> = command[1..].iter().map(String::as_str).collect();
         let overlay = sandbox.overlay();
         args.push(&overlay);

@@ -1,0 +1,219 @@
+//! kustomize's rules for the cases a fixture folder cannot hold: builds that must fail (with
+//! kustomize's words), symbolic links, and rules whose point is that they change nothing.
+//!
+//! Each case is written into a scratch tree. peerpods-build must fail with the expected words (or
+//! print the expected output), and the reference, where installed, must do the same; without it
+//! that half is skipped with a SKIP line on stderr (a failure under `CI=true`).
+
+use crate::common::{ours, reference_run, TempTree};
+use pretty_assertions::assert_eq;
+
+/// Writes `files` (path, content) into a scratch tree labelled `label`.
+fn tree(label: &str, files: &[(&str, &str)]) -> TempTree {
+    let t = TempTree::new(label);
+    for (path, content) in files {
+        t.write(path, content);
+    }
+    t
+}
+
+/// Building `dir` of `t` fails, and stderr holds `ours` for peerpods-build and `kustomize` for
+/// the reference.
+fn fails_with(label: &str, t: &TempTree, dir: &str, ours_words: &str, kustomize_words: &str) {
+    let path = t.path(dir);
+    let path = path.to_str().expect("UTF-8 path");
+    let r = ours(&["build", path], &t.root);
+    assert!(!r.success(), "{label}: peerpods-build succeeded, printing:\n{}", r.stdout);
+    assert!(r.stderr.contains(ours_words), "{label}: peerpods-build's error lacks {ours_words:?}:\n{}", r.stderr);
+    if let Some(reference) = reference_run(&[path], &t.root, label) {
+        assert!(!reference.success(), "{label}: the reference succeeded, printing:\n{}", reference.stdout);
+        assert!(
+            reference.stderr.contains(kustomize_words),
+            "{label}: the reference's error lacks {kustomize_words:?}:\n{}",
+            reference.stderr
+        );
+    }
+}
+
+/// Building `dir` of `t` (with `flags`) prints `expected`; returns peerpods-build's stderr.
+fn prints(label: &str, t: &TempTree, dir: &str, flags: &[&str], expected: &str) -> String {
+    let path = t.path(dir);
+    let path = path.to_str().expect("UTF-8 path");
+    let mut args = vec!["build", path];
+    args.extend_from_slice(flags);
+    let r = ours(&args, &t.root);
+    assert!(r.success(), "{label}: peerpods-build failed:\n{}", r.stderr);
+    assert_eq!(r.stdout, expected, "{label}: peerpods-build's output");
+    let mut reference_args = vec![path];
+    reference_args.extend_from_slice(flags);
+    if let Some(reference) = reference_run(&reference_args, &t.root, label) {
+        assert!(reference.success(), "{label}: the reference failed:\n{}", reference.stderr);
+        assert_eq!(reference.stdout, expected, "{label}: the reference's output");
+    }
+    r.stderr
+}
+
+const CONFIG_MAP: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n";
+
+#[test]
+fn kustomizations_with_nothing_but_type_fields_are_empty() {
+    let empty = [
+        ("nothing", ""),
+        ("comments", "# only a comment\n"),
+        ("type-only", "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"),
+        ("component", "kind: Component\n"),
+        ("null-fields", "resources:\nmetadata:\nnamePrefix: \"\"\n"),
+        // kustomize moves `bases` into `resources`: an empty list leaves nothing set.
+        ("empty-bases", "bases: []\n"),
+    ];
+    for (label, text) in empty {
+        let t = tree(label, &[("site/svc.yaml", CONFIG_MAP), ("site/kustomization.yaml", "resources:\n- svc.yaml\n- ../empty\n"), ("empty/kustomization.yaml", text)]);
+        fails_with(label, &t, "site", "kustomization.yaml is empty", "kustomization.yaml is empty");
+    }
+    // An empty list or map is set, as in Go.
+    let t = tree("empty-list", &[("kustomization.yaml", "resources: []\n")]);
+    prints("empty-list", &t, ".", &[], "");
+}
+
+#[test]
+fn resources_need_a_kind_and_but_for_lists_a_name() {
+    let cases = [
+        (
+            "no-name",
+            "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  labels:\n    team: billing\nspec:\n  hard:\n    pods: \"10\"\n",
+            "missing metadata.name in object {{v1 ResourceQuota} {{ } map[team:billing] map[]}}",
+        ),
+        (
+            "null-name",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: null\n  namespace: ns\n  labels:\n    z: 1\n    a: x\n    m:\n  annotations:\n    q: true\n",
+            "missing metadata.name in object {{v1 ConfigMap} {{ ns} map[a:x m: z:1] map[q:true]}}",
+        ),
+        (
+            "list-item-without-name",
+            "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    labels:\n      a: b\n",
+            "missing metadata.name in object {{v1 ConfigMap} {{ } map[a:b] map[]}}",
+        ),
+        (
+            "no-kind",
+            "apiVersion: v1\nmetadata:\n  name: default-limits\nspec:\n  limits:\n  - type: Container\n",
+            "missing kind in object {{v1 } {{default-limits } map[] map[]}}",
+        ),
+        ("no-metadata-at-all", "foo: bar\n", "missing Resource metadata"),
+    ];
+    for (label, resource, words) in cases {
+        let t = tree(label, &[("kustomization.yaml", "resources:\n- r.yaml\n"), ("r.yaml", resource)]);
+        fails_with(label, &t, ".", words, words);
+    }
+    // A list without items needs no name (and gets an empty metadata when kustomize sets the
+    // annotations of every resource again at the end).
+    let t = tree("empty-list-kind", &[("kustomization.yaml", "resources:\n- r.yaml\n"), ("r.yaml", "apiVersion: v1\nkind: ConfigMapList\n")]);
+    let stderr = prints("empty-list-kind", &t, ".", &[], "apiVersion: v1\nkind: ConfigMapList\nmetadata: {}\n");
+    assert!(!stderr.contains("Error"), "{stderr}");
+}
+
+#[test]
+fn kustomization_syntax_errors_are_invalid_kustomizations_with_a_position() {
+    let t = tree(
+        "kustomization-syntax",
+        &[
+            ("app/kustomization.yaml", "resources:\n- ../base\n"),
+            ("base/kustomization.yaml", "resources:\n- cm.yaml\nnamePrefix: dev-\n  namespace: sandbox\n"),
+            ("base/cm.yaml", CONFIG_MAP),
+        ],
+    );
+    let file = t.path("base/kustomization.yaml");
+    let ours_words = format!("invalid Kustomization: {}:4:12: mapping values are not allowed", file.display());
+    fails_with("kustomization-syntax", &t, "app", &ours_words, "invalid Kustomization");
+}
+
+#[test]
+fn plugins_other_than_builtin_ones_are_external_and_disabled() {
+    let krm = "apiVersion: example.com/v1\nkind: Painter\nmetadata:\n  name: p\n  annotations:\n    config.kubernetes.io/function: |\n      container:\n        image: example/painter\n";
+    let t = tree("krm-transformer", &[("kustomization.yaml", "transformers:\n- fn.yaml\n"), ("fn.yaml", krm)]);
+    let words = "external plugins disabled; unable to load external plugin 'Painter'";
+    fails_with("krm-transformer", &t, ".", words, words);
+
+    let go_plugin = "apiVersion: someteam.example.com/v1\nkind: Chart\nmetadata:\n  name: c\n";
+    let t = tree("external-generator", &[("kustomization.yaml", "generators:\n- gen.yaml\n"), ("gen.yaml", go_plugin)]);
+    let words = "loading generator plugins: failed to load generator: external plugins disabled; unable to load external plugin 'Chart'";
+    fails_with("external-generator", &t, ".", words, words);
+}
+
+#[test]
+fn a_non_scalar_mapping_key_fails_only_after_every_resource_is_read() {
+    let templated = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    x: {{ .ns }}\n";
+    // A file missing later in `resources` is the error kustomize meets first.
+    let t = tree("complex-key-then-missing", &[("kustomization.yaml", "resources:\n- d.yaml\n- missing.yaml\n"), ("d.yaml", templated)]);
+    fails_with("complex-key-then-missing", &t, ".", "no such file or directory", "no such file or directory");
+    // Alone, the key is the error.
+    let t = tree("complex-key", &[("kustomization.yaml", "resources:\n- d.yaml\n"), ("d.yaml", templated)]);
+    let file = t.path("d.yaml");
+    fails_with("complex-key", &t, ".", &format!("{}:6:9: mapping keys must be scalars", file.display()), "invalid map key");
+}
+
+#[test]
+fn values_the_yaml_encoder_refuses_fail_the_build() {
+    for (label, value) in [("delete", "\\x7f"), ("c1-control", "\\u0090"), ("non-character", "\\uFFFE")] {
+        let cm = format!("{CONFIG_MAP}data:\n  x: \"bad{value} here\"\n");
+        let t = tree(label, &[("kustomization.yaml", "resources:\n- cm.yaml\n"), ("cm.yaml", &cm)]);
+        let words = "yaml: control characters are not allowed";
+        fails_with(label, &t, ".", &format!("ConfigMap.v1.[noGrp]/a.[noNs]: {words}"), words);
+    }
+    // A next-line character is fine in a value, not in a key.
+    let cm = format!("{CONFIG_MAP}data:\n  \"k\\u0085\": v\n");
+    let t = tree("nel-key", &[("kustomization.yaml", "resources:\n- cm.yaml\n"), ("cm.yaml", &cm)]);
+    let words = "yaml: line 1: did not find expected ',' or '}'";
+    fails_with("nel-key", &t, ".", words, words);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_kustomization_file_linked_from_outside_the_root_is_missing_unless_unrestricted() {
+    let t = tree("linked-kustomization", &[("app/cm.yaml", CONFIG_MAP), ("other/k.yaml", "resources:\n- cm.yaml\n")]);
+    t.symlink("../other/k.yaml", "app/kustomization.yaml");
+    let root = t.path("app");
+    let words = format!(
+        "unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{}'",
+        root.display()
+    );
+    fails_with("linked-kustomization", &t, "app", &words, &words);
+    prints("linked-kustomization-unrestricted", &t, "app", &["--load-restrictor", "LoadRestrictionsNone"], CONFIG_MAP);
+
+    // A link inside the root is read.
+    let t = tree("linked-inside", &[("app/cm.yaml", CONFIG_MAP), ("app/real.yaml", "resources:\n- cm.yaml\n")]);
+    t.symlink("real.yaml", "app/kustomization.yaml");
+    prints("linked-inside", &t, "app", &[], CONFIG_MAP);
+}
+
+#[test]
+fn a_top_level_patch_replace_changes_nothing_and_says_so() {
+    let settings = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ui-settings\ndata:\n  THEME: dark\n  FONT_SIZE: \"14\"\n";
+    let patch = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ui-settings\ndata:\n  LANGUAGE: de\n$patch: replace\n";
+    let t = tree(
+        "toplevel-replace",
+        &[("kustomization.yaml", "resources:\n- settings.yaml\npatches:\n- path: replace.yaml\n"), ("settings.yaml", settings), ("replace.yaml", patch)],
+    );
+    let expected = "apiVersion: v1\ndata:\n  FONT_SIZE: \"14\"\n  THEME: dark\nkind: ConfigMap\nmetadata:\n  name: ui-settings\n";
+    let stderr = prints("toplevel-replace", &t, ".", &[], expected);
+    assert!(stderr.contains("changes nothing in ConfigMap.v1.[noGrp]/ui-settings.[noNs]"), "{stderr}");
+}
+
+#[test]
+fn field_spec_errors_name_the_field_and_the_object() {
+    let transformer = "apiVersion: builtin\nkind: NamespaceTransformer\nmetadata:\n  name: ns\n  namespace: test\nfieldSpecs:\n- path: subjects\n  kind: ClusterRoleBinding\n";
+    let binding = "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: b\nsubjects:\n- kind: ServiceAccount\n  name: default\n";
+    let t = tree(
+        "namespace-on-a-list",
+        &[("kustomization.yaml", "resources:\n- b.yaml\ntransformers:\n- t.yaml\n"), ("b.yaml", binding), ("t.yaml", transformer)],
+    );
+    let words = "namespace field specs must target scalar nodes: considering field 'subjects' of object \
+                 ClusterRoleBinding.v1.rbac.authorization.k8s.io/b.[noNs]: wrong node kind: expected ScalarNode but got SequenceNode: \
+                 node contents:\n- kind: ServiceAccount\n  name: default\n";
+    fails_with("namespace-on-a-list", &t, ".", words, words);
+
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  labels:\n  - broken\n";
+    let t = tree("labels-on-a-list", &[("kustomization.yaml", "resources:\n- cm.yaml\nlabels:\n- pairs:\n    team: a\n"), ("cm.yaml", cm)]);
+    let words = "considering field 'metadata/labels' of object ConfigMap.v1.[noGrp]/cm.[noNs]: wrong node kind: \
+                 expected MappingNode but got SequenceNode: node contents:\n- broken\n";
+    fails_with("labels-on-a-list", &t, ".", words, words);
+}
