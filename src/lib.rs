@@ -5,6 +5,7 @@
 //! vars, drop local-config resources and sort.
 pub mod build_metadata;
 pub mod diagnostics;
+pub mod diff;
 pub mod error;
 pub mod generate;
 pub mod kustomization;

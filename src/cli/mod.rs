@@ -1,6 +1,7 @@
 //! The command line: parse flags, call the library, print, exit codes. One module per command.
 
 mod build;
+mod diff;
 mod output;
 
 use std::process::ExitCode;
@@ -21,6 +22,9 @@ pub struct Cli {
 enum Command {
     /// Build a kustomization target from a directory (the default command).
     Build(build::BuildArgs),
+    /// Compare renderings: each DIR at a git revision with DIR now (`--base REV DIR...`), or two
+    /// overlays (`DIR_A DIR_B`); exit 0 when nothing differs, 1 when something does, 2 on error.
+    Diff(diff::DiffArgs),
     /// Print the version.
     Version {
         /// Print only the semantic version (Argo CD parses this).
@@ -30,7 +34,7 @@ enum Command {
 }
 
 /// The names that are commands; any other first argument is a directory for `build`.
-const COMMAND_NAMES: &[&str] = &["build", "version", "help", "-h", "--help", "-V", "--version"];
+const COMMAND_NAMES: &[&str] = &["build", "diff", "version", "help", "-h", "--help", "-V", "--version"];
 
 pub fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().collect();
@@ -46,6 +50,8 @@ pub fn main() -> ExitCode {
             Ok(())
         }
         Command::Build(args) => build::run(&args),
+        // diff's exit status says whether anything differs, as `diff`'s does.
+        Command::Diff(args) => return diff::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
