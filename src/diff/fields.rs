@@ -3,7 +3,7 @@
 //! settings two overlays or two revisions set differently without reading the whole diff.
 use serde_json::{Map, Value};
 
-/// Every path, in document order, whose value differs; a field present on one side only counts.
+/// Every path whose value differs, keys in sorted order (as printed), list items in order; a field present on one side only counts.
 pub fn differing_paths(old: &Value, new: &Value) -> Vec<String> {
     let mut out = Vec::new();
     walk(old, new, String::new(), &mut out);
@@ -20,7 +20,9 @@ fn walk(old: &Value, new: &Value, path: String, out: &mut Vec<String>) {
 }
 
 fn walk_maps(a: &Map<String, Value>, b: &Map<String, Value>, path: &str, out: &mut Vec<String>) {
-    let keys = a.keys().chain(b.keys().filter(|k| !a.contains_key(*k)));
+    // In key order, as the YAML prints them.
+    let mut keys: Vec<&String> = a.keys().chain(b.keys().filter(|k| !a.contains_key(*k))).collect();
+    keys.sort();
     for key in keys {
         let child = child_path(path, key);
         match (a.get(key), b.get(key)) {

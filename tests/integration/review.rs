@@ -253,13 +253,13 @@ fn diff_of_two_overlays_lists_exactly_their_differences() {
     assert_eq!(stat.code, Some(1), "{}", stat.stderr);
     assert_eq!(
         stat.stdout,
-        "b\tchanged\tConfigMap/settings\t+2 -1\tdata.PROVIDER, data.ONLY_B\n\
+        "b\tchanged\tConfigMap/settings\t+2 -1\tdata.ONLY_B, data.PROVIDER\n\
          b\tadded\tService/extra\t+4 -0\n\
          b\tchanged\tDeployment/app\t+1 -1\tspec.template.spec.containers[name=app].image\n"
     );
     let full = ours(&["diff", "a", "b"], &tree.root);
     assert_eq!(full.code, Some(1));
-    assert!(full.stdout.starts_with("=== a -> b: 2 changed, 1 added, 0 removed\nchanged ConfigMap/settings: data.PROVIDER, data.ONLY_B\n--- a ConfigMap/settings\n+++ b ConfigMap/settings\n"), "{}", full.stdout);
+    assert!(full.stdout.starts_with("=== a -> b: 2 changed, 1 added, 0 removed\nchanged ConfigMap/settings: data.ONLY_B, data.PROVIDER\n--- a ConfigMap/settings\n+++ b ConfigMap/settings\n"), "{}", full.stdout);
     assert!(full.stdout.contains("\n-      - image: app:v1\n+      - image: app:v2\n"), "{}", full.stdout);
 
     let same = ours(&["diff", "a", "a"], &tree.root);
@@ -383,4 +383,31 @@ fn provider_matrix_fails_when_hand_edited_and_passes_after_regeneration() {
     let row = regenerated.lines().find(|l| l.starts_with("| `REVIEW_MATRIX_SETTING` |")).expect("the new setting's row");
     // The other providers' settings do not name the key: their cells stay empty.
     assert_eq!(row, format!("| `REVIEW_MATRIX_SETTING` |{}", cells_with_one(&tree.root, &overlay, "`shown`")));
+}
+
+#[test]
+fn review_comment_shows_the_stat_and_the_diff_of_the_touched_providers() {
+    let tree = peer_pods_repository("review-comment");
+    let all = overlays(&tree.root);
+    let changed = all.iter().find(|o| tree.path(o).join("settings.env").is_file()).unwrap();
+    let provider = changed.trim_start_matches("overlays/");
+    let script = manifest_dir().join("tools/review-comment.sh");
+    let comment = |providers: &[&str]| {
+        let mut args = vec![script.to_str().unwrap(), bin(), "HEAD"];
+        args.extend_from_slice(providers);
+        let run = run_program("bash", &args, &tree.root);
+        assert!(run.success(), "{}", run.stderr);
+        run.stdout
+    };
+    assert_eq!(comment(&[provider]), format!("### Rendering changes: {provider}\n\nNo rendered resource changes against `HEAD`.\n"));
+    assert_eq!(comment(&[]), "### Rendering changes\n\nThe change touches no provider.\n");
+
+    append(&tree.path(changed).join("settings.env"), "REVIEW_COMMENT_SETTING=1\n");
+    let stat = ours(&["diff", "--base", "HEAD", "--stat", changed], &tree.root).stdout;
+    let full = ours(&["diff", "--base", "HEAD", changed], &tree.root).stdout;
+    let expected = format!(
+        "### Rendering changes: {provider}\n\n`peerpods-build diff --base HEAD --stat`:\n\n```\n{stat}```\n\n\
+         <details><summary>Unified diff of each changed resource</summary>\n\n```diff\n{full}```\n\n</details>\n"
+    );
+    assert_eq!(comment(&[provider]), expected);
 }
