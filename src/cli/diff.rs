@@ -66,7 +66,8 @@ fn compare_all(args: &DiffArgs) -> Result<Report, String> {
             let mut pairs = Vec::new();
             for dir in &args.dirs {
                 let absolute = absolute(dir)?;
-                let top = git::toplevel(&absolute).map_err(|e| e.to_string())?;
+                let known: Vec<&Path> = snapshots.keys().map(PathBuf::as_path).collect();
+                let top = git::toplevel_among(&absolute, &known).map_err(|e| e.to_string())?;
                 let relative = absolute
                     .strip_prefix(&top)
                     .map_err(|_| format!("{}: not inside the git work tree {}", dir.display(), top.display()))?
@@ -75,6 +76,8 @@ fn compare_all(args: &DiffArgs) -> Result<Report, String> {
                     let snapshot = git::snapshot(&top, rev).map_err(|e| e.to_string())?;
                     snapshots.insert(top.clone(), snapshot);
                 }
+                let snapshot = snapshots.get_mut(&top).expect("inserted above");
+                snapshot.extract_build_of(&relative).map_err(|e| e.to_string())?;
                 pairs.push(Pair {
                     old_label: format!("{rev}:{}", dir.display()),
                     new_label: dir.display().to_string(),

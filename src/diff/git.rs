@@ -1,15 +1,26 @@
 //! A git revision's files in a temporary folder, read from the repository's objects: the working
-//! tree and the index are never touched, so a diff can run while someone edits. The whole tree at
-//! the revision is written, because a kustomization may reach anywhere (`../../base`).
+//! tree and the index are never touched, so a diff can run while someone edits. Only the folders
+//! a build reads are written: the kustomization's folder and, through `resources`, `bases` and
+//! `components`, every kustomization folder it reaches (`../../base`); the load restrictor keeps
+//! each kustomization's files inside its own folder, so those folders hold everything it reads.
+use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use super::DiffError;
+use crate::kustomization::loader::{normalize, KUSTOMIZATION_FILE_NAMES};
 
-/// The files of one revision, removed when dropped.
+/// Files of one revision, written on demand into a temporary folder removed when dropped.
 pub struct Snapshot {
     folder: tempfile::TempDir,
+    objects: CatFile,
+    /// Every file of the revision, sorted by path.
+    entries: Vec<Entry>,
+    /// Folders whose files are written (a folder below one of them is written too).
+    written: BTreeSet<String>,
+    /// Kustomization folders already followed.
+    visited: BTreeSet<String>,
 }
 
 impl Snapshot {
@@ -17,11 +28,84 @@ impl Snapshot {
     pub fn root(&self) -> &Path {
         self.folder.path()
     }
+
+    /// Writes what a build of `relative` (a folder relative to the top level) reads at this
+    /// revision: its files and those of every kustomization folder it reaches.
+    pub fn extract_build_of(&mut self, relative: &Path) -> Result<(), DiffError> {
+        let mut queue = vec![path_text(&normalize(relative))];
+        while let Some(folder) = queue.pop() {
+            if !self.visited.insert(folder.clone()) {
+                continue;
+            }
+            self.write_folder(&folder)?;
+            for entry in self.kustomization_entries(&folder) {
+                let target = path_text(&normalize(&Path::new(&folder).join(&entry)));
+                if !target.starts_with("..") && self.is_folder(&target) {
+                    queue.push(target);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn is_folder(&self, folder: &str) -> bool {
+        folder.is_empty() || self.entries.iter().any(|e| in_folder(&e.path, folder))
+    }
+
+    fn write_folder(&mut self, folder: &str) -> Result<(), DiffError> {
+        if self.written.iter().any(|done| done.is_empty() || folder == done || folder.starts_with(&format!("{done}/"))) {
+            return Ok(());
+        }
+        for entry in self.entries.iter().filter(|e| in_folder(&e.path, folder)) {
+            let content = self.objects.read(&entry.object)?;
+            write_entry(self.folder.path(), entry, &content)?;
+        }
+        self.written.insert(folder.to_string());
+        Ok(())
+    }
+
+    /// The `resources`, `bases` and `components` of the folder's kustomization, as written; none
+    /// when it has no readable one (the build itself reports that).
+    fn kustomization_entries(&self, folder: &str) -> Vec<String> {
+        let dir = self.root().join(folder);
+        let Some(text) = KUSTOMIZATION_FILE_NAMES.iter().find_map(|name| std::fs::read_to_string(dir.join(name)).ok()) else {
+            return Vec::new();
+        };
+        let Ok(kustomization) = crate::yaml::parse::parse_document(&text) else { return Vec::new() };
+        ["resources", "bases", "components"]
+            .iter()
+            .filter_map(|field| kustomization.get(field)?.as_array())
+            .flatten()
+            .filter_map(|entry| entry.as_str().map(str::to_string))
+            .collect()
+    }
+}
+
+fn in_folder(path: &str, folder: &str) -> bool {
+    folder.is_empty() || path.strip_prefix(folder).is_some_and(|rest| rest.starts_with('/'))
+}
+
+fn path_text(path: &Path) -> String {
+    path.to_string_lossy().replace('\\', "/")
+}
+
+/// The top level of the work tree holding `dir`: one of `known` when `dir` lies in it with no
+/// nested repository between them (saving a git run per directory), otherwise asked of git.
+pub fn toplevel_among(dir: &Path, known: &[&Path]) -> Result<PathBuf, DiffError> {
+    for top in known {
+        if let Ok(rest) = dir.strip_prefix(top) {
+            let nested = rest.ancestors().filter(|a| !a.as_os_str().is_empty()).any(|a| top.join(a).join(".git").exists());
+            if !nested {
+                return Ok(top.to_path_buf());
+            }
+        }
+    }
+    toplevel(dir)
 }
 
 /// The top level of the git work tree that holds `dir` (or, for a folder that does not exist,
 /// its nearest existing parent).
-pub fn toplevel(dir: &Path) -> Result<PathBuf, DiffError> {
+fn toplevel(dir: &Path) -> Result<PathBuf, DiffError> {
     let mut existing = dir;
     while !existing.is_dir() {
         existing = existing.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
@@ -31,20 +115,18 @@ pub fn toplevel(dir: &Path) -> Result<PathBuf, DiffError> {
     top.canonicalize().map_err(|e| DiffError::Io { path: top.display().to_string(), message: e.to_string() })
 }
 
-/// Writes every file of `rev` in the repository at `toplevel` into a new temporary folder.
+/// Lists the files of `rev` in the repository at `toplevel`; [`Snapshot::extract_build_of`]
+/// writes those a build needs.
 pub fn snapshot(toplevel: &Path, rev: &str) -> Result<Snapshot, DiffError> {
-    let spec = format!("{rev}^{{tree}}");
-    let tree = git(toplevel, &["rev-parse", "--verify", "--quiet", "--end-of-options", &spec])
-        .map_err(|_| DiffError::Git(format!("{}: unknown git revision '{rev}'", toplevel.display())))?;
-    let tree = String::from_utf8_lossy(&tree).trim().to_string();
-    let listing = git(toplevel, &["ls-tree", "-r", "-z", "--full-tree", &tree])?;
+    let listing = git(toplevel, &["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev])
+        .map_err(|e| DiffError::Git(format!("unknown git revision '{rev}' ({e})")))?;
     let entries: Vec<Entry> = listing.split(|b| *b == 0).filter(|e| !e.is_empty()).filter_map(Entry::parse).collect();
     let folder = tempfile::Builder::new()
         .prefix("peerpods-diff-")
         .tempdir()
         .map_err(|e| DiffError::Io { path: std::env::temp_dir().display().to_string(), message: e.to_string() })?;
-    write_blobs(toplevel, &entries, folder.path())?;
-    Ok(Snapshot { folder })
+    let objects = CatFile::start(toplevel)?;
+    Ok(Snapshot { folder, objects, entries, written: BTreeSet::new(), visited: BTreeSet::new() })
 }
 
 /// One file of `git ls-tree -r`: `<mode> <type> <object>\t<path>`.
@@ -65,40 +147,43 @@ impl Entry {
     }
 }
 
-/// Streams every blob through one `git cat-file --batch` and writes it under `root`.
-fn write_blobs(toplevel: &Path, entries: &[Entry], root: &Path) -> Result<(), DiffError> {
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(toplevel)
-        .args(["cat-file", "--batch"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| DiffError::Git(format!("cannot run git: {e}")))?;
-    let mut stdin = child.stdin.take().expect("stdin is piped");
-    let objects: Vec<String> = entries.iter().map(|e| format!("{}\n", e.object)).collect();
-    // Written from another thread: git answers while it reads, and both pipes have limits.
-    let feeder = std::thread::spawn(move || {
-        for object in objects {
-            if stdin.write_all(object.as_bytes()).is_err() {
-                break;
-            }
-        }
-    });
-    let mut reader = BufReader::new(child.stdout.take().expect("stdout is piped"));
-    let written = entries.iter().try_for_each(|entry| {
-        let content = read_blob(&mut reader, &entry.object)?;
-        write_entry(root, entry, &content)
-    });
-    drop(reader);
-    let _ = feeder.join();
-    let status = child.wait().map_err(|e| DiffError::Git(format!("git cat-file: {e}")))?;
-    written?;
-    if !status.success() {
-        return Err(DiffError::Git(format!("git cat-file --batch in {} failed", toplevel.display())));
+/// One `git cat-file --batch` for the whole snapshot, asked for one object at a time (it answers
+/// each request before reading the next).
+struct CatFile {
+    child: Child,
+    requests: ChildStdin,
+    answers: BufReader<ChildStdout>,
+}
+
+impl CatFile {
+    fn start(toplevel: &Path) -> Result<CatFile, DiffError> {
+        let mut child = Command::new("git")
+            .arg("-C")
+            .arg(toplevel)
+            .args(["cat-file", "--batch"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| DiffError::Git(format!("cannot run git: {e}")))?;
+        let requests = child.stdin.take().expect("stdin is piped");
+        let answers = BufReader::new(child.stdout.take().expect("stdout is piped"));
+        Ok(CatFile { child, requests, answers })
     }
-    Ok(())
+
+    fn read(&mut self, object: &str) -> Result<Vec<u8>, DiffError> {
+        let asked = writeln!(self.requests, "{object}").and_then(|()| self.requests.flush());
+        asked.map_err(|e| DiffError::Git(format!("git cat-file: {e}")))?;
+        read_blob(&mut self.answers, object)
+    }
+}
+
+impl Drop for CatFile {
+    fn drop(&mut self) {
+        // Our own child, done with: end it and collect its status.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// Reads one `<object> blob <size>\n<content>\n` answer.
