@@ -64,6 +64,7 @@ fn compare_all(args: &DiffArgs) -> Result<Report, String> {
     let pairs: Vec<Pair> = match &args.base {
         Some(rev) => {
             let mut pairs = Vec::new();
+            let mut folders: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
             for dir in &args.dirs {
                 let absolute = absolute(dir)?;
                 let known: Vec<&Path> = snapshots.keys().map(PathBuf::as_path).collect();
@@ -76,14 +77,17 @@ fn compare_all(args: &DiffArgs) -> Result<Report, String> {
                     let snapshot = git::snapshot(&top, rev).map_err(|e| e.to_string())?;
                     snapshots.insert(top.clone(), snapshot);
                 }
-                let snapshot = snapshots.get_mut(&top).expect("inserted above");
-                snapshot.extract_build_of(&relative).map_err(|e| e.to_string())?;
+                folders.entry(top.clone()).or_default().push(relative.clone());
                 pairs.push(Pair {
                     old_label: format!("{rev}:{}", dir.display()),
                     new_label: dir.display().to_string(),
                     old_dir: snapshots[&top].root().join(relative),
                     new_dir: dir.clone(),
                 });
+            }
+            for (top, folders) in &folders {
+                let snapshot = snapshots.get_mut(top).expect("a snapshot per top level");
+                snapshot.extract_builds_of(folders).map_err(|e| e.to_string())?;
             }
             pairs
         }

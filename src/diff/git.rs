@@ -29,21 +29,24 @@ impl Snapshot {
         self.folder.path()
     }
 
-    /// Writes what a build of `relative` (a folder relative to the top level) reads at this
-    /// revision: its files and those of every kustomization folder it reaches.
-    pub fn extract_build_of(&mut self, relative: &Path) -> Result<(), DiffError> {
-        let mut queue = vec![path_text(&normalize(relative))];
-        while let Some(folder) = queue.pop() {
-            if !self.visited.insert(folder.clone()) {
-                continue;
-            }
-            self.write_folder(&folder)?;
-            for entry in self.kustomization_entries(&folder) {
-                let target = path_text(&normalize(&Path::new(&folder).join(&entry)));
-                if !target.starts_with("..") && self.is_folder(&target) {
-                    queue.push(target);
+    /// Writes what builds of `folders` (relative to the top level) read at this revision: their
+    /// files and those of every kustomization folder they reach, one level of the graph at a
+    /// time, each level's files fetched from git in one batch.
+    pub fn extract_builds_of(&mut self, folders: &[PathBuf]) -> Result<(), DiffError> {
+        let mut level: Vec<String> = folders.iter().map(|f| path_text(&normalize(f))).collect();
+        while !level.is_empty() {
+            level.retain(|folder| self.visited.insert(folder.clone()));
+            self.write_folders(&level)?;
+            let mut next = Vec::new();
+            for folder in &level {
+                for entry in self.kustomization_entries(folder) {
+                    let target = path_text(&normalize(&Path::new(folder).join(&entry)));
+                    if !target.starts_with("..") && self.is_folder(&target) {
+                        next.push(target);
+                    }
                 }
             }
+            level = next;
         }
         Ok(())
     }
@@ -52,15 +55,17 @@ impl Snapshot {
         folder.is_empty() || self.entries.iter().any(|e| in_folder(&e.path, folder))
     }
 
-    fn write_folder(&mut self, folder: &str) -> Result<(), DiffError> {
-        if self.written.iter().any(|done| done.is_empty() || folder == done || folder.starts_with(&format!("{done}/"))) {
-            return Ok(());
-        }
-        for entry in self.entries.iter().filter(|e| in_folder(&e.path, folder)) {
-            let content = self.objects.read(&entry.object)?;
+    /// Writes the files of `folders` not written yet.
+    fn write_folders(&mut self, folders: &[String]) -> Result<(), DiffError> {
+        let written = &self.written;
+        let is_written = |folder: &str| written.iter().any(|done| done.is_empty() || folder == done || folder.starts_with(&format!("{done}/")));
+        let new: Vec<&String> = folders.iter().filter(|f| !is_written(f)).collect();
+        let wanted: Vec<&Entry> = self.entries.iter().filter(|e| !is_written(&e.path) && new.iter().any(|f| in_folder(&e.path, f))).collect();
+        let contents = self.objects.read_all(wanted.iter().map(|e| e.object.as_str()))?;
+        for (entry, content) in wanted.iter().zip(contents) {
             write_entry(self.folder.path(), entry, &content)?;
         }
-        self.written.insert(folder.to_string());
+        self.written.extend(new.into_iter().cloned());
         Ok(())
     }
 
@@ -171,10 +176,21 @@ impl CatFile {
         Ok(CatFile { child, requests, answers })
     }
 
-    fn read(&mut self, object: &str) -> Result<Vec<u8>, DiffError> {
-        let asked = writeln!(self.requests, "{object}").and_then(|()| self.requests.flush());
-        asked.map_err(|e| DiffError::Git(format!("git cat-file: {e}")))?;
-        read_blob(&mut self.answers, object)
+    /// The contents of `objects`, in order. Requests go in chunks small enough for the pipe to
+    /// hold while git answers, so neither side waits on the other and each chunk costs one round trip.
+    fn read_all<'a>(&mut self, objects: impl Iterator<Item = &'a str>) -> Result<Vec<Vec<u8>>, DiffError> {
+        const CHUNK: usize = 256;
+        let objects: Vec<&str> = objects.collect();
+        let mut contents = Vec::with_capacity(objects.len());
+        for chunk in objects.chunks(CHUNK) {
+            let requests: String = chunk.iter().map(|object| format!("{object}\n")).collect();
+            let asked = self.requests.write_all(requests.as_bytes()).and_then(|()| self.requests.flush());
+            asked.map_err(|e| DiffError::Git(format!("git cat-file: {e}")))?;
+            for object in chunk {
+                contents.push(read_blob(&mut self.answers, object)?);
+            }
+        }
+        Ok(contents)
     }
 }
 
