@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use peerpods_build::kustomization::loader::normalize;
+use peerpods_build::kustomization::loader::{normalize, KUSTOMIZATION_FILE_NAMES};
 use serde_json::Value;
 
 /// The committed table, relative to the tree's root.
@@ -17,7 +17,6 @@ pub const MATRIX_PATH: &str = "docs/providers.md";
 /// The one command that rewrites it.
 pub const REGENERATE: &str = "UPDATE_MATRIX=1 cargo test provider_matrix";
 
-const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
 /// Fails, saying how to regenerate, when the committed table differs from a fresh one.
 pub fn check(root: &Path) -> Result<(), String> {
@@ -89,7 +88,7 @@ fn provider_names(root: &Path) -> Result<Vec<String>, String> {
 }
 
 fn kustomization_file(folder: &Path) -> Option<PathBuf> {
-    KUSTOMIZATION_FILES.iter().map(|name| folder.join(name)).find(|path| path.is_file())
+    KUSTOMIZATION_FILE_NAMES.iter().map(|name| folder.join(name)).find(|path| path.is_file())
 }
 
 fn load_provider(root: &Path, name: String) -> Result<Provider, String> {
