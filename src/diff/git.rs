@@ -120,7 +120,7 @@ fn toplevel(dir: &Path) -> Result<PathBuf, DiffError> {
     top.canonicalize().map_err(|e| DiffError::Io { path: top.display().to_string(), message: e.to_string() })
 }
 
-/// Lists the files of `rev` in the repository at `toplevel`; [`Snapshot::extract_build_of`]
+/// Lists the files of `rev` in the repository at `toplevel`; [`Snapshot::extract_builds_of`]
 /// writes those a build needs.
 pub fn snapshot(toplevel: &Path, rev: &str) -> Result<Snapshot, DiffError> {
     let listing = git(toplevel, &["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev])
