@@ -411,3 +411,17 @@ fn review_comment_shows_the_stat_and_the_diff_of_the_touched_providers() {
     );
     assert_eq!(comment(&[provider]), expected);
 }
+
+#[test]
+fn diff_base_shows_an_added_overlay_as_added_and_a_removed_one_as_removed() {
+    let tree = TempTree::new("review-added-removed");
+    tree.write("old/kustomization.yaml", "resources:\n- config.yaml\n");
+    tree.write("old/config.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: old\n");
+    commit_all(&tree);
+    fs::remove_dir_all(tree.path("old")).unwrap();
+    tree.write("new/kustomization.yaml", "resources:\n- config.yaml\n");
+    tree.write("new/config.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: new\n");
+    let stat = ours(&["diff", "--base", "HEAD", "--stat", "old", "new"], &tree.root);
+    assert_eq!(stat.code, Some(1), "{}", stat.stderr);
+    assert_eq!(stat.stdout, "old\tremoved\tConfigMap/old\t+0 -4\nnew\tadded\tConfigMap/new\t+4 -0\n");
+}
