@@ -134,13 +134,18 @@ fn diff_base_shows_a_base_change_in_every_overlay() {
     }
 }
 
+/// A kustomization in `folder` whose one resource is the ConfigMap `name` (with `data`, if any).
+fn config_map_kustomization(tree: &TempTree, folder: &str, name: &str, data: &str) {
+    tree.write(&format!("{folder}/kustomization.yaml"), "resources:\n- config.yaml\n");
+    tree.write(&format!("{folder}/config.yaml"), &format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n{data}"));
+}
+
 #[test]
 fn diff_base_shows_a_renamed_resource_as_removed_plus_added() {
     let tree = TempTree::new("review-rename");
-    tree.write("app/kustomization.yaml", "resources:\n- config.yaml\n");
-    tree.write("app/config.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: before\ndata:\n  A: \"1\"\n");
+    config_map_kustomization(&tree, "app", "before", "data:\n  A: \"1\"\n");
     commit_all(&tree);
-    tree.write("app/config.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: after\ndata:\n  A: \"1\"\n");
+    config_map_kustomization(&tree, "app", "after", "data:\n  A: \"1\"\n");
 
     let stat = ours(&["diff", "--base", "HEAD", "--stat", "app"], &tree.root);
     assert_eq!(stat.code, Some(1), "{}", stat.stderr);
@@ -415,12 +420,10 @@ fn review_comment_shows_the_stat_and_the_diff_of_the_touched_providers() {
 #[test]
 fn diff_base_shows_an_added_overlay_as_added_and_a_removed_one_as_removed() {
     let tree = TempTree::new("review-added-removed");
-    tree.write("old/kustomization.yaml", "resources:\n- config.yaml\n");
-    tree.write("old/config.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: old\n");
+    config_map_kustomization(&tree, "old", "old", "");
     commit_all(&tree);
     fs::remove_dir_all(tree.path("old")).unwrap();
-    tree.write("new/kustomization.yaml", "resources:\n- config.yaml\n");
-    tree.write("new/config.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: new\n");
+    config_map_kustomization(&tree, "new", "new", "");
     let stat = ours(&["diff", "--base", "HEAD", "--stat", "old", "new"], &tree.root);
     assert_eq!(stat.code, Some(1), "{}", stat.stderr);
     assert_eq!(stat.stdout, "old\tremoved\tConfigMap/old\t+0 -4\nnew\tadded\tConfigMap/new\t+4 -0\n");
