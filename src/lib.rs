@@ -6,6 +6,7 @@
 pub mod adaptor_settings;
 pub mod build_metadata;
 pub mod diagnostics;
+pub mod diff;
 pub mod edit;
 pub mod error;
 pub mod generate;

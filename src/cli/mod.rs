@@ -4,6 +4,7 @@ mod build;
 mod check;
 mod check_settings;
 mod completions;
+mod diff;
 mod edit;
 mod man;
 mod output;
@@ -40,6 +41,9 @@ enum Command {
     Edit(edit::EditArgs),
     /// Check the settings an overlay renders into peer-pods-cm against what the adaptor reads.
     CheckSettings(check_settings::CheckSettingsArgs),
+    /// Compare renderings: each DIR at a git revision with DIR now (`--base REV DIR...`), or two
+    /// overlays (`DIR_A DIR_B`); exit 0 when nothing differs, 1 when something does, 2 on error.
+    Diff(diff::DiffArgs),
     /// Print the version.
     Version {
         /// Print only the semantic version (Argo CD parses this).
@@ -53,6 +57,7 @@ const COMMAND_NAMES: &[&str] = &[
     "build",
     "check-settings",
     "completions",
+    "diff",
     "edit",
     "man",
     "version",
@@ -81,6 +86,8 @@ pub fn main() -> ExitCode {
         Command::Man { command } => man::run(command.as_deref()),
         Command::Edit(args) => edit::run(&args),
         Command::CheckSettings(args) => check_settings::run(&args),
+        // diff's exit status says whether anything differs, as `diff`'s does.
+        Command::Diff(args) => return diff::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

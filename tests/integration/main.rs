@@ -18,4 +18,5 @@ mod fidelity_sharing;
 mod gitops;
 mod parallel_folders;
 mod peerpods;
+mod review;
 mod several_overlays;

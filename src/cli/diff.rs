@@ -1,0 +1,169 @@
+//! `diff`: what a change does to each rendering (`--base REV DIR...`), or how two overlays'
+//! renderings differ (`DIR_A DIR_B`). Exit status as `diff`'s: 0 same, 1 different, 2 trouble.
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+use peerpods_build::diff::{self, git, DiffError, Rendering};
+use peerpods_build::kustomization::loader::normalize;
+use peerpods_build::BuildOptions;
+use rayon::prelude::*;
+
+#[derive(Args)]
+pub struct DiffArgs {
+    /// Compare each DIR as it is at this git revision (read from the repository, not checked
+    /// out) with DIR as it is now. Without it, exactly two DIRs are compared with each other.
+    #[arg(long, value_name = "REV")]
+    base: Option<String>,
+    /// One line per differing resource instead of the unified diffs.
+    #[arg(long)]
+    stat: bool,
+    /// Kustomization directories.
+    #[arg(required = true, num_args = 1..)]
+    dirs: Vec<PathBuf>,
+}
+
+/// One comparison: the two sides' labels and folders.
+struct Pair {
+    old_label: String,
+    new_label: String,
+    old_dir: PathBuf,
+    new_dir: PathBuf,
+}
+
+pub fn run(args: &DiffArgs) -> ExitCode {
+    match compare_all(args) {
+        Ok(report) => {
+            let printed = std::io::stdout().lock().write_all(report.text.as_bytes());
+            match printed {
+                Err(e) => fail(&format!("writing output: {e}")),
+                Ok(()) if report.differs => ExitCode::from(1),
+                Ok(()) => ExitCode::SUCCESS,
+            }
+        }
+        Err(message) => fail(&message),
+    }
+}
+
+fn fail(message: &str) -> ExitCode {
+    eprintln!("Error: {message}");
+    ExitCode::from(2)
+}
+
+struct Report {
+    text: String,
+    differs: bool,
+}
+
+fn compare_all(args: &DiffArgs) -> Result<Report, String> {
+    // Kept alive until every build has read its files.
+    let mut snapshots: HashMap<PathBuf, git::Snapshot> = HashMap::new();
+    let pairs: Vec<Pair> = match &args.base {
+        Some(rev) => {
+            let mut pairs = Vec::new();
+            let mut folders: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
+            for dir in &args.dirs {
+                let absolute = absolute(dir)?;
+                let known: Vec<&Path> = snapshots.keys().map(PathBuf::as_path).collect();
+                let top = git::toplevel_among(&absolute, &known).map_err(|e| e.to_string())?;
+                let relative = absolute
+                    .strip_prefix(&top)
+                    .map_err(|_| format!("{}: not inside the git work tree {}", dir.display(), top.display()))?
+                    .to_path_buf();
+                if !snapshots.contains_key(&top) {
+                    let snapshot = git::snapshot(&top, rev).map_err(|e| e.to_string())?;
+                    snapshots.insert(top.clone(), snapshot);
+                }
+                folders.entry(top.clone()).or_default().push(relative.clone());
+                pairs.push(Pair {
+                    old_label: format!("{rev}:{}", dir.display()),
+                    new_label: dir.display().to_string(),
+                    old_dir: snapshots[&top].root().join(relative),
+                    new_dir: dir.clone(),
+                });
+            }
+            for (top, folders) in &folders {
+                let snapshot = snapshots.get_mut(top).expect("a snapshot per top level");
+                snapshot.extract_builds_of(folders).map_err(|e| e.to_string())?;
+            }
+            pairs
+        }
+        None => match args.dirs.as_slice() {
+            [a, b] => vec![Pair { old_label: a.display().to_string(), new_label: b.display().to_string(), old_dir: a.clone(), new_dir: b.clone() }],
+            _ => return Err("without --base, diff compares exactly two directories: diff DIR_A DIR_B".into()),
+        },
+    };
+    let options = BuildOptions::default();
+    let rendered: Vec<Result<(Rendering, Rendering), DiffError>> = pairs
+        .par_iter()
+        .map(|pair| {
+            let (old, new) = rayon::join(
+                || diff::render(&pair.old_dir, &pair.old_label, &options),
+                || diff::render(&pair.new_dir, &pair.new_label, &options),
+            );
+            Ok((old?, new?))
+        })
+        .collect();
+    let mut report = Report { text: String::new(), differs: false };
+    for (pair, sides) in pairs.iter().zip(rendered) {
+        let (old, new) = sides.map_err(|e| e.to_string())?;
+        let changes = diff::compare(&old, &new);
+        if changes.is_empty() {
+            continue;
+        }
+        report.differs = true;
+        if args.stat {
+            write_stat(&mut report.text, pair, &changes);
+        } else {
+            write_full(&mut report.text, pair, &changes);
+        }
+    }
+    Ok(report)
+}
+
+/// `DIR  changed  Kind/namespace/name  +A -R  field, field`.
+fn write_stat(out: &mut String, pair: &Pair, changes: &[diff::ResourceChange]) {
+    for change in changes {
+        let (added, removed) = change.line_counts();
+        let _ = write!(out, "{}\t{}\t{}\t+{added} -{removed}", pair.new_label, change.kind, change.key);
+        if !change.fields.is_empty() {
+            let _ = write!(out, "\t{}", change.fields.join(", "));
+        }
+        out.push('\n');
+    }
+}
+
+/// A summary line per directory, then per resource a header naming the differing fields and
+/// the unified diff of its YAML.
+fn write_full(out: &mut String, pair: &Pair, changes: &[diff::ResourceChange]) {
+    let count = |kind| changes.iter().filter(|c| c.kind == kind).count();
+    let _ = writeln!(
+        out,
+        "=== {} -> {}: {} changed, {} added, {} removed",
+        pair.old_label,
+        pair.new_label,
+        count(diff::ChangeKind::Changed),
+        count(diff::ChangeKind::Added),
+        count(diff::ChangeKind::Removed)
+    );
+    for change in changes {
+        let _ = write!(out, "{} {}", change.kind, change.key);
+        if !change.fields.is_empty() {
+            let _ = write!(out, ": {}", change.fields.join(", "));
+        }
+        out.push('\n');
+        out.push_str(&change.unified_diff(&pair.old_label, &pair.new_label));
+    }
+}
+
+/// `dir` as an absolute path without `.`/`..` (real when it exists, so symlinks match git's).
+fn absolute(dir: &Path) -> Result<PathBuf, String> {
+    if let Ok(real) = dir.canonicalize() {
+        return Ok(real);
+    }
+    let cwd = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
+    Ok(normalize(&cwd.join(dir)))
+}

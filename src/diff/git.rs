@@ -1,0 +1,251 @@
+//! A git revision's files in a temporary folder, read from the repository's objects: the working
+//! tree and the index are never touched, so a diff can run while someone edits. Only the folders
+//! a build reads are written: the kustomization's folder and, through `resources`, `bases` and
+//! `components`, every kustomization folder it reaches (`../../base`); the load restrictor keeps
+//! each kustomization's files inside its own folder, so those folders hold everything it reads.
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use super::DiffError;
+use crate::kustomization::loader::{normalize, KUSTOMIZATION_FILE_NAMES};
+
+/// Files of one revision, written on demand into a temporary folder removed when dropped.
+pub struct Snapshot {
+    folder: tempfile::TempDir,
+    objects: CatFile,
+    /// Every file of the revision, sorted by path.
+    entries: Vec<Entry>,
+    /// Folders whose files are written (a folder below one of them is written too).
+    written: BTreeSet<String>,
+    /// Kustomization folders already followed.
+    visited: BTreeSet<String>,
+}
+
+impl Snapshot {
+    /// Where the repository's top level is in the snapshot.
+    pub fn root(&self) -> &Path {
+        self.folder.path()
+    }
+
+    /// Writes what builds of `folders` (relative to the top level) read at this revision: their
+    /// files and those of every kustomization folder they reach, one level of the graph at a
+    /// time, each level's files fetched from git in one batch.
+    pub fn extract_builds_of(&mut self, folders: &[PathBuf]) -> Result<(), DiffError> {
+        let mut level: Vec<String> = folders.iter().map(|f| path_text(&normalize(f))).collect();
+        while !level.is_empty() {
+            level.retain(|folder| self.visited.insert(folder.clone()));
+            self.write_folders(&level)?;
+            let mut next = Vec::new();
+            for folder in &level {
+                for entry in self.kustomization_entries(folder) {
+                    let target = path_text(&normalize(&Path::new(folder).join(&entry)));
+                    if !target.starts_with("..") && self.is_folder(&target) {
+                        next.push(target);
+                    }
+                }
+            }
+            level = next;
+        }
+        Ok(())
+    }
+
+    fn is_folder(&self, folder: &str) -> bool {
+        folder.is_empty() || self.entries.iter().any(|e| in_folder(&e.path, folder))
+    }
+
+    /// Writes the files of `folders` not written yet.
+    fn write_folders(&mut self, folders: &[String]) -> Result<(), DiffError> {
+        let written = &self.written;
+        let is_written = |folder: &str| written.iter().any(|done| done.is_empty() || folder == done || folder.starts_with(&format!("{done}/")));
+        let new: Vec<&String> = folders.iter().filter(|f| !is_written(f)).collect();
+        let wanted: Vec<&Entry> = self.entries.iter().filter(|e| !is_written(&e.path) && new.iter().any(|f| in_folder(&e.path, f))).collect();
+        let contents = self.objects.read_all(wanted.iter().map(|e| e.object.as_str()))?;
+        for (entry, content) in wanted.iter().zip(contents) {
+            write_entry(self.folder.path(), entry, &content)?;
+        }
+        self.written.extend(new.into_iter().cloned());
+        Ok(())
+    }
+
+    /// The `resources`, `bases` and `components` of the folder's kustomization, as written; none
+    /// when it has no readable one (the build itself reports that).
+    fn kustomization_entries(&self, folder: &str) -> Vec<String> {
+        let dir = self.root().join(folder);
+        let Some(text) = KUSTOMIZATION_FILE_NAMES.iter().find_map(|name| std::fs::read_to_string(dir.join(name)).ok()) else {
+            return Vec::new();
+        };
+        let Ok(kustomization) = crate::yaml::parse::parse_document(&text) else { return Vec::new() };
+        ["resources", "bases", "components"]
+            .iter()
+            .filter_map(|field| kustomization.get(field)?.as_array())
+            .flatten()
+            .filter_map(|entry| entry.as_str().map(str::to_string))
+            .collect()
+    }
+}
+
+fn in_folder(path: &str, folder: &str) -> bool {
+    folder.is_empty() || path.strip_prefix(folder).is_some_and(|rest| rest.starts_with('/'))
+}
+
+fn path_text(path: &Path) -> String {
+    path.to_string_lossy().replace('\\', "/")
+}
+
+/// The top level of the work tree holding `dir`: one of `known` when `dir` lies in it with no
+/// nested repository between them (saving a git run per directory), otherwise asked of git.
+pub fn toplevel_among(dir: &Path, known: &[&Path]) -> Result<PathBuf, DiffError> {
+    for top in known {
+        if let Ok(rest) = dir.strip_prefix(top) {
+            let nested = rest.ancestors().filter(|a| !a.as_os_str().is_empty()).any(|a| top.join(a).join(".git").exists());
+            if !nested {
+                return Ok(top.to_path_buf());
+            }
+        }
+    }
+    toplevel(dir)
+}
+
+/// The top level of the git work tree that holds `dir` (or, for a folder that does not exist,
+/// its nearest existing parent).
+fn toplevel(dir: &Path) -> Result<PathBuf, DiffError> {
+    let mut existing = dir;
+    while !existing.is_dir() {
+        existing = existing.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    }
+    let out = git(existing, &["rev-parse", "--show-toplevel"])?;
+    let top = PathBuf::from(String::from_utf8_lossy(&out).trim_end_matches('\n'));
+    top.canonicalize().map_err(|e| DiffError::Io { path: top.display().to_string(), message: e.to_string() })
+}
+
+/// Lists the files of `rev` in the repository at `toplevel`; [`Snapshot::extract_builds_of`]
+/// writes those a build needs.
+pub fn snapshot(toplevel: &Path, rev: &str) -> Result<Snapshot, DiffError> {
+    let listing = git(toplevel, &["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev])
+        .map_err(|e| DiffError::Git(format!("unknown git revision '{rev}' ({e})")))?;
+    let entries: Vec<Entry> = listing.split(|b| *b == 0).filter(|e| !e.is_empty()).filter_map(Entry::parse).collect();
+    let folder = tempfile::Builder::new()
+        .prefix("peerpods-diff-")
+        .tempdir()
+        .map_err(|e| DiffError::Io { path: std::env::temp_dir().display().to_string(), message: e.to_string() })?;
+    let objects = CatFile::start(toplevel)?;
+    Ok(Snapshot { folder, objects, entries, written: BTreeSet::new(), visited: BTreeSet::new() })
+}
+
+/// One file of `git ls-tree -r`: `<mode> <type> <object>\t<path>`.
+struct Entry {
+    mode: String,
+    object: String,
+    path: String,
+}
+
+impl Entry {
+    fn parse(line: &[u8]) -> Option<Entry> {
+        let line = std::str::from_utf8(line).ok()?;
+        let (meta, path) = line.split_once('\t')?;
+        let mut parts = meta.split(' ');
+        let (mode, kind, object) = (parts.next()?, parts.next()?, parts.next()?);
+        // Submodules (`commit` entries) have no files in this repository.
+        (kind == "blob").then(|| Entry { mode: mode.to_string(), object: object.to_string(), path: path.to_string() })
+    }
+}
+
+/// One `git cat-file --batch` for the whole snapshot, asked for one object at a time (it answers
+/// each request before reading the next).
+struct CatFile {
+    child: Child,
+    requests: ChildStdin,
+    answers: BufReader<ChildStdout>,
+}
+
+impl CatFile {
+    fn start(toplevel: &Path) -> Result<CatFile, DiffError> {
+        let mut child = Command::new("git")
+            .arg("-C")
+            .arg(toplevel)
+            .args(["cat-file", "--batch"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| DiffError::Git(format!("cannot run git: {e}")))?;
+        let requests = child.stdin.take().expect("stdin is piped");
+        let answers = BufReader::new(child.stdout.take().expect("stdout is piped"));
+        Ok(CatFile { child, requests, answers })
+    }
+
+    /// The contents of `objects`, in order. Requests go in chunks small enough for the pipe to
+    /// hold while git answers, so neither side waits on the other and each chunk costs one round trip.
+    fn read_all<'a>(&mut self, objects: impl Iterator<Item = &'a str>) -> Result<Vec<Vec<u8>>, DiffError> {
+        const CHUNK: usize = 256;
+        let objects: Vec<&str> = objects.collect();
+        let mut contents = Vec::with_capacity(objects.len());
+        for chunk in objects.chunks(CHUNK) {
+            let requests: String = chunk.iter().map(|object| format!("{object}\n")).collect();
+            let asked = self.requests.write_all(requests.as_bytes()).and_then(|()| self.requests.flush());
+            asked.map_err(|e| DiffError::Git(format!("git cat-file: {e}")))?;
+            for object in chunk {
+                contents.push(read_blob(&mut self.answers, object)?);
+            }
+        }
+        Ok(contents)
+    }
+}
+
+impl Drop for CatFile {
+    fn drop(&mut self) {
+        // Our own child, done with: end it and collect its status.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Reads one `<object> blob <size>\n<content>\n` answer.
+fn read_blob(reader: &mut impl BufRead, object: &str) -> Result<Vec<u8>, DiffError> {
+    let mut header = String::new();
+    reader.read_line(&mut header).map_err(|e| DiffError::Git(format!("git cat-file: {e}")))?;
+    let size: usize = header
+        .trim_end()
+        .strip_prefix(object)
+        .and_then(|rest| rest.strip_prefix(" blob "))
+        .and_then(|size| size.parse().ok())
+        .ok_or_else(|| DiffError::Git(format!("git cat-file: unexpected answer for {object}: {}", header.trim_end())))?;
+    let mut content = vec![0; size + 1];
+    reader.read_exact(&mut content).map_err(|e| DiffError::Git(format!("git cat-file: {e}")))?;
+    content.pop();
+    Ok(content)
+}
+
+fn write_entry(root: &Path, entry: &Entry, content: &[u8]) -> Result<(), DiffError> {
+    let path = root.join(&entry.path);
+    let io = |e: std::io::Error| DiffError::Io { path: path.display().to_string(), message: e.to_string() };
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(io)?;
+    }
+    if entry.mode == "120000" {
+        let target = PathBuf::from(String::from_utf8_lossy(content).into_owned());
+        #[cfg(unix)]
+        return std::os::unix::fs::symlink(target, &path).map_err(io);
+        #[cfg(not(unix))]
+        return std::fs::write(&path, target.to_string_lossy().as_bytes()).map_err(io);
+    }
+    std::fs::write(&path, content).map_err(io)
+}
+
+/// Runs `git -C dir args...` with the caller's environment; its stdout, or its stderr as the error.
+fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, DiffError> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| DiffError::Git(format!("cannot run git: {e}")))?;
+    if out.status.success() {
+        Ok(out.stdout)
+    } else {
+        Err(DiffError::Git(format!("git {} in {}: {}", args.join(" "), dir.display(), String::from_utf8_lossy(&out.stderr).trim())))
+    }
+}
