@@ -86,9 +86,13 @@ fn format_entry(entry: &Value, first_prefix: &str) -> String {
     let indent = " ".repeat(first_prefix.len());
     let mut lines: Vec<String> = Vec::new();
     let str_of = |k: &str| entry.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    // Remote origins add `repo` and `ref` after the path (before `configuredIn`), as kyaml orders the fields.
+    let remote = ["repo", "ref"].into_iter().filter(|k| entry.get(k).is_some()).map(|k| format!("{k}: {}", str_of(k)));
     if entry.get("path").is_some() {
         lines.push(format!("path: {}", str_of("path")));
+        lines.extend(remote);
     } else {
+        lines.extend(remote);
         lines.push(format!("configuredIn: {}", str_of("configuredIn")));
         lines.push("configuredBy:".into());
         if let Some(Value::Object(by)) = entry.get("configuredBy") {

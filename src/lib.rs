@@ -9,6 +9,7 @@ pub mod error;
 pub mod generate;
 pub mod kustomization;
 pub mod patch;
+pub mod remote;
 pub mod resource;
 pub mod target;
 pub mod transform;
@@ -35,6 +36,8 @@ pub struct BuildOptions {
     pub load_restrictor: LoadRestrictor,
     /// `--reorder`, when given; otherwise the kustomization's `sortOptions` (default legacy) decide.
     pub reorder: Option<Reorder>,
+    /// Where remote bases are cached, and whether to build from the cache alone.
+    pub remote: remote::RemoteOptions,
 }
 
 /// The result of a build: the resources to print and the warnings to show.
@@ -65,6 +68,7 @@ pub fn build(dir: &Path, options: &BuildOptions) -> Result<Build, BuildFailure> 
     let loader = Loader::new(dir, options.load_restrictor)
         .map_err(|error| BuildFailure { error, diagnostics: Diagnostics::default() })?;
     let mut ctx = target::Context::new(options.load_restrictor, &loader);
+    ctx.remote = options.remote.clone();
     match build_in(&mut ctx, loader, options) {
         Ok(resources) => Ok(Build { resources, diagnostics: ctx.diagnostics }),
         Err(error) => Err(BuildFailure { error, diagnostics: ctx.diagnostics }),

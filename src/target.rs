@@ -12,6 +12,7 @@ use crate::generate::{self, GeneratedKind};
 use crate::kustomization::types::Kustomization;
 use crate::kustomization::{LoadRestrictor, Loader};
 use crate::patch::Schema;
+use crate::remote::RepoSpec;
 use crate::resource::{Behavior, ResMap, Resource};
 use crate::transform::fieldspec::FieldSpec;
 use crate::transform::fieldspec_tables::{merge_field_specs, FieldSpecTables};
@@ -77,6 +78,8 @@ pub struct Context {
     /// Whether transformer runs are recorded on resources: only the top-level `buildMetadata:
     /// [transformerAnnotations]` prints them, and recording costs a value per resource per run.
     pub record_transformations: bool,
+    /// How remote bases are fetched (`--cache-dir`, `--offline`).
+    pub remote: crate::remote::RemoteOptions,
 }
 
 impl Context {
@@ -89,6 +92,7 @@ impl Context {
             top_root: top.root().to_path_buf(),
             schema_chosen: false,
             record_transformations: false,
+            remote: Default::default(),
         }
     }
 
@@ -102,6 +106,7 @@ impl Context {
             top_root: self.top_root.clone(),
             schema_chosen: self.schema_chosen,
             record_transformations: self.record_transformations,
+            remote: self.remote.clone(),
         }
     }
 
@@ -226,9 +231,12 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     }
     run_generators(ctx, target, acc)?;
     for component in &k.components {
-        let loader = target.loader.child(component).map_err(|e| {
-            e.context(format!("accumulating components: accumulateDirectory: \"{component}\""))
-        })?;
+        let remote = remote_base(ctx, component)?;
+        let loader = match &remote {
+            Some((spec, checkout)) => Loader::in_repository(checkout, &spec.kust_root()),
+            None => target.loader.child(component),
+        };
+        let loader = loader.map_err(|e| e.context(format!("accumulating components: accumulateDirectory: \"{component}\"")))?;
         let sub = Target::load(loader, &mut ctx.diagnostics)?;
         if !sub.is_component() {
             return Err(Error::msg(format!(
@@ -238,7 +246,13 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
             )));
         }
         enter(ctx, &sub)?;
-        let result = accumulate(ctx, &sub, acc);
+        let result = match &remote {
+            Some((spec, _)) => {
+                let root = sub.loader.root().to_path_buf();
+                in_remote_origin(ctx, &root, spec, acc, |ctx, acc| accumulate(ctx, &sub, acc))
+            }
+            None => accumulate(ctx, &sub, acc),
+        };
         ctx.visiting.pop();
         result?;
     }
@@ -303,12 +317,10 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
     let kinds: Vec<EntryKind> = entries.iter().map(|entry| EntryKind::of(&target.loader, entry)).collect();
     let mut prebuilt = prebuild_directories(ctx, target, &kinds);
     for (position, entry) in entries.iter().enumerate() {
-        if kinds[position] == EntryKind::Remote {
-            return Err(Error::msg(format!(
-                "accumulating resources: '{entry}': remote resources are not supported; nothing is fetched (vendor the files and refer to them locally)"
-            )));
-        }
-        if kinds[position] == EntryKind::File {
+        if kinds[position] == EntryKind::Http {
+            let sub = accumulate_http_entry(ctx, target, entry)?;
+            absorb_sub(acc, sub)?;
+        } else if kinds[position] == EntryKind::File {
             let (file, text) = target.loader.read(entry).map_err(|e| e.context("accumulating resources"))?;
             let origin = build_metadata::file_origin(&ctx.relative(&file));
             for mut resource in resources_from_file(&file, &text)? {
@@ -325,11 +337,10 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                 _ => accumulate_directory(ctx, target.loader.child(entry)?),
             };
             let sub = sub.map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
-            acc.resources.append_all(sub.resources).map_err(|e| e.context("accumulating resources"))?;
-            if let Some(tables) = sub.tables {
-                acc.merge_tables(tables)?;
-            }
-            merge_vars(&mut acc.vars, sub.vars)?;
+            absorb_sub(acc, sub)?;
+        } else if kinds[position] == EntryKind::Git {
+            let sub = accumulate_git_entry(ctx, entry).map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
+            absorb_sub(acc, sub)?;
         } else {
             return Err(Error::msg(format!(
                 "accumulating resources: accumulation err='accumulating resources from '{entry}': open {}: no such file or directory'",
@@ -365,21 +376,34 @@ fn prebuild_directories(ctx: &Context, target: &Target, kinds: &[EntryKind]) -> 
         .collect()
 }
 
-/// What a `resources` entry names.
+/// Adds a sub-kustomization's resources, field specs and vars.
+fn absorb_sub(acc: &mut Accumulated, sub: Accumulated) -> Result<()> {
+    acc.resources.append_all(sub.resources).map_err(|e| e.context("accumulating resources"))?;
+    if let Some(tables) = sub.tables {
+        acc.merge_tables(tables)?;
+    }
+    merge_vars(&mut acc.vars, sub.vars)
+}
+
+/// What a `resources` entry names, in kustomize's order: an HTTP(S) URL is first read as a file,
+/// then a local file, then a git URL, then a local folder.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum EntryKind {
-    Remote,
+    Http,
     File,
+    Git,
     Folder,
     Missing,
 }
 
 impl EntryKind {
     fn of(loader: &Loader, entry: &str) -> EntryKind {
-        if entry.contains("://") || entry.starts_with("git@") || entry.starts_with("github.com/") {
-            EntryKind::Remote
+        if crate::remote::url::is_http_url(entry) {
+            EntryKind::Http
         } else if loader.is_file(entry) {
             EntryKind::File
+        } else if crate::remote::RepoSpec::parse(entry).is_ok() {
+            EntryKind::Git
         } else if loader.is_dir(entry) {
             EntryKind::Folder
         } else {
@@ -655,3 +679,81 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     Ok(())
 }
 
+
+/// A `resources`/`components` entry that is a git URL: its spec and its checkout (fetched or
+/// from the cache).
+fn remote_base(ctx: &Context, entry: &str) -> Result<Option<(RepoSpec, PathBuf)>> {
+    let Ok(spec) = RepoSpec::parse(entry) else { return Ok(None) };
+    let checkout = crate::remote::checkout(&spec, &ctx.remote).map_err(|e| Error::msg(e.to_string()))?;
+    Ok(Some((spec, checkout)))
+}
+
+/// A git URL in `resources`: the kustomization in its checkout, confined to the checkout.
+fn accumulate_git_entry(ctx: &mut Context, entry: &str) -> Result<Accumulated> {
+    let (spec, checkout) = remote_base(ctx, entry)?.ok_or_else(|| Error::msg(format!("'{entry}' is not a git URL")))?;
+    let loader = Loader::in_repository(&checkout, &spec.kust_root())?;
+    let root = loader.root().to_path_buf();
+    let mut acc = Accumulated::default();
+    in_remote_origin(ctx, &root, &spec, &mut acc, |ctx, acc| {
+        *acc = accumulate_directory(ctx, loader)?;
+        Ok(())
+    })?;
+    Ok(acc)
+}
+
+/// Runs `accumulate` for a remote kustomization rooted at `root`, then gives the origins it
+/// recorded (paths relative to `root`) kustomize's form: the path in the repository, `repo`, `ref`.
+fn in_remote_origin(
+    ctx: &mut Context,
+    root: &Path,
+    spec: &RepoSpec,
+    acc: &mut Accumulated,
+    accumulate: impl FnOnce(&mut Context, &mut Accumulated) -> Result<()>,
+) -> Result<()> {
+    let recorded_before: Vec<usize> = acc.resources.iter_mut().map(|r| r.transformations.len()).collect();
+    let top_root = std::mem::replace(&mut ctx.top_root, root.to_path_buf());
+    let result = accumulate(ctx, acc);
+    ctx.top_root = top_root;
+    for (i, resource) in acc.resources.iter_mut().enumerate() {
+        let first_new = recorded_before.get(i).copied();
+        if let (None, Some(origin)) = (first_new, &mut resource.origin) {
+            crate::remote::stamp_origin(origin, spec);
+        }
+        for run in resource.transformations.iter_mut().skip(first_new.unwrap_or(0)) {
+            crate::remote::stamp_origin(run, spec);
+        }
+    }
+    result
+}
+
+/// An `http(s)://` entry: one YAML file, as kustomize reads it first; when that fails and the
+/// URL is also a git URL, the repository. URLs with a git marker (`//`, `_git/`, `.git`) go to
+/// git at once, and `--offline` never downloads.
+fn accumulate_http_entry(ctx: &mut Context, target: &Target, entry: &str) -> Result<Accumulated> {
+    let is_git = RepoSpec::parse(entry).is_ok();
+    let as_git = |ctx: &mut Context| accumulate_git_entry(ctx, entry).map_err(|e| e.context(format!("accumulating resources from '{entry}'")));
+    if is_git && (ctx.remote.offline || crate::remote::url::has_git_marker(entry)) {
+        return as_git(ctx);
+    }
+    let failed = |reason: String| Error::msg(format!("accumulating resources: accumulating resources from '{entry}': {reason}"));
+    if ctx.remote.offline {
+        return Err(failed("--offline: HTTP files are not cached".into()));
+    }
+    let file_error = match crate::remote::http::get(entry) {
+        Ok(text) => match resources_from_file(Path::new(entry), &text) {
+            Ok(resources) => {
+                let here = serde_json::json!({ "path": ctx.relative(target.loader.root()) });
+                let origin = crate::remote::append_origin(&here, entry);
+                let mut acc = Accumulated::default();
+                for mut resource in resources {
+                    resource.origin = Some(origin.clone());
+                    acc.resources.append(resource).map_err(|e| e.context("accumulating resources"))?;
+                }
+                return Ok(acc);
+            }
+            Err(e) => e.to_string(),
+        },
+        Err(e) => e.to_string(),
+    };
+    if is_git { as_git(ctx) } else { Err(failed(file_error)) }
+}

@@ -35,6 +35,8 @@ pub struct BuildArgs {
     /// Run exec plugins: not supported yet.
     #[arg(long)]
     enable_exec: bool,
+    #[command(flatten)]
+    remote: super::cache::RemoteArgs,
 }
 
 pub fn run(args: &BuildArgs) -> Result<(), String> {
@@ -54,7 +56,7 @@ pub fn run(args: &BuildArgs) -> Result<(), String> {
         Some("none") => Some(Reorder::None),
         Some(other) => return Err(format!("illegal value for --reorder: '{other}' (legacy or none)")),
     };
-    let options = BuildOptions { load_restrictor, reorder };
+    let options = BuildOptions { load_restrictor, reorder, remote: args.remote.options() };
     if args.dirs.len() > 1 {
         return run_builds(args, &options);
     }

@@ -1,6 +1,7 @@
 //! The command line: parse flags, call the library, print, exit codes. One module per command.
 
 mod build;
+mod cache;
 mod output;
 
 use std::process::ExitCode;
@@ -21,6 +22,8 @@ pub struct Cli {
 enum Command {
     /// Build a kustomization target from a directory (the default command).
     Build(build::BuildArgs),
+    /// List or clear the cache of remote bases.
+    Cache(cache::CacheArgs),
     /// Print the version.
     Version {
         /// Print only the semantic version (Argo CD parses this).
@@ -30,7 +33,7 @@ enum Command {
 }
 
 /// The names that are commands; any other first argument is a directory for `build`.
-const COMMAND_NAMES: &[&str] = &["build", "version", "help", "-h", "--help", "-V", "--version"];
+const COMMAND_NAMES: &[&str] = &["build", "cache", "version", "help", "-h", "--help", "-V", "--version"];
 
 pub fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().collect();
@@ -46,6 +49,7 @@ pub fn main() -> ExitCode {
             Ok(())
         }
         Command::Build(args) => build::run(&args),
+        Command::Cache(args) => cache::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
