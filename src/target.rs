@@ -755,5 +755,8 @@ fn accumulate_http_entry(ctx: &mut Context, target: &Target, entry: &str) -> Res
         },
         Err(e) => e.to_string(),
     };
-    if is_git { as_git(ctx) } else { Err(failed(file_error)) }
+    match is_git {
+        true => as_git(ctx).map_err(|e| e.context(format!("read as a file: {file_error}; read as a git repository"))),
+        false => Err(failed(file_error)),
+    }
 }
