@@ -682,8 +682,11 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
 
 /// A `resources`/`components` entry that is a git URL: its spec and its checkout (fetched or
 /// from the cache).
-fn remote_base(ctx: &Context, entry: &str) -> Result<Option<(RepoSpec, PathBuf)>> {
+fn remote_base(ctx: &mut Context, entry: &str) -> Result<Option<(RepoSpec, PathBuf)>> {
     let Ok(spec) = RepoSpec::parse(entry) else { return Ok(None) };
+    if entry.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("git::")) {
+        ctx.diagnostics.notice(crate::remote::url::FORCED_GIT_WARNING);
+    }
     let checkout = crate::remote::checkout(&spec, &ctx.remote).map_err(|e| Error::msg(e.to_string()))?;
     Ok(Some((spec, checkout)))
 }

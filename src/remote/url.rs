@@ -25,6 +25,9 @@ pub struct RepoSpec {
 /// kustomize's timeout for one git command.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(27);
 
+/// kustomize's warning for a `git::` prefix, which it drops.
+pub const FORCED_GIT_WARNING: &str = "Warning: Forcing the git protocol using the 'git::' URL prefix is not supported. Kustomize currently strips this invalid prefix, but will stop doing so in a future release. Please remove the 'git::' prefix from your configuration.";
+
 const FILE_SCHEME: &str = "file://";
 const SCHEMES: [&str; 4] = ["ssh://", "https://", "http://", FILE_SCHEME];
 
