@@ -116,25 +116,35 @@ fn build(dir: &Path, cache: &Path, extra: &[&str]) -> String {
 }
 
 fn build_run(dir: &Path, cache: &Path, extra: &[&str]) -> Run {
+    build_run_env(dir, cache, extra, &[])
+}
+
+fn build_run_env(dir: &Path, cache: &Path, extra: &[&str], env: &[(&str, &str)]) -> Run {
     let dir = dir.to_string_lossy();
     let cache = cache.to_string_lossy();
     let mut args = vec!["build", dir.as_ref(), "--cache-dir", cache.as_ref()];
     args.extend_from_slice(extra);
-    ours_env(&args, Path::new("."), &[])
+    ours_env(&args, Path::new("."), env)
 }
 
 /// Our build equals the reference's, byte for byte (when there is a reference); returns it.
 fn build_like_kustomize(dir: &Path, cache: &Path, label: &str) -> String {
-    let ours = build(dir, cache, &[]);
+    build_like_kustomize_env(dir, cache, label, &[])
+}
+
+/// The same, both run with extra environment variables (which git must see).
+fn build_like_kustomize_env(dir: &Path, cache: &Path, label: &str, env: &[(&str, &str)]) -> String {
+    let ours = build_run_env(dir, cache, &[], env);
+    assert!(ours.success(), "{label}: building {} failed:\n{}", dir.display(), ours.stderr);
     if let Some(command) = reference_here(label) {
         let mut args: Vec<&str> = command[1..].iter().map(String::as_str).collect();
         let dir_text = dir.to_string_lossy();
         args.push(&dir_text);
-        let theirs = run_program_env(&command[0], &args, Path::new("."), &[]);
+        let theirs = run_program_env(&command[0], &args, Path::new("."), env);
         assert!(theirs.success(), "{label}: the reference failed:\n{}", theirs.stderr);
-        assert_eq!(ours, theirs.stdout, "{label}: output differs from kustomize's");
+        assert_eq!(ours.stdout, theirs.stdout, "{label}: output differs from kustomize's");
     }
-    ours
+    ours.stdout
 }
 
 /// A loopback HTTP server: `/git/...` is `git http-backend` (smart HTTP) over a folder of bare
@@ -543,4 +553,50 @@ fn the_docs_private_overlay_works_against_a_clone_of_this_repository() {
     let cache = tree.path("cache");
     let remote = build_like_kustomize(&tree.path("private"), &cache, "docs private overlay");
     assert!(remote.contains("GCP_PROJECT_ID: my-project"), "{remote}");
+}
+
+#[test]
+fn submodules_are_checked_out_unless_the_url_says_not_to() {
+    if !have_git("remote submodules") {
+        return;
+    }
+    let repos = Repos::new("remote-submodules");
+    // git refuses file:// submodules unless told otherwise: the setting reaches git through
+    // GIT_CONFIG_* in the environment, as a user's would.
+    let env = [("GIT_CONFIG_COUNT", "1"), ("GIT_CONFIG_KEY_0", "protocol.file.allow"), ("GIT_CONFIG_VALUE_0", "always")];
+    let outer = repos.tree.path("outer");
+    std::fs::create_dir_all(&outer).unwrap();
+    git(&outer, &["init", "-q"]);
+    let inner = repos.tree.path("repos/repo.git").to_string_lossy().into_owned();
+    let out = Command::new("git")
+        .args(["-c", "protocol.file.allow=always", "submodule", "add", "-q", &inner, "sub"])
+        .current_dir(&outer)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    git(&outer, &["commit", "-qm", "with a submodule"]);
+    git(&repos.tree.root, &["clone", "-q", "--bare", "outer", "repos/outer.git"]);
+    let url = repos.file_url("outer.git");
+    let dir = repos.app("sub", &with_origins(&[format!("{url}//sub/dev")]));
+    let out = build_like_kustomize_env(&dir, &repos.cache(), "submodule", &env);
+    assert!(out.contains("dev-myapp-pod-v2"), "{out}");
+    let dir = repos.app("nosub", &format!("resources:\n- {url}//sub?submodules=false\n"));
+    let r = build_run_env(&dir, &repos.cache(), &[], &env);
+    assert!(!r.success() && r.stderr.contains("unable to find one of 'kustomization.yaml'"), "{}", r.stderr);
+}
+
+#[test]
+fn a_slow_server_times_out_as_the_url_asks() {
+    if !have_git("remote timeout") {
+        return;
+    }
+    let repos = Repos::new("remote-timeout");
+    let server = Server::start(repos.tree.path("repos"), repos.tree.path("files"));
+    server.delay_ms.store(3000, Ordering::SeqCst);
+    let url = format!("{}/git/repo.git//dev?ref=v1&timeout=1", server.url());
+    let dir = repos.app("slow", &format!("resources:\n- {url}\n"));
+    let started = Instant::now();
+    let r = build_run(&dir, &repos.cache(), &[]);
+    assert!(!r.success() && r.stderr.contains("timed out") && r.stderr.contains("/git/repo.git"), "{}", r.stderr);
+    assert!(started.elapsed() < Duration::from_secs(20), "the timeout was not kept: {:?}", started.elapsed());
 }
