@@ -887,6 +887,11 @@ fn resolve_scalar(text: &str, style: ScalarStyle, tag: TagKind) -> Result<(Value
     }
 }
 
+/// Whether go-yaml v3 reads `text`, written plain, as a string (its encoder quotes it otherwise).
+pub(crate) fn plain_is_string(text: &str) -> bool {
+    matches!(resolve_plain(text, true), Resolved::Str)
+}
+
 /// go-yaml v3's `resolve` for an untagged plain scalar (or one tagged with a resolvable tag).
 fn resolve_plain(text: &str, allow_timestamp: bool) -> Resolved {
     let hint = match text.as_bytes().first() {
