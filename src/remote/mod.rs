@@ -36,8 +36,21 @@ pub struct RemoteError {
 }
 
 impl RemoteError {
+    /// An error about `url`; a password written in a URL (`https://user:token@host/...`) is
+    /// shown as `***`, here and in the details.
     pub fn new(url: &str, what: &str, detail: impl Into<String>) -> Self {
-        RemoteError { url: url.to_string(), what: what.to_string(), detail: detail.into() }
+        let detail = detail.into().replace(url, &redact_password(url));
+        RemoteError { url: redact_password(url), what: what.to_string(), detail }
+    }
+}
+
+/// `scheme://user:secret@host/...` as `scheme://user:***@host/...`.
+pub fn redact_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_string() };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@').and_then(|at| rest[..at].find(':').map(|colon| (colon, at))) {
+        Some((colon, at)) => format!("{scheme}://{}:***{}", &rest[..colon], &rest[at..]),
+        None => url.to_string(),
     }
 }
 
@@ -71,7 +84,9 @@ fn checkout_uncached(spec: &RepoSpec, options: &RemoteOptions) -> Result<PathBuf
             RemoteError::new(&url, "not in the cache (--offline)", format!("ref '{git_ref}' was never fetched into {}", cache.root().display()))
         })?
     } else {
-        let listing = git::run(cache_parent(&cache).as_path(), &["ls-remote", &url, git_ref], &url, spec.timeout)?;
+        // Run where no repository is (not in the user's checkout).
+        std::fs::create_dir_all(cache.root()).map_err(io_error)?;
+        let listing = git::run(cache.root(), &["ls-remote", &url, git_ref], &url, spec.timeout)?;
         git::commit_in_listing(&listing, git_ref)
             .ok_or_else(|| RemoteError::new(&url, "ref not found", format!("the repository has no branch or tag '{git_ref}'")))?
     };
@@ -99,12 +114,6 @@ fn checkout_uncached(spec: &RepoSpec, options: &RemoteOptions) -> Result<PathBuf
         cache.remember(&url, git_ref, &commit).map_err(io_error)?;
     }
     Ok(tree)
-}
-
-/// Where git commands that need no repository run: the cache folder (never the user's checkout).
-fn cache_parent(cache: &Cache) -> PathBuf {
-    let _ = std::fs::create_dir_all(cache.root());
-    cache.root().to_path_buf()
 }
 
 /// kustomize's clone (`init`, `remote add`, `fetch --depth=1 URL REF`, `checkout FETCH_HEAD`,
@@ -166,5 +175,19 @@ pub fn stamp_origin(origin: &mut serde_json::Value, spec: &RepoSpec) {
     map.insert("repo".into(), spec.clone_spec().into());
     if !spec.git_ref.is_empty() {
         map.insert("ref".into(), spec.git_ref.clone().into());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_in_urls_are_not_shown() {
+        assert_eq!(redact_password("https://me:s3cret@git.example.com/o/r.git"), "https://me:***@git.example.com/o/r.git");
+        assert_eq!(redact_password("https://me@git.example.com/o/r.git"), "https://me@git.example.com/o/r.git");
+        assert_eq!(redact_password("ssh://git@host:22/o/r"), "ssh://git@host:22/o/r");
+        let e = RemoteError::new("https://u:p@h/o/r", "git failed", "'git ls-remote https://u:p@h/o/r HEAD': boom");
+        assert!(!e.to_string().contains(":p@"), "{e}");
     }
 }
