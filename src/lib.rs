@@ -64,9 +64,13 @@ pub struct BuildFailure {
 }
 
 /// Builds the kustomization in `dir`, as `kustomize build DIR` does.
+/// `dir` may also be a git URL (`kustomize build URL`), when no such local path exists.
 pub fn build(dir: &Path, options: &BuildOptions) -> Result<Build, BuildFailure> {
-    let loader = Loader::new(dir, options.load_restrictor)
-        .map_err(|error| BuildFailure { error, diagnostics: Diagnostics::default() })?;
+    let loader = match remote::top_level_repository(dir, &options.remote) {
+        Some(checkout) => checkout.and_then(|(spec, tree)| Loader::in_repository(&tree, &spec.kust_root())),
+        None => Loader::new(dir, options.load_restrictor),
+    };
+    let loader = loader.map_err(|error| BuildFailure { error, diagnostics: Diagnostics::default() })?;
     let mut ctx = target::Context::new(options.load_restrictor, &loader);
     ctx.remote = options.remote.clone();
     match build_in(&mut ctx, loader, options) {

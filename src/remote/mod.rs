@@ -134,6 +134,16 @@ fn fetch(spec: &RepoSpec, url: &str, git_ref: &str, tree: &Path) -> Result<Strin
     Ok(commit)
 }
 
+/// For `build URL`: the spec and checkout when `dir` is no local path but a git URL.
+pub fn top_level_repository(dir: &Path, options: &RemoteOptions) -> Option<crate::error::Result<(RepoSpec, PathBuf)>> {
+    let text = dir.to_str()?;
+    if dir.exists() {
+        return None;
+    }
+    let spec = RepoSpec::parse(text).ok()?;
+    Some(checkout(&spec, options).map(|tree| (spec, tree)).map_err(|e| crate::error::Error::msg(e.to_string())))
+}
+
 /// kustomize's origin for an entry met while at `current` (`Origin.Append`): a repository
 /// URL starts a new origin (`repo`, `ref`, the folder inside it); anything else is joined to the
 /// current path.

@@ -313,7 +313,10 @@ fn file_urls_build_as_kustomize_builds_them() {
         let out = build_like_kustomize(&dir, &repos.cache(), name);
         assert!(out.contains("repo: file://"), "{name}: origins name the repository:\n{out}");
     }
-    // A remote component over a local resource, and a remote base next to a local one.
+    // `build URL`, as `kustomize build URL`.
+    let out = build_like_kustomize(Path::new(&format!("{repo}//dev?ref=change-image")), &repos.cache(), "build URL");
+    assert!(out.contains("nginx:2"), "{out}");
+    // A remote component over a local resource.
     repos.tree.write("app/with-component/pod.yaml", POD);
     let dir = repos.app("with-component", &format!("resources:\n- pod.yaml\ncomponents:\n- {repo}//component?ref=v1\nbuildMetadata: [originAnnotations]\n"));
     let out = build_like_kustomize(&dir, &repos.cache(), "component");
