@@ -1,11 +1,11 @@
 //! The cache of remote bases: one entry per repository and commit, written under a temporary
-//! name and renamed into place, with a digest of its files written last.
+//! name and renamed into place, with a fingerprint of its files written last.
 //!
 //! ```text
 //! <cache>/git/<repository key>/url                 the URL git fetched
 //! <cache>/git/<repository key>/refs/<key>          "<ref>\n<commit>\n": the last commit a tag or branch named
 //! <cache>/git/<repository key>/<commit>/tree/      the files (no .git)
-//! <cache>/git/<repository key>/<commit>/complete   digest of tree/, written last
+//! <cache>/git/<repository key>/<commit>/complete   fingerprint of tree/, written last
 //! <cache>/git/<repository key>/.tmp-*              a fetch under way (or killed)
 //! ```
 use std::fs;
@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 /// The environment variable that moves the cache.
 pub const CACHE_ENV: &str = "PEERPODS_BUILD_CACHE";
 const MARKER: &str = "complete";
-const MARKER_HEADER: &str = "peerpods-build cache entry 1\n";
+const MARKER_HEADER: &str = "peerpods-build cache entry 2\n";
 /// A temporary folder older than this belongs to a fetch that was killed.
 const STALE_AFTER: Duration = Duration::from_secs(3600);
 
@@ -208,7 +208,10 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     fs::rename(&temp, path)
 }
 
-/// SHA-256 over every path, kind and content below `tree`, in sorted order.
+/// A fingerprint of the files below `tree`: SHA-256 over every path in sorted order with its
+/// kind, size and modification time (a symlink: its target). Taken from metadata alone, so a
+/// build checks a large checkout without reading it; a file changed, added, removed or cut
+/// short since the entry was sealed changes it.
 pub fn tree_digest(tree: &Path) -> std::io::Result<String> {
     fn walk(base: &Path, dir: &Path, hasher: &mut Sha256) -> std::io::Result<()> {
         let mut entries: Vec<fs::DirEntry> = fs::read_dir(dir)?.collect::<Result<_, _>>()?;
@@ -216,16 +219,15 @@ pub fn tree_digest(tree: &Path) -> std::io::Result<String> {
         for entry in entries {
             let path = entry.path();
             let relative = path.strip_prefix(base).unwrap_or(&path).to_string_lossy().into_owned();
-            let kind = entry.file_type()?;
-            if kind.is_symlink() {
+            let meta = fs::symlink_metadata(&path)?;
+            if meta.file_type().is_symlink() {
                 hasher.update(format!("l {relative}\0{}\0", fs::read_link(&path)?.display()).as_bytes());
-            } else if kind.is_dir() {
+            } else if meta.is_dir() {
                 hasher.update(format!("d {relative}\0").as_bytes());
                 walk(base, &path, hasher)?;
             } else {
-                let content = fs::read(&path)?;
-                hasher.update(format!("f {relative}\0{}\0", content.len()).as_bytes());
-                hasher.update(&content);
+                let modified = meta.modified()?.duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+                hasher.update(format!("f {relative}\0{} {modified}\0", meta.len()).as_bytes());
             }
         }
         Ok(())
@@ -272,7 +274,7 @@ mod tests {
         let tree = cache.finish(&temp, url, &commit, true).unwrap();
         assert_eq!(cache.entry(url, &commit, true), Some(tree.clone()));
         assert!(cache.entry(url, &commit, false).is_none());
-        fs::write(tree.join("dir/x.yaml"), "a: 2\n").unwrap();
+        fs::write(tree.join("dir/x.yaml"), "a: 22\n").unwrap();
         assert!(cache.entry(url, &commit, true).is_none(), "a changed file is detected");
         assert!(!tree.exists(), "and the damaged entry is gone");
         let _ = fs::remove_dir_all(cache.root());
