@@ -37,35 +37,37 @@ pub fn bench(bin: &Path, work: &Path, apps: usize, runs: usize) {
     let local_dir = tree.join("envs").join(&env);
     let app = base.join("app");
 
-    let best = |args: &[&Path], extra: &[&str], out: &Path| -> Usage {
-        (0..runs)
-            .map(|_| {
-                let mut c = Command::new(bin);
-                c.arg("build").args(args).args(["--cache-dir".as_ref(), cache.as_os_str()]).args(extra);
-                run(&mut c, out).expect("peerpods-build runs")
-            })
-            .min_by_key(|u| u.wall)
-            .unwrap()
+    let once = |args: &[&Path], extra: &[&str], out: &Path| -> Usage {
+        let mut c = Command::new(bin);
+        c.arg("build").args(args).args(["--cache-dir".as_ref(), cache.as_os_str()]).args(extra);
+        run(&mut c, out).expect("peerpods-build runs")
     };
     let (local_out, remote_out, kubectl_out) = (base.join("local.yaml"), base.join("remote.yaml"), base.join("kubectl.yaml"));
-    let cold = run(Command::new(bin).arg("build").arg(&app).arg("--cache-dir").arg(&cache), &remote_out).expect("cold remote build");
-    let local = best(&[&local_dir], &[], &local_out);
-    let warm = best(&[&app], &[], &remote_out);
-    let offline = best(&[&app], &["--offline"], &remote_out);
+    let cold = once(&[&app], &[], &remote_out);
+    // Interleaved, best of `runs` each: a busy machine slows all three alike.
+    let (mut local, mut warm, mut offline) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..runs {
+        local.push(once(&[&local_dir], &[], &local_out));
+        warm.push(once(&[&app], &[], &remote_out));
+        offline.push(once(&[&app], &["--offline"], &remote_out));
+    }
+    let best = |runs: Vec<Usage>| runs.into_iter().min_by_key(|u| u.wall).unwrap();
+    let (local, warm, offline) = (best(local), best(warm), best(offline));
     let same_as_local = std::fs::read(&local_out).unwrap() == std::fs::read(&remote_out).unwrap();
     let kubectl = reference::find().map(|k| run(&mut reference::command(&k, &app), &kubectl_out).expect("kubectl runs"));
     let same_as_kubectl = kubectl.map(|_| std::fs::read(&kubectl_out).unwrap() == std::fs::read(&remote_out).unwrap());
 
     let ratio = |u: Usage| u.wall.as_secs_f64() / local.wall.as_secs_f64();
+    let both = |u: Usage| format!("{} ({} CPU)", seconds(u.wall), seconds(u.cpu));
     println!("| apps | local build | remote, cold cache | remote, warm (tag: one ls-remote) | ratio | remote, --offline | ratio | kubectl kustomize (remote) | same bytes as local | same bytes as kubectl |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|:---|:---|");
     println!(
         "| {apps} | {} | {} | {} | {:.2} | {} | {:.2} | {} | {} | {} |",
-        seconds(local.wall),
+        both(local),
         seconds(cold.wall),
-        seconds(warm.wall),
+        both(warm),
         ratio(warm),
-        seconds(offline.wall),
+        both(offline),
         ratio(offline),
         kubectl.map_or("-".into(), |k| seconds(k.wall)),
         if same_as_local { "yes" } else { "DIFFERS" },

@@ -213,27 +213,40 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// build checks a large checkout without reading it; a file changed, added, removed or cut
 /// short since the entry was sealed changes it.
 pub fn tree_digest(tree: &Path) -> std::io::Result<String> {
-    fn walk(base: &Path, dir: &Path, hasher: &mut Sha256) -> std::io::Result<()> {
+    // Names are hashed relative to the folder walked, each followed by a 0 byte: a path is the
+    // sequence of names with `d`/`u` marking the way down and up.
+    fn walk(dir: &Path, hasher: &mut Sha256) -> std::io::Result<()> {
         let mut entries: Vec<fs::DirEntry> = fs::read_dir(dir)?.collect::<Result<_, _>>()?;
         entries.sort_by_key(|e| e.file_name());
         for entry in entries {
-            let path = entry.path();
-            let relative = path.strip_prefix(base).unwrap_or(&path).to_string_lossy().into_owned();
-            let meta = fs::symlink_metadata(&path)?;
+            let name = entry.file_name();
+            // DirEntry::metadata does not follow symlinks and needs no path lookup.
+            let meta = entry.metadata()?;
             if meta.file_type().is_symlink() {
-                hasher.update(format!("l {relative}\0{}\0", fs::read_link(&path)?.display()).as_bytes());
+                hasher.update(b"l");
+                hasher.update(name.as_encoded_bytes());
+                hasher.update([0]);
+                hasher.update(fs::read_link(entry.path())?.as_os_str().as_encoded_bytes());
+                hasher.update([0]);
             } else if meta.is_dir() {
-                hasher.update(format!("d {relative}\0").as_bytes());
-                walk(base, &path, hasher)?;
+                hasher.update(b"d");
+                hasher.update(name.as_encoded_bytes());
+                hasher.update([0]);
+                walk(&entry.path(), hasher)?;
+                hasher.update(b"u");
             } else {
                 let modified = meta.modified()?.duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-                hasher.update(format!("f {relative}\0{} {modified}\0", meta.len()).as_bytes());
+                hasher.update(b"f");
+                hasher.update(name.as_encoded_bytes());
+                hasher.update([0]);
+                hasher.update(meta.len().to_le_bytes());
+                hasher.update(modified.to_le_bytes());
             }
         }
         Ok(())
     }
     let mut hasher = Sha256::new();
-    walk(tree, tree, &mut hasher)?;
+    walk(tree, &mut hasher)?;
     Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
