@@ -51,7 +51,7 @@ fn reference_here(label: &str) -> Option<&'static [String]> {
 const POD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: myapp-pod\n  labels:\n    app: myapp\nspec:\n  containers:\n  - name: nginx\n    image: nginx:1.7.9\n";
 
 /// Bare repositories under `repos/` (the HTTP server's git root) made from `work/`:
-/// `repo.git` and `nosuffix` (same history), with `main` (annotated tag `v2`), the lightweight
+/// `repo.git`, `nosuffix` and `_git/repo` (same history), with `main` (annotated tag `v2`), the lightweight
 /// tag `v1` and the branch `change-image`.
 struct Repos {
     tree: TempTree,
@@ -86,7 +86,7 @@ impl Repos {
         git(&work, &["commit", "-qam", "second"]);
         git(&work, &["tag", "-a", "v2", "-m", "v2"]);
         tree.mkdir("repos");
-        for name in ["repo.git", "nosuffix"] {
+        for name in ["repo.git", "nosuffix", "_git/repo"] {
             git(&tree.root, &["clone", "-q", "--bare", "work", &format!("repos/{name}")]);
         }
         Repos { tree, v1 }
@@ -338,6 +338,9 @@ fn http_git_urls_and_http_files_build_as_kustomize_builds_them() {
         ("git-colons", format!("git::{base}/git/repo.git//dev?ref=change-image")),
         // No marker: read as a file first (404), then as a repository, as kustomize does.
         ("http-no-marker", format!("{base}/git/nosuffix/dev?ref=v2")),
+        // Azure DevOps style: the repository is the part after `_git/`.
+        ("http-underscore-git", format!("{base}/git/_git/repo/dev?version=v1")),
+        ("http-dot-git-path", format!("{base}/git/repo.git/base?ref=change-image")),
     ];
     for (name, url) in &cases {
         let dir = repos.app(name, &with_origins(&[url.clone()]));
