@@ -33,6 +33,11 @@ pub fn bench(bin: &Path, work: &Path, apps: usize, runs: usize) {
     let url = format!("file://{}//envs/{env}?ref=v1", base.join("tree.git").display());
     std::fs::create_dir_all(base.join("app")).unwrap();
     std::fs::write(base.join("app/kustomization.yaml"), format!("resources:\n- {url}\n")).unwrap();
+    let commit = Command::new("git").args(["rev-parse", "HEAD"]).current_dir(&tree).output().expect("git rev-parse").stdout;
+    let by_commit = url.replace("?ref=v1", &format!("?ref={}", String::from_utf8_lossy(&commit).trim()));
+    std::fs::create_dir_all(base.join("app-commit")).unwrap();
+    std::fs::write(base.join("app-commit/kustomization.yaml"), format!("resources:\n- {by_commit}\n")).unwrap();
+    let app_commit = base.join("app-commit");
     let cache = base.join("cache");
     let local_dir = tree.join("envs").join(&env);
     let app = base.join("app");
@@ -45,28 +50,32 @@ pub fn bench(bin: &Path, work: &Path, apps: usize, runs: usize) {
     let (local_out, remote_out, kubectl_out) = (base.join("local.yaml"), base.join("remote.yaml"), base.join("kubectl.yaml"));
     let cold = once(&[&app], &[], &remote_out);
     // Interleaved, best of `runs` each: a busy machine slows all three alike.
-    let (mut local, mut warm, mut offline) = (Vec::new(), Vec::new(), Vec::new());
+    once(&[&app_commit], &[], &remote_out);
+    let (mut local, mut warm, mut pinned, mut offline) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs {
         local.push(once(&[&local_dir], &[], &local_out));
         warm.push(once(&[&app], &[], &remote_out));
+        pinned.push(once(&[&app_commit], &[], &remote_out));
         offline.push(once(&[&app], &["--offline"], &remote_out));
     }
     let best = |runs: Vec<Usage>| runs.into_iter().min_by_key(|u| u.wall).unwrap();
-    let (local, warm, offline) = (best(local), best(warm), best(offline));
+    let (local, warm, pinned, offline) = (best(local), best(warm), best(pinned), best(offline));
     let same_as_local = std::fs::read(&local_out).unwrap() == std::fs::read(&remote_out).unwrap();
     let kubectl = reference::find().map(|k| run(&mut reference::command(&k, &app), &kubectl_out).expect("kubectl runs"));
     let same_as_kubectl = kubectl.map(|_| std::fs::read(&kubectl_out).unwrap() == std::fs::read(&remote_out).unwrap());
 
     let ratio = |u: Usage| u.wall.as_secs_f64() / local.wall.as_secs_f64();
     let both = |u: Usage| format!("{} ({} CPU)", seconds(u.wall), seconds(u.cpu));
-    println!("| apps | local build | remote, cold cache | remote, warm (tag: one ls-remote) | ratio | remote, --offline | ratio | kubectl kustomize (remote) | same bytes as local | same bytes as kubectl |");
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|:---|:---|");
+    println!("| apps | local build | remote, cold cache | remote, warm (tag: one ls-remote) | ratio | remote, warm (commit id) | ratio | remote, --offline | ratio | kubectl kustomize (remote) | same bytes as local | same bytes as kubectl |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---|:---|");
     println!(
-        "| {apps} | {} | {} | {} | {:.2} | {} | {:.2} | {} | {} | {} |",
+        "| {apps} | {} | {} | {} | {:.2} | {} | {:.2} | {} | {:.2} | {} | {} | {} |",
         both(local),
         seconds(cold.wall),
         both(warm),
         ratio(warm),
+        both(pinned),
+        ratio(pinned),
         both(offline),
         ratio(offline),
         kubectl.map_or("-".into(), |k| seconds(k.wall)),

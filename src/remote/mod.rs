@@ -86,9 +86,19 @@ fn checkout_uncached(spec: &RepoSpec, options: &RemoteOptions) -> Result<PathBuf
     } else {
         // Run where no repository is (not in the user's checkout).
         std::fs::create_dir_all(cache.root()).map_err(io_error)?;
-        let listing = git::run(cache.root(), &["ls-remote", &url, git_ref], &url, spec.timeout)?;
-        git::commit_in_listing(&listing, git_ref)
-            .ok_or_else(|| RemoteError::new(&url, "ref not found", format!("the repository has no branch or tag '{git_ref}'")))?
+        // While the server answers, check the entry the ref named last time: usually it still does.
+        let remembered = cache.remembered(&url, git_ref);
+        let (listing, remembered_tree) = std::thread::scope(|scope| {
+            let check = scope.spawn(|| remembered.as_deref().and_then(|commit| cache.entry(&url, commit, spec.submodules)));
+            let listing = git::run(cache.root(), &["ls-remote", &url, git_ref], &url, spec.timeout);
+            (listing, check.join().ok().flatten())
+        });
+        let commit = git::commit_in_listing(&listing?, git_ref)
+            .ok_or_else(|| RemoteError::new(&url, "ref not found", format!("the repository has no branch or tag '{git_ref}'")))?;
+        if let (Some(tree), true) = (remembered_tree, remembered.as_deref() == Some(commit.as_str())) {
+            return Ok(tree);
+        }
+        commit
     };
     if let Some(tree) = cache.entry(&url, &commit, spec.submodules) {
         return Ok(tree);
