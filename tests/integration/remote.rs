@@ -60,6 +60,11 @@ struct Repos {
 }
 
 impl Repos {
+    /// The repositories, or None (after saying SKIP) where there is no git.
+    fn or_skip(label: &str) -> Option<Repos> {
+        have_git(label).then(|| Repos::new(label))
+    }
+
     fn new(label: &str) -> Repos {
         let tree = TempTree::new(label);
         tree.write("work/base/kustomization.yaml", "resources:\n- pod.yaml\nconfigMapGenerator:\n- name: settings\n  literals:\n  - MODE=base\n");
@@ -294,10 +299,7 @@ fn with_origins(resources: &[String]) -> String {
 
 #[test]
 fn file_urls_build_as_kustomize_builds_them() {
-    if !have_git("remote file urls") {
-        return;
-    }
-    let repos = Repos::new("remote-file");
+    let Some(repos) = Repos::or_skip("remote-file") else { return };
     let repo = repos.file_url("repo.git");
     let nosuffix = repos.file_url("nosuffix");
     let cases = [
@@ -325,10 +327,7 @@ fn file_urls_build_as_kustomize_builds_them() {
 
 #[test]
 fn http_git_urls_and_http_files_build_as_kustomize_builds_them() {
-    if !have_git("remote http") {
-        return;
-    }
-    let repos = Repos::new("remote-http");
+    let Some(repos) = Repos::or_skip("remote-http") else { return };
     repos.tree.write("files/pod.yaml", &POD.replace("myapp-pod", "web-pod"));
     repos.tree.write("files/sub/svc.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - port: 80\n");
     let server = Server::start(repos.tree.path("repos"), repos.tree.path("files"));
@@ -357,10 +356,7 @@ fn http_git_urls_and_http_files_build_as_kustomize_builds_them() {
 
 #[test]
 fn a_cached_build_needs_no_origin() {
-    if !have_git("remote cache reuse") {
-        return;
-    }
-    let repos = Repos::new("remote-reuse");
+    let Some(repos) = Repos::or_skip("remote-reuse") else { return };
     let mut server = Server::start(repos.tree.path("repos"), repos.tree.path("files"));
     let by_commit = repos.app("commit", &with_origins(&[format!("{}//dev?ref={}", repos.file_url("repo.git"), repos.v1)]));
     let by_tag = repos.app("tag", &with_origins(&[format!("{}/git/repo.git//dev?ref=v2", server.url())]));
@@ -392,10 +388,7 @@ fn a_cached_build_needs_no_origin() {
 
 #[test]
 fn parallel_builds_of_one_url_share_one_entry() {
-    if !have_git("remote parallel") {
-        return;
-    }
-    let repos = Repos::new("remote-parallel");
+    let Some(repos) = Repos::or_skip("remote-parallel") else { return };
     let dir = repos.app("p", &format!("resources:\n- {}//dev?ref=v1\n", repos.file_url("repo.git")));
     let (dir_text, cache_text) = (dir.to_string_lossy().into_owned(), repos.cache().to_string_lossy().into_owned());
     let children: Vec<_> = (0..4)
@@ -429,10 +422,7 @@ fn entry_dirs(cache: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn a_killed_fetch_or_a_damaged_entry_is_fetched_again() {
-    if !have_git("remote killed fetch") {
-        return;
-    }
-    let repos = Repos::new("remote-killed");
+    let Some(repos) = Repos::or_skip("remote-killed") else { return };
     let server = Server::start(repos.tree.path("repos"), repos.tree.path("files"));
     let dir = repos.app("k", &format!("resources:\n- {}/git/repo.git//dev?ref=v1\n", server.url()));
     let cache = repos.cache();
@@ -474,10 +464,7 @@ fn a_killed_fetch_or_a_damaged_entry_is_fetched_again() {
 
 #[test]
 fn a_remote_kustomization_stays_inside_its_checkout() {
-    if !have_git("remote confinement") {
-        return;
-    }
-    let repos = Repos::new("remote-confined");
+    let Some(repos) = Repos::or_skip("remote-confined") else { return };
     let repo = repos.file_url("repo.git");
     let dir = repos.app("escape", &format!("resources:\n- {repo}//escape?ref=v1\n"));
     let r = build_run(&dir, &repos.cache(), &[]);
@@ -497,10 +484,7 @@ fn a_remote_kustomization_stays_inside_its_checkout() {
 
 #[test]
 fn fetch_errors_name_the_url_and_what_failed() {
-    if !have_git("remote errors") {
-        return;
-    }
-    let repos = Repos::new("remote-errors");
+    let Some(repos) = Repos::or_skip("remote-errors") else { return };
     let repo = repos.file_url("repo.git");
     for (entry, expected) in [
         (format!("{repo}//dev?ref=no-such-tag"), "ref not found"),
@@ -516,10 +500,7 @@ fn fetch_errors_name_the_url_and_what_failed() {
 #[test]
 fn git_environment_of_a_surrounding_checkout_is_not_touched() {
     // Argo CD and CI run builds from inside a repository, sometimes with GIT_DIR set.
-    if !have_git("remote in a checkout") {
-        return;
-    }
-    let repos = Repos::new("remote-argo");
+    let Some(repos) = Repos::or_skip("remote-argo") else { return };
     let dir = repos.app("argo", &format!("resources:\n- {}//dev?ref=v1\n", repos.file_url("repo.git")));
     git(&dir, &["init", "-q"]);
     let git_dir = dir.join(".git");
@@ -563,10 +544,7 @@ fn the_docs_private_overlay_works_against_a_clone_of_this_repository() {
 
 #[test]
 fn submodules_are_checked_out_unless_the_url_says_not_to() {
-    if !have_git("remote submodules") {
-        return;
-    }
-    let repos = Repos::new("remote-submodules");
+    let Some(repos) = Repos::or_skip("remote-submodules") else { return };
     // git refuses file:// submodules unless told otherwise: the setting reaches git through
     // GIT_CONFIG_* in the environment, as a user's would.
     let env = [("GIT_CONFIG_COUNT", "1"), ("GIT_CONFIG_KEY_0", "protocol.file.allow"), ("GIT_CONFIG_VALUE_0", "always")];
@@ -593,10 +571,7 @@ fn submodules_are_checked_out_unless_the_url_says_not_to() {
 
 #[test]
 fn a_slow_server_times_out_as_the_url_asks() {
-    if !have_git("remote timeout") {
-        return;
-    }
-    let repos = Repos::new("remote-timeout");
+    let Some(repos) = Repos::or_skip("remote-timeout") else { return };
     let server = Server::start(repos.tree.path("repos"), repos.tree.path("files"));
     server.delay_ms.store(3000, Ordering::SeqCst);
     let url = format!("{}/git/repo.git//dev?ref=v1&timeout=1", server.url());
