@@ -292,9 +292,9 @@ fn serve(stream: TcpStream, git_root: &Path, files: &Path, delay: &AtomicU64) ->
     out.flush()
 }
 
-fn with_origins(resources: &[String]) -> String {
-    let list: String = resources.iter().map(|r| format!("- {r}\n")).collect();
-    format!("resources:\n{list}buildMetadata: [originAnnotations]\n")
+/// A kustomization of one resource, recording origins.
+fn with_origins(entry: &str) -> String {
+    format!("resources:\n- {entry}\nbuildMetadata: [originAnnotations]\n")
 }
 
 #[test]
@@ -311,7 +311,7 @@ fn file_urls_build_as_kustomize_builds_them() {
         ("head", repo.clone()),
     ];
     for (name, url) in &cases {
-        let dir = repos.app(name, &with_origins(&[url.clone()]));
+        let dir = repos.app(name, &with_origins(url));
         let out = build_like_kustomize(&dir, &repos.cache(), name);
         assert!(out.contains("repo: file://"), "{name}: origins name the repository:\n{out}");
     }
@@ -342,7 +342,7 @@ fn http_git_urls_and_http_files_build_as_kustomize_builds_them() {
         ("http-dot-git-path", format!("{base}/git/repo.git/base?ref=change-image")),
     ];
     for (name, url) in &cases {
-        let dir = repos.app(name, &with_origins(&[url.clone()]));
+        let dir = repos.app(name, &with_origins(url));
         build_like_kustomize(&dir, &repos.cache(), name);
     }
     let dir = repos.app("files", &format!("resources:\n- {base}/files/pod.yaml\n- {base}/files/sub/svc.yaml\nnamePrefix: x-\nbuildMetadata: [originAnnotations]\n"));
@@ -358,8 +358,8 @@ fn http_git_urls_and_http_files_build_as_kustomize_builds_them() {
 fn a_cached_build_needs_no_origin() {
     let Some(repos) = Repos::or_skip("remote-reuse") else { return };
     let mut server = Server::start(repos.tree.path("repos"), repos.tree.path("files"));
-    let by_commit = repos.app("commit", &with_origins(&[format!("{}//dev?ref={}", repos.file_url("repo.git"), repos.v1)]));
-    let by_tag = repos.app("tag", &with_origins(&[format!("{}/git/repo.git//dev?ref=v2", server.url())]));
+    let by_commit = repos.app("commit", &with_origins(&format!("{}//dev?ref={}", repos.file_url("repo.git"), repos.v1)));
+    let by_tag = repos.app("tag", &with_origins(&format!("{}/git/repo.git//dev?ref=v2", server.url())));
     let first_commit = build_like_kustomize(&by_commit, &repos.cache(), "by commit");
     let first_tag = build_like_kustomize(&by_tag, &repos.cache(), "by tag");
 
@@ -561,7 +561,7 @@ fn submodules_are_checked_out_unless_the_url_says_not_to() {
     git(&outer, &["commit", "-qm", "with a submodule"]);
     git(&repos.tree.root, &["clone", "-q", "--bare", "outer", "repos/outer.git"]);
     let url = repos.file_url("outer.git");
-    let dir = repos.app("sub", &with_origins(&[format!("{url}//sub/dev")]));
+    let dir = repos.app("sub", &with_origins(&format!("{url}//sub/dev")));
     let out = build_like_kustomize_env(&dir, &repos.cache(), "submodule", &env);
     assert!(out.contains("dev-myapp-pod-v2"), "{out}");
     let dir = repos.app("nosub", &format!("resources:\n- {url}//sub?submodules=false\n"));
