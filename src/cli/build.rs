@@ -42,7 +42,7 @@ pub struct BuildArgs {
 pub fn run(args: &BuildArgs) -> Result<(), String> {
     for (on, flag) in [(args.enable_helm, "--enable-helm"), (args.enable_alpha_plugins, "--enable-alpha-plugins"), (args.enable_exec, "--enable-exec")] {
         if on {
-            return Err(format!("{flag} is not supported yet: peerpods-build never runs other programs"));
+            return Err(format!("{flag} is not supported yet: peerpods-build runs no plugin programs"));
         }
     }
     let load_restrictor = match args.load_restrictor.as_str() {

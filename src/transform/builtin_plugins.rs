@@ -42,7 +42,7 @@ fn plugin_kind(config: &Value) -> Result<(&str, &str)> {
     let annotations = config.get("metadata").and_then(|m| m.get("annotations"));
     if annotations.and_then(|a| a.get("config.kubernetes.io/function")).is_some() {
         return Err(Error::msg(format!(
-            "plugin {kind}: KRM function plugins need --enable-alpha-plugins, which is not supported: peerpods-build never runs other programs"
+            "plugin {kind}: KRM function plugins need --enable-alpha-plugins, which is not supported: peerpods-build runs no plugin programs"
         )));
     }
     if api_version != "builtin" {
