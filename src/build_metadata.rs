@@ -107,16 +107,20 @@ fn reset_annotations(r: &mut Resource) {
 fn format_entry(entry: &Value, first_prefix: &str) -> String {
     let indent = " ".repeat(first_prefix.len());
     let mut lines: Vec<String> = Vec::new();
-    let str_of = |k: &str| entry.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let str_of = |k: &str| v3_scalar(entry.get(k).and_then(Value::as_str).unwrap_or(""));
+    // Remote origins add `repo` and `ref` after the path (before `configuredIn`), as kyaml orders the fields.
+    let remote = ["repo", "ref"].into_iter().filter(|k| entry.get(k).is_some()).map(|k| format!("{k}: {}", str_of(k)));
     if entry.get("path").is_some() {
         lines.push(format!("path: {}", str_of("path")));
+        lines.extend(remote);
     } else {
+        lines.extend(remote);
         lines.push(format!("configuredIn: {}", str_of("configuredIn")));
         lines.push("configuredBy:".into());
         if let Some(Value::Object(by)) = entry.get("configuredBy") {
             for key in ["apiVersion", "kind", "name", "namespace"] {
                 if let Some(v) = by.get(key).and_then(Value::as_str) {
-                    lines.push(format!("  {key}: {v}"));
+                    lines.push(format!("  {key}: {}", v3_scalar(v)));
                 }
             }
         }
@@ -130,6 +134,23 @@ fn format_entry(entry: &Value, first_prefix: &str) -> String {
     out
 }
 
+/// A string as kyaml (go-yaml v3) writes it: plain, or double-quoted when plain would read as
+/// another type (`1.0`, `0123`, `true`, `yes`, `1:20`), or single-quoted when plain cannot hold it.
+fn v3_scalar(s: &str) -> String {
+    const OLD_BOOLS: [&str; 16] = ["y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "n", "N", "no", "No", "NO", "off", "Off", "OFF"];
+    if !crate::yaml::parse::plain_is_string(s) || OLD_BOOLS.contains(&s) || crate::yaml::emit::is_base60_float(s) {
+        return format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
+    }
+    let first = s.chars().next().unwrap_or(' ');
+    let needs_quotes = "-?:,[]{}#&*!|>'\"%@`".contains(first)
+        || s.contains(": ")
+        || s.contains(" #")
+        || s.ends_with(':')
+        || s.starts_with(' ')
+        || s.ends_with(' ');
+    if needs_quotes { format!("'{}'", s.replace('\'', "''")) } else { s.to_string() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,6 +159,15 @@ mod tests {
     fn relative_paths_climb_out_of_the_top_folder() {
         assert_eq!(relative_path(Path::new("/a/base/x.yaml"), Path::new("/a/prod")), "../base/x.yaml");
         assert_eq!(relative_path(Path::new("/a/prod/x.yaml"), Path::new("/a/prod")), "x.yaml");
+    }
+
+    #[test]
+    fn values_that_would_read_as_other_types_are_quoted() {
+        assert_eq!(v3_scalar("1.0"), "\"1.0\"");
+        assert_eq!(v3_scalar("0123"), "\"0123\"");
+        assert_eq!(v3_scalar("yes"), "\"yes\"");
+        assert_eq!(v3_scalar("v1.0"), "v1.0");
+        assert_eq!(v3_scalar("file:///r.git"), "file:///r.git");
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod error;
 pub mod generate;
 pub mod kustomization;
 pub mod patch;
+pub mod remote;
 pub mod resource;
 pub mod target;
 pub mod transform;
@@ -38,6 +39,8 @@ pub struct BuildOptions {
     pub load_restrictor: LoadRestrictor,
     /// `--reorder`, when given; otherwise the kustomization's `sortOptions` (default legacy) decide.
     pub reorder: Option<Reorder>,
+    /// Where remote bases are cached, and whether to build from the cache alone.
+    pub remote: remote::RemoteOptions,
 }
 
 /// The result of a build: the resources to print and the warnings to show.
@@ -64,10 +67,15 @@ pub struct BuildFailure {
 }
 
 /// Builds the kustomization in `dir`, as `kustomize build DIR` does.
+/// `dir` may also be a git URL (`kustomize build URL`), when no such local path exists.
 pub fn build(dir: &Path, options: &BuildOptions) -> Result<Build, BuildFailure> {
-    let loader = Loader::new(dir, options.load_restrictor)
-        .map_err(|error| BuildFailure { error, diagnostics: Diagnostics::default() })?;
+    let loader = match remote::top_level_repository(dir, &options.remote) {
+        Some(checkout) => checkout.and_then(|(spec, tree)| Loader::in_repository(&tree, &spec.kust_root())),
+        None => Loader::new(dir, options.load_restrictor),
+    };
+    let loader = loader.map_err(|error| BuildFailure { error, diagnostics: Diagnostics::default() })?;
     let mut ctx = target::Context::new(options.load_restrictor, &loader);
+    ctx.remote = options.remote.clone();
     match build_in(&mut ctx, loader, options) {
         Ok(resources) => Ok(Build { resources, diagnostics: ctx.diagnostics }),
         Err(error) => Err(BuildFailure { error, diagnostics: ctx.diagnostics }),

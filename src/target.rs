@@ -22,6 +22,9 @@ use crate::yaml::memo::TextMemo;
 use crate::yaml::empty_nulls::EmptyNulls;
 use crate::yaml::parse::{parse_resource_documents, ParseError, ResourceDocument};
 
+mod remote_entries;
+use remote_entries::{accumulate_git_entry, accumulate_http_entry, in_remote_origin, remote_base};
+
 /// What one kustomization (and everything below it) contributes.
 pub struct Accumulated {
     pub resources: ResMap,
@@ -84,6 +87,8 @@ pub struct Context {
     pub tracks_origins: bool,
     /// Errors kustomize meets only once every resource is read (see [`resources_from_file`]).
     pub deferred_errors: Vec<Error>,
+    /// How remote bases are fetched (`--cache-dir`, `--offline`).
+    pub remote: crate::remote::RemoteOptions,
 }
 
 impl Context {
@@ -98,6 +103,7 @@ impl Context {
             record_transformations: false,
             tracks_origins: false,
             deferred_errors: Vec::new(),
+            remote: Default::default(),
         }
     }
 
@@ -113,6 +119,7 @@ impl Context {
             record_transformations: self.record_transformations,
             tracks_origins: self.tracks_origins,
             deferred_errors: Vec::new(),
+            remote: self.remote.clone(),
         }
     }
 
@@ -243,9 +250,12 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     }
     run_generators(ctx, target, acc)?;
     for component in &k.components {
-        let loader = target.loader.child(component).map_err(|e| {
-            e.context(format!("accumulating components: accumulateDirectory: \"{component}\""))
-        })?;
+        let remote = remote_base(ctx, component)?;
+        let loader = match &remote {
+            Some((spec, checkout)) => Loader::in_repository(checkout, &spec.kust_root()),
+            None => target.loader.child(component),
+        };
+        let loader = loader.map_err(|e| e.context(format!("accumulating components: accumulateDirectory: \"{component}\"")))?;
         let sub = Target::load(loader, &mut ctx.diagnostics)?;
         if !sub.is_component() {
             return Err(Error::msg(format!(
@@ -255,7 +265,13 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
             )));
         }
         enter(ctx, &sub)?;
-        let result = accumulate(ctx, &sub, acc);
+        let result = match &remote {
+            Some((spec, _)) => {
+                let root = sub.loader.root().to_path_buf();
+                in_remote_origin(ctx, &root, spec, acc, |ctx, acc| accumulate(ctx, &sub, acc))
+            }
+            None => accumulate(ctx, &sub, acc),
+        };
         ctx.visiting.pop();
         result?;
     }
@@ -320,12 +336,10 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
     let kinds: Vec<EntryKind> = entries.iter().map(|entry| EntryKind::of(&target.loader, entry)).collect();
     let mut prebuilt = prebuild_directories(ctx, target, &kinds);
     for (position, entry) in entries.iter().enumerate() {
-        if kinds[position] == EntryKind::Remote {
-            return Err(Error::msg(format!(
-                "accumulating resources: '{entry}': remote resources are not supported; nothing is fetched (vendor the files and refer to them locally)"
-            )));
-        }
-        if kinds[position] == EntryKind::File {
+        if kinds[position] == EntryKind::Http {
+            let sub = accumulate_http_entry(ctx, target, entry)?;
+            absorb_sub(acc, sub)?;
+        } else if kinds[position] == EntryKind::File {
             let (file, text) = target.loader.read(entry).map_err(|e| e.context("accumulating resources"))?;
             let origin = build_metadata::file_origin(&ctx.relative(&file));
             let (resources, invalid) = resources_from_file(&file, &text)?;
@@ -344,11 +358,10 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                 _ => accumulate_directory(ctx, target.loader.child(entry)?),
             };
             let sub = sub.map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
-            acc.resources.append_all(sub.resources).map_err(|e| e.context("accumulating resources"))?;
-            if let Some(tables) = sub.tables {
-                acc.merge_tables(tables)?;
-            }
-            merge_vars(&mut acc.vars, sub.vars)?;
+            absorb_sub(acc, sub)?;
+        } else if kinds[position] == EntryKind::Git {
+            let sub = accumulate_git_entry(ctx, entry).map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
+            absorb_sub(acc, sub)?;
         } else {
             return Err(Error::msg(format!(
                 "accumulating resources: accumulation err='accumulating resources from '{entry}': open {}: no such file or directory'",
@@ -384,21 +397,34 @@ fn prebuild_directories(ctx: &Context, target: &Target, kinds: &[EntryKind]) -> 
         .collect()
 }
 
-/// What a `resources` entry names.
+/// Adds a sub-kustomization's resources, field specs and vars.
+fn absorb_sub(acc: &mut Accumulated, sub: Accumulated) -> Result<()> {
+    acc.resources.append_all(sub.resources).map_err(|e| e.context("accumulating resources"))?;
+    if let Some(tables) = sub.tables {
+        acc.merge_tables(tables)?;
+    }
+    merge_vars(&mut acc.vars, sub.vars)
+}
+
+/// What a `resources` entry names, in kustomize's order: an HTTP(S) URL is first read as a file,
+/// then a local file, then a git URL, then a local folder.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum EntryKind {
-    Remote,
+    Http,
     File,
+    Git,
     Folder,
     Missing,
 }
 
 impl EntryKind {
     fn of(loader: &Loader, entry: &str) -> EntryKind {
-        if entry.contains("://") || entry.starts_with("git@") || entry.starts_with("github.com/") {
-            EntryKind::Remote
+        if crate::remote::url::is_http_url(entry) {
+            EntryKind::Http
         } else if loader.is_file(entry) {
             EntryKind::File
+        } else if crate::remote::RepoSpec::parse(entry).is_ok() {
+            EntryKind::Git
         } else if loader.is_dir(entry) {
             EntryKind::Folder
         } else {
@@ -732,4 +758,3 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     }
     Ok(())
 }
-

@@ -6,6 +6,7 @@
 //!     cargo bench --bench workload -- [--sizes 10,50,100,200,500] [--overlays 4] [--runs 3]
 //!         [--kubectl-max-apps 100] [--bin PATH] [--work DIR] [--write-results benches/RESULTS.md]
 //!     cargo bench --bench workload -- --generate OUT_DIR --apps N [--overlays M] [--seed S]
+//!     cargo bench --bench workload -- --remote [--apps 50] [--runs 5]   (see remote.rs)
 //!
 //! kubectl's outputs are kept in the work folder (keyed by the tree's digest), so sizes too slow
 //! to wait for every time are compared with the output of an earlier run: run once with a large
@@ -24,6 +25,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 mod reference;
+mod remote;
 
 /// The floor is measured with the allocator the peerpods-build binary uses.
 #[global_allocator]
@@ -76,6 +78,10 @@ fn main() {
         write_results: value("--write-results").map(PathBuf::from),
     };
     std::fs::create_dir_all(&options.work).expect("creating the work folder");
+    if args.iter().any(|a| a == "--remote") {
+        remote::bench(&options.bin, &options.work, number("--apps", 50), options.runs);
+        return;
+    }
     let env = env_list(options.overlays).into_iter().next().expect("at least one overlay").name;
 
     let mut table = String::new();

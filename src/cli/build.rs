@@ -40,6 +40,8 @@ pub struct BuildArgs {
     /// Run exec plugins: not supported yet.
     #[arg(long)]
     enable_exec: bool,
+    #[command(flatten)]
+    remote: super::cache::RemoteArgs,
 }
 
 impl BuildArgs {
@@ -55,7 +57,7 @@ pub fn run(args: &BuildArgs) -> Result<(), String> {
     }
     for (on, flag) in [(args.enable_helm, "--enable-helm"), (args.enable_alpha_plugins, "--enable-alpha-plugins"), (args.enable_exec, "--enable-exec")] {
         if on {
-            return Err(format!("{flag} is not supported yet: peerpods-build never runs other programs"));
+            return Err(format!("{flag} is not supported yet: peerpods-build runs no plugin programs"));
         }
     }
     let load_restrictor = match args.load_restrictor.as_str() {
@@ -69,7 +71,7 @@ pub fn run(args: &BuildArgs) -> Result<(), String> {
         Some("none") => Some(Reorder::None),
         Some(other) => return Err(format!("illegal value for --reorder: '{other}' (legacy or none)")),
     };
-    let options = BuildOptions { load_restrictor, reorder };
+    let options = BuildOptions { load_restrictor, reorder, remote: args.remote.options() };
     if args.dirs.len() > 1 {
         return run_builds(args, &options);
     }

@@ -1,6 +1,7 @@
 //! The command line: parse flags, call the library, print, exit codes. One module per command.
 
 mod build;
+mod cache;
 mod check;
 mod check_settings;
 mod completions;
@@ -44,6 +45,8 @@ enum Command {
     /// Compare renderings: each DIR at a git revision with DIR now (`--base REV DIR...`), or two
     /// overlays (`DIR_A DIR_B`); exit 0 when nothing differs, 1 when something does, 2 on error.
     Diff(diff::DiffArgs),
+    /// List or clear the cache of remote bases.
+    Cache(cache::CacheArgs),
     /// Print the version.
     Version {
         /// Print only the semantic version (Argo CD parses this).
@@ -55,6 +58,7 @@ enum Command {
 /// The names that are commands; any other first argument is a directory for `build`.
 const COMMAND_NAMES: &[&str] = &[
     "build",
+    "cache",
     "check-settings",
     "completions",
     "diff",
@@ -88,6 +92,7 @@ pub fn main() -> ExitCode {
         Command::CheckSettings(args) => check_settings::run(&args),
         // diff's exit status says whether anything differs, as `diff`'s does.
         Command::Diff(args) => return diff::run(&args),
+        Command::Cache(args) => cache::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

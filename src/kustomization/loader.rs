@@ -22,6 +22,8 @@ pub struct Loader {
     /// The kustomization folder, with symlinks resolved.
     root: PathBuf,
     restrictor: LoadRestrictor,
+    /// For a remote base, its checkout: no folder below may lie outside it.
+    repository: Option<PathBuf>,
 }
 
 impl Loader {
@@ -43,7 +45,20 @@ impl Loader {
         if !root.is_dir() {
             return Err(Error::msg(format!("must build at directory: '{}': file is not directory", root.display())));
         }
-        Ok(Loader { root, restrictor })
+        Ok(Loader { root, restrictor, repository: None })
+    }
+
+    /// A loader for the kustomization folder `folder` of a remote base checked out at `checkout`:
+    /// files stay inside each root (always `LoadRestrictionsRootOnly`, as in kustomize), and
+    /// folders inside the checkout.
+    pub fn in_repository(checkout: &Path, folder: &str) -> Result<Self> {
+        let checkout = checkout.canonicalize().map_err(|e| Error::Io { path: checkout.to_path_buf(), message: io_reason(&e) })?;
+        let mut loader = Loader::new_in(Some(&checkout), Path::new(folder), LoadRestrictor::RootOnly)?;
+        if !loader.root.starts_with(&checkout) {
+            return Err(Error::msg(format!("'{}' refers to directory outside of repo '{}'", loader.root.display(), checkout.display())));
+        }
+        loader.repository = Some(checkout);
+        Ok(loader)
     }
 
     pub fn root(&self) -> &Path {
@@ -57,7 +72,18 @@ impl Loader {
     /// A loader for a sub-kustomization (a folder in `resources` or `components`).
     /// Folders are not restricted, as in kustomize; only the files each root reads are.
     pub fn child(&self, relative: &str) -> Result<Loader> {
-        Loader::new_in(Some(&self.root), Path::new(relative), self.restrictor)
+        let mut loader = Loader::new_in(Some(&self.root), Path::new(relative), self.restrictor)?;
+        if let Some(repository) = &self.repository {
+            if !loader.root.starts_with(repository) {
+                return Err(Error::msg(format!(
+                    "security; bases in kustomizations found in cloned git repos must be within the repo, but base '{}' is outside '{}'",
+                    loader.root.display(),
+                    repository.display()
+                )));
+            }
+            loader.repository = Some(repository.clone());
+        }
+        Ok(loader)
     }
 
     /// The absolute, symlink-resolved path of `relative`, checked against the restrictor.

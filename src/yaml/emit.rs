@@ -1174,7 +1174,7 @@ fn yaml_style_float(b: &[u8]) -> bool {
 }
 
 /// go-yaml v2 isBase60Float: `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`
-fn is_base60_float(s: &str) -> bool {
+pub(crate) fn is_base60_float(s: &str) -> bool {
     let b = s.as_bytes();
     let Some(&c) = b.first() else { return false };
     if !(c == b'+' || c == b'-' || c.is_ascii_digit()) || !b.contains(&b':') {

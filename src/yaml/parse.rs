@@ -1040,6 +1040,11 @@ pub fn scalar_value(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result
     resolve_scalar(text, style, TagKind::of(tag)).map(|(block, _)| block)
 }
 
+/// Whether go-yaml v3 reads `text`, written plain, as a string (its encoder quotes it otherwise).
+pub(crate) fn plain_is_string(text: &str) -> bool {
+    matches!(resolve_plain(text, true), Resolved::Str)
+}
+
 /// go-yaml v3's `resolve` for an untagged plain scalar (or one tagged with a resolvable tag).
 pub(super) fn resolve_plain(text: &str, allow_timestamp: bool) -> Resolved {
     let hint = match text.as_bytes().first() {

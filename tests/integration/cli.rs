@@ -648,26 +648,3 @@ fn enable_helm_is_refused_as_not_supported() {
     assert_failed(&r, "helmCharts without --enable-helm");
     assert!(r.stderr.contains("--enable-helm"), "stderr does not point at --enable-helm:\n{}", r.stderr);
 }
-
-#[test]
-fn remote_resource_is_refused_and_nothing_is_fetched() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a local port");
-    listener.set_nonblocking(true).unwrap();
-    let url = format!("http://127.0.0.1:{}/deploy/kustomization.yaml", listener.local_addr().unwrap().port());
-    let git = "https://github.com/kubernetes-sigs/kustomize//examples/helloWorld?ref=v5.6.0";
-    for remote in [url.as_str(), git] {
-        let tmp = TempTree::new("remote");
-        tmp.write("kustomization.yaml", &format!("resources:\n- r.yaml\n- {remote}\n"));
-        tmp.write("r.yaml", CONFIGMAP);
-        let r = ours(&["build", s(&tmp.root)], &tmp.root);
-        assert_failed(&r, remote);
-        assert!(r.stderr.contains(remote), "stderr does not name {remote}:\n{}", r.stderr);
-        assert!(r.stderr.contains("not supported"), "stderr does not say remote resources are not supported:\n{}", r.stderr);
-        assert!(files_under(&tmp.root).len() == 2, "something was written into the tree: {:?}", files_under(&tmp.root));
-    }
-    match listener.accept() {
-        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-        Ok((_, peer)) => panic!("peerpods-build connected to {url} from {peer}"),
-        Err(e) => panic!("checking the listener: {e}"),
-    }
-}

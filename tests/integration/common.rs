@@ -93,8 +93,14 @@ pub fn assert_fixture_folders_listed(folder: &str, listed: &[&str]) {
 
 /// Runs `program args...` in `cwd`, with a timeout, and collects its output.
 pub fn run_program(program: &str, args: &[&str], cwd: &Path) -> Run {
+    run_program_env(program, args, cwd, &[])
+}
+
+/// `run_program` with extra environment variables.
+pub fn run_program_env(program: &str, args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Run {
     let mut child = Command::new(program)
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -135,7 +141,12 @@ pub fn run_program(program: &str, args: &[&str], cwd: &Path) -> Run {
 /// Runs peerpods-build; whatever the outcome, it must not panic, and a
 /// failure must print nothing on stdout (no partial output).
 pub fn ours(args: &[&str], cwd: &Path) -> Run {
-    let r = run_program(bin(), args, cwd);
+    ours_env(args, cwd, &[])
+}
+
+/// `ours` with extra environment variables.
+pub fn ours_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Run {
+    let r = run_program_env(bin(), args, cwd, env);
     assert!(
         !r.stderr.contains("panicked") && r.code != Some(101),
         "peerpods-build {} panicked (exit {:?}):\n{}",

@@ -18,5 +18,6 @@ mod fidelity_sharing;
 mod gitops;
 mod parallel_folders;
 mod peerpods;
+mod remote;
 mod review;
 mod several_overlays;

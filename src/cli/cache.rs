@@ -1,0 +1,66 @@
+//! `cache list|clear`: the cache of remote bases, and the build flags that choose it.
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use peerpods_build::remote::{Cache, RemoteOptions};
+
+/// Where remote bases (git URLs in `resources`/`components`) are cached.
+#[derive(Args, Clone, Debug, Default)]
+pub struct RemoteArgs {
+    /// The cache folder for remote bases (default: $PEERPODS_BUILD_CACHE, else
+    /// $XDG_CACHE_HOME/peerpods-build or ~/.cache/peerpods-build).
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Fetch nothing: build remote bases from the cache only (tags and branches as last fetched).
+    #[arg(long)]
+    pub offline: bool,
+}
+
+impl RemoteArgs {
+    pub fn options(&self) -> RemoteOptions {
+        RemoteOptions { cache_dir: self.cache_dir.clone(), offline: self.offline }
+    }
+}
+
+#[derive(Args)]
+pub struct CacheArgs {
+    #[command(subcommand)]
+    action: CacheAction,
+    /// The cache folder (default: $PEERPODS_BUILD_CACHE, else the platform cache folder).
+    #[arg(long, global = true, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum CacheAction {
+    /// One line per cached checkout: URL, commit, the tags/branches last seen there, folder.
+    List,
+    /// Remove every cached checkout.
+    Clear,
+}
+
+pub fn run(args: &CacheArgs) -> Result<(), String> {
+    let cache = Cache::locate(args.cache_dir.as_deref());
+    match args.action {
+        CacheAction::List => {
+            for entry in cache.list() {
+                let refs = if entry.refs.is_empty() { "-".to_string() } else { entry.refs.join(",") };
+                let mut notes = Vec::new();
+                if !entry.submodules {
+                    notes.push("without submodules");
+                }
+                if !entry.intact {
+                    notes.push("damaged: fetched again on next use");
+                }
+                let notes = if notes.is_empty() { String::new() } else { format!(" ({})", notes.join(", ")) };
+                println!("{}\t{}\t{refs}\t{}{notes}", entry.url, entry.commit, entry.path.display());
+            }
+            Ok(())
+        }
+        CacheAction::Clear => {
+            let removed = cache.clear().map_err(|e| format!("clearing {}: {e}", cache.root().display()))?;
+            eprintln!("removed {removed} cached checkout(s) from {}", cache.root().display());
+            Ok(())
+        }
+    }
+}

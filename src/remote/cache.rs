@@ -1,0 +1,305 @@
+//! The cache of remote bases: one entry per repository and commit, written under a temporary
+//! name and renamed into place, with a fingerprint of its files written last.
+//!
+//! ```text
+//! <cache>/git/<repository key>/url                 the URL git fetched
+//! <cache>/git/<repository key>/refs/<key>          "<ref>\n<commit>\n": the last commit a tag or branch named
+//! <cache>/git/<repository key>/<commit>/tree/      the files (no .git)
+//! <cache>/git/<repository key>/<commit>/complete   fingerprint of tree/, written last
+//! <cache>/git/<repository key>/.tmp-*              a fetch under way (or killed)
+//! ```
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use sha2::{Digest, Sha256};
+
+/// The environment variable that moves the cache.
+pub const CACHE_ENV: &str = "PEERPODS_BUILD_CACHE";
+const MARKER: &str = "complete";
+const MARKER_HEADER: &str = "peerpods-build cache entry 2\n";
+/// A temporary folder older than this belongs to a fetch that was killed.
+const STALE_AFTER: Duration = Duration::from_secs(3600);
+
+/// The cache folder.
+#[derive(Clone, Debug)]
+pub struct Cache {
+    root: PathBuf,
+}
+
+/// One cached checkout, for `cache list`.
+#[derive(Debug)]
+pub struct ListedEntry {
+    pub url: String,
+    pub commit: String,
+    pub submodules: bool,
+    /// Tags and branches last seen at this commit.
+    pub refs: Vec<String>,
+    pub path: PathBuf,
+    /// Whether the entry's files still match its digest.
+    pub intact: bool,
+}
+
+impl Cache {
+    /// `--cache-dir`, else `$PEERPODS_BUILD_CACHE`, else the platform cache folder.
+    pub fn locate(explicit: Option<&Path>) -> Cache {
+        let root = explicit.map(Path::to_path_buf).or_else(|| std::env::var_os(CACHE_ENV).filter(|v| !v.is_empty()).map(PathBuf::from)).unwrap_or_else(|| {
+            let xdg = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()).map(PathBuf::from);
+            let home = std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".cache"));
+            xdg.or(home).unwrap_or_else(std::env::temp_dir).join("peerpods-build")
+        });
+        Cache { root }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn repository_dir(&self, url: &str) -> PathBuf {
+        let readable: String = url.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect();
+        let readable = readable.trim_matches('_');
+        // The end of the URL (the repository's name) is the part worth reading; the hash keeps it unique.
+        let readable = &readable[readable.len().saturating_sub(60)..];
+        self.root.join("git").join(format!("{readable}-{}", &hex_digest(url.as_bytes())[..16]))
+    }
+
+    fn entry_dir(&self, url: &str, commit: &str, submodules: bool) -> PathBuf {
+        let name = if submodules { commit.to_string() } else { format!("{commit}-nosubmodules") };
+        self.repository_dir(url).join(name)
+    }
+
+    /// The files of a complete, intact entry. A damaged entry (files changed or missing since it
+    /// was written) is moved away so that it is fetched again.
+    pub fn entry(&self, url: &str, commit: &str, submodules: bool) -> Option<PathBuf> {
+        let dir = self.entry_dir(url, commit, submodules);
+        let marker = fs::read_to_string(dir.join(MARKER)).ok();
+        let tree = dir.join("tree");
+        match marker {
+            Some(text) if text.strip_prefix(MARKER_HEADER).map(str::trim) == tree_digest(&tree).ok().as_deref() => Some(tree),
+            None if !dir.exists() => None,
+            _ => {
+                discard(&dir);
+                None
+            }
+        }
+    }
+
+    /// The commit a tag or branch named when it was last resolved.
+    pub fn remembered(&self, url: &str, git_ref: &str) -> Option<String> {
+        let text = fs::read_to_string(self.repository_dir(url).join("refs").join(ref_key(git_ref))).ok()?;
+        let (stored_ref, commit) = text.trim_end().split_once('\n')?;
+        (stored_ref == git_ref).then(|| commit.to_string())
+    }
+
+    /// Records that `git_ref` names `commit`.
+    pub fn remember(&self, url: &str, git_ref: &str, commit: &str) -> std::io::Result<()> {
+        let refs = self.repository_dir(url).join("refs");
+        fs::create_dir_all(&refs)?;
+        write_atomically(&refs.join(ref_key(git_ref)), format!("{git_ref}\n{commit}\n").as_bytes())
+    }
+
+    /// A fresh folder to fetch into (its `tree/` is made by the caller), after removing what
+    /// killed fetches left behind.
+    pub fn begin(&self, url: &str) -> std::io::Result<PathBuf> {
+        let repo = self.repository_dir(url);
+        fs::create_dir_all(&repo)?;
+        write_atomically(&repo.join("url"), url.as_bytes())?;
+        for leftover in fs::read_dir(&repo)?.flatten() {
+            let name = leftover.file_name().to_string_lossy().into_owned();
+            let old = leftover.metadata().and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok()).is_some_and(|age| age > STALE_AFTER);
+            if (name.starts_with(".tmp-") && old) || name.starts_with(".discarded-") {
+                let _ = fs::remove_dir_all(leftover.path());
+            }
+        }
+        let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        let temp = repo.join(format!(".tmp-{}-{nanos}", std::process::id()));
+        fs::create_dir(&temp)?;
+        Ok(temp)
+    }
+
+    /// Seals a fetched folder (digest written last) and renames it into place; when another
+    /// build got there first, its entry is used and this copy dropped.
+    pub fn finish(&self, temp: &Path, url: &str, commit: &str, submodules: bool) -> std::io::Result<PathBuf> {
+        let digest = tree_digest(&temp.join("tree"))?;
+        let mut marker = fs::File::create(temp.join(MARKER))?;
+        marker.write_all(format!("{MARKER_HEADER}{digest}\n").as_bytes())?;
+        marker.sync_all()?;
+        let dir = self.entry_dir(url, commit, submodules);
+        if fs::rename(temp, &dir).is_err() {
+            let _ = fs::remove_dir_all(temp);
+            if let Some(tree) = self.entry(url, commit, submodules) {
+                return Ok(tree);
+            }
+            // A damaged entry was in the way and has been moved aside: nothing to use; fetch again.
+            return Err(std::io::Error::other(format!("could not move the fetched copy into {}", dir.display())));
+        }
+        Ok(dir.join("tree"))
+    }
+
+    /// Every entry, sorted by URL then commit.
+    pub fn list(&self) -> Vec<ListedEntry> {
+        let mut out = Vec::new();
+        for repo in read_dir_sorted(&self.root.join("git")) {
+            let Ok(url) = fs::read_to_string(repo.join("url")) else { continue };
+            let refs: Vec<(String, String)> = read_dir_sorted(&repo.join("refs"))
+                .iter()
+                .filter_map(|f| fs::read_to_string(f).ok())
+                .filter_map(|t| t.trim_end().split_once('\n').map(|(r, c)| (r.to_string(), c.to_string())))
+                .collect();
+            for dir in read_dir_sorted(&repo) {
+                let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                if name.starts_with('.') || !dir.join(MARKER).is_file() {
+                    continue;
+                }
+                let (commit, submodules) = match name.strip_suffix("-nosubmodules") {
+                    Some(commit) => (commit.to_string(), false),
+                    None => (name.clone(), true),
+                };
+                let intact = fs::read_to_string(dir.join(MARKER)).ok().and_then(|t| t.strip_prefix(MARKER_HEADER).map(|d| d.trim().to_string()))
+                    == tree_digest(&dir.join("tree")).ok();
+                let refs = refs.iter().filter(|(_, c)| *c == commit).map(|(r, _)| r.clone()).collect();
+                out.push(ListedEntry { url: url.clone(), commit, submodules, refs, path: dir.join("tree"), intact });
+            }
+        }
+        out
+    }
+
+    /// Removes every entry; returns how many there were.
+    pub fn clear(&self) -> std::io::Result<usize> {
+        let count = self.list().len();
+        let git = self.root.join("git");
+        if git.exists() {
+            // Renamed first, so a build running now never sees a half-removed entry.
+            let aside = self.root.join(format!(".clearing-{}", std::process::id()));
+            fs::rename(&git, &aside)?;
+            fs::remove_dir_all(&aside)?;
+        }
+        Ok(count)
+    }
+}
+
+fn ref_key(git_ref: &str) -> String {
+    hex_digest(git_ref.as_bytes())[..24].to_string()
+}
+
+fn hex_digest(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Moves a damaged entry aside (atomic, so no build reads it half-deleted), then removes it.
+fn discard(dir: &Path) {
+    let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    let aside = dir.with_file_name(format!(".discarded-{}-{nanos}", std::process::id()));
+    if fs::rename(dir, &aside).is_ok() {
+        let _ = fs::remove_dir_all(&aside);
+    }
+}
+
+fn read_dir_sorted(dir: &Path) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = fs::read_dir(dir).map(|r| r.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+    paths.sort();
+    paths
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let temp = path.with_extension(format!("tmp-{}", std::process::id()));
+    fs::write(&temp, bytes)?;
+    fs::rename(&temp, path)
+}
+
+/// A fingerprint of the files below `tree`: SHA-256 over every path in sorted order with its
+/// kind, size and modification time (a symlink: its target). Taken from metadata alone, so a
+/// build checks a large checkout without reading it; a file changed, added, removed or cut
+/// short since the entry was sealed changes it.
+pub fn tree_digest(tree: &Path) -> std::io::Result<String> {
+    // Names are hashed relative to the folder walked, each followed by a 0 byte: a path is the
+    // sequence of names with `d`/`u` marking the way down and up.
+    fn walk(dir: &Path, hasher: &mut Sha256) -> std::io::Result<()> {
+        let mut entries: Vec<fs::DirEntry> = fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            let name = entry.file_name();
+            // DirEntry::metadata does not follow symlinks and needs no path lookup.
+            let meta = entry.metadata()?;
+            if meta.file_type().is_symlink() {
+                hasher.update(b"l");
+                hasher.update(name.as_encoded_bytes());
+                hasher.update([0]);
+                hasher.update(fs::read_link(entry.path())?.as_os_str().as_encoded_bytes());
+                hasher.update([0]);
+            } else if meta.is_dir() {
+                hasher.update(b"d");
+                hasher.update(name.as_encoded_bytes());
+                hasher.update([0]);
+                walk(&entry.path(), hasher)?;
+                hasher.update(b"u");
+            } else {
+                let modified = meta.modified()?.duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+                hasher.update(b"f");
+                hasher.update(name.as_encoded_bytes());
+                hasher.update([0]);
+                hasher.update(meta.len().to_le_bytes());
+                hasher.update(modified.to_le_bytes());
+            }
+        }
+        Ok(())
+    }
+    let mut hasher = Sha256::new();
+    walk(tree, &mut hasher)?;
+    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Removes every `.git` file or folder below `tree` (the clone's own and its submodules'):
+/// a cached copy is plain files, and a kustomization cannot read git's configuration.
+pub fn remove_git_metadata(tree: &Path) -> std::io::Result<()> {
+    for entry in fs::read_dir(tree)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        if entry.file_name() == ".git" {
+            if kind.is_dir() { fs::remove_dir_all(entry.path())? } else { fs::remove_file(entry.path())? }
+        } else if kind.is_dir() {
+            remove_git_metadata(&entry.path())?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_cache(label: &str) -> Cache {
+        let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap().as_nanos();
+        Cache { root: std::env::temp_dir().join(format!("ppb-cache-{label}-{}-{nanos}", std::process::id())) }
+    }
+
+    #[test]
+    fn an_entry_is_used_only_when_sealed_and_unchanged() {
+        let cache = temp_cache("seal");
+        let url = "file:///r.git";
+        let commit = "a".repeat(40);
+        let temp = cache.begin(url).unwrap();
+        fs::create_dir_all(temp.join("tree/dir")).unwrap();
+        fs::write(temp.join("tree/dir/x.yaml"), "a: 1\n").unwrap();
+        // Not renamed into place yet: nothing to use.
+        assert!(cache.entry(url, &commit, true).is_none());
+        let tree = cache.finish(&temp, url, &commit, true).unwrap();
+        assert_eq!(cache.entry(url, &commit, true), Some(tree.clone()));
+        assert!(cache.entry(url, &commit, false).is_none());
+        fs::write(tree.join("dir/x.yaml"), "a: 22\n").unwrap();
+        assert!(cache.entry(url, &commit, true).is_none(), "a changed file is detected");
+        assert!(!tree.exists(), "and the damaged entry is gone");
+        let _ = fs::remove_dir_all(cache.root());
+    }
+
+    #[test]
+    fn refs_are_remembered_per_repository() {
+        let cache = temp_cache("refs");
+        cache.remember("file:///r.git", "v1", "abc").unwrap();
+        assert_eq!(cache.remembered("file:///r.git", "v1").as_deref(), Some("abc"));
+        assert_eq!(cache.remembered("file:///other.git", "v1"), None);
+        assert_eq!(cache.remembered("file:///r.git", "v2"), None);
+        let _ = fs::remove_dir_all(cache.root());
+    }
+}

@@ -1,0 +1,139 @@
+//! The `git` program, run as kustomize runs it: the user's environment (credentials, ssh
+//! config, proxies, CA settings) passes through, each command has a timeout.
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::RemoteError;
+
+/// Variables that would point git at another repository than the one it works on (Argo CD and
+/// CI jobs run builds inside a checkout, sometimes with these set); everything else, `GIT_SSH_COMMAND`,
+/// `GIT_ASKPASS`, `GIT_CONFIG_*`, `GIT_SSL_*`, proxies, passes through.
+const REPOSITORY_VARIABLES: [&str; 8] = [
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+];
+
+/// Runs `git args...` in `dir` for the repository `url`, with a timeout; returns stdout.
+pub fn run(dir: &Path, args: &[&str], url: &str, timeout: Duration) -> Result<String, RemoteError> {
+    let mut command = Command::new("git");
+    command.args(args).current_dir(dir).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    for name in REPOSITORY_VARIABLES {
+        command.env_remove(name);
+    }
+    // A password prompt would wait for the timeout; fail at once unless the user asked for prompts.
+    if std::env::var_os("GIT_TERMINAL_PROMPT").is_none() {
+        command.env("GIT_TERMINAL_PROMPT", "0");
+    }
+    let shown = format!("git {}", args.join(" "));
+    let mut child = command.spawn().map_err(|e| RemoteError::new(url, "no 'git' program on PATH", e.to_string()))?;
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() >= timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(RemoteError::new(url, "timed out", format!("'{shown}' took more than {timeout:?} (set ?timeout= in the URL)")));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => return Err(RemoteError::new(url, "git failed", e.to_string())),
+        }
+    };
+    let out = stdout.join().unwrap_or_default();
+    let err = stderr.join().unwrap_or_default();
+    if status.success() {
+        Ok(out)
+    } else {
+        Err(RemoteError::new(url, classify(&err), format!("'{shown}': {}", err.trim())))
+    }
+}
+
+fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_string(&mut text);
+        }
+        text
+    })
+}
+
+/// What went wrong, from git's message: the words users search for.
+fn classify(stderr: &str) -> &'static str {
+    let lower = stderr.to_ascii_lowercase();
+    let any = |needles: &[&str]| needles.iter().any(|n| lower.contains(n));
+    if any(&["could not resolve host", "name or service not known", "temporary failure in name resolution", "nodename nor servname"]) {
+        "unknown host"
+    } else if any(&["authentication failed", "could not read username", "could not read password", "permission denied (publickey", "terminal prompts disabled", "access denied", "returned error: 401", "returned error: 403"]) {
+        "authentication failed"
+    } else if any(&["couldn't find remote ref", "not our ref", "unadvertised object"]) {
+        "ref not found"
+    } else if any(&["repository not found", "does not appear to be a git repository", "not found", "returned error: 404"]) {
+        "repository not found"
+    } else if any(&["connection refused", "failed to connect", "couldn't connect", "connection timed out", "network is unreachable"]) {
+        "cannot connect"
+    } else {
+        "git failed"
+    }
+}
+
+/// The commit `git_ref` names in `git ls-remote` output, by git's own lookup order
+/// (`refs/<ref>`, `refs/tags/<ref>`, `refs/heads/<ref>`, ...), annotated tags peeled.
+pub fn commit_in_listing(listing: &str, git_ref: &str) -> Option<String> {
+    let refs: Vec<(&str, &str)> = listing.lines().filter_map(|line| line.split_once('\t')).map(|(id, name)| (name.trim(), id.trim())).collect();
+    let find = |name: &str| refs.iter().find(|(n, _)| *n == name).map(|(_, id)| id.to_string());
+    let candidates = [
+        git_ref.to_string(),
+        format!("refs/{git_ref}"),
+        format!("refs/tags/{git_ref}"),
+        format!("refs/heads/{git_ref}"),
+        format!("refs/remotes/{git_ref}"),
+        format!("refs/remotes/{git_ref}/HEAD"),
+    ];
+    let found = candidates.iter().find(|name| (git_ref == "HEAD" || name.starts_with("refs/")) && find(name).is_some())?;
+    find(&format!("{found}^{{}}")).or_else(|| find(found))
+}
+
+/// Whether a ref is a full commit id (SHA-1 or SHA-256), which never moves.
+pub fn is_commit_id(git_ref: &str) -> bool {
+    (git_ref.len() == 40 || git_ref.len() == 64) && git_ref.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LISTING: &str = "1111111111111111111111111111111111111111\tHEAD\n\
+        2222222222222222222222222222222222222222\trefs/heads/v1\n\
+        3333333333333333333333333333333333333333\trefs/tags/v1\n\
+        4444444444444444444444444444444444444444\trefs/tags/v1^{}\n\
+        5555555555555555555555555555555555555555\trefs/heads/feature/v1\n";
+
+    #[test]
+    fn refs_resolve_in_gits_order_with_tags_peeled() {
+        assert_eq!(commit_in_listing(LISTING, "v1").unwrap(), "4".repeat(40));
+        assert_eq!(commit_in_listing(LISTING, "heads/v1").unwrap(), "2".repeat(40));
+        assert_eq!(commit_in_listing(LISTING, "HEAD").unwrap(), "1".repeat(40));
+        assert_eq!(commit_in_listing(LISTING, "feature/v1").unwrap(), "5".repeat(40));
+        assert_eq!(commit_in_listing(LISTING, "v2"), None);
+    }
+
+    #[test]
+    fn git_messages_are_named() {
+        assert_eq!(classify("fatal: unable to access 'https://x/': Could not resolve host: x"), "unknown host");
+        assert_eq!(classify("fatal: '/nope' does not appear to be a git repository"), "repository not found");
+        assert_eq!(classify("fatal: couldn't find remote ref v9"), "ref not found");
+        assert_eq!(classify("fatal: could not read Username for 'https://x': terminal prompts disabled"), "authentication failed");
+        assert!(is_commit_id(&"a".repeat(40)) && !is_commit_id("v1") && !is_commit_id(&"A".repeat(40)));
+    }
+}

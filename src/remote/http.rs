@@ -1,0 +1,46 @@
+//! One YAML file over HTTP(S) (a `resources` entry such as `https://host/app/pod.yaml`), with a
+//! timeout and a size limit. Proxies come from `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`; certificates
+//! are checked against the system's trust store.
+use std::time::Duration;
+
+/// How long one download may take.
+const TIMEOUT: Duration = Duration::from_secs(60);
+/// The largest file accepted: far above any manifest, small enough to never exhaust memory.
+pub const SIZE_LIMIT: u64 = 32 * 1024 * 1024;
+
+/// Why a download failed.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    /// The server answered with a status outside 200..=299 (kustomize's wording).
+    #[error("HTTP Error: status code {code} ({reason})")]
+    Status { code: u16, reason: String },
+    #[error("larger than {SIZE_LIMIT} bytes")]
+    TooLarge,
+    #[error("{0}")]
+    Transport(String),
+}
+
+/// Downloads `url`, returning its text.
+pub fn get(url: &str) -> Result<String, HttpError> {
+    let tls = ureq::tls::TlsConfig::builder().root_certs(ureq::tls::RootCerts::PlatformVerifier).build();
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(TIMEOUT))
+        .http_status_as_error(false)
+        .tls_config(tls)
+        .build()
+        .into();
+    let mut response = agent.get(url).call().map_err(|e| match e {
+        ureq::Error::Timeout(_) => HttpError::Transport(format!("timed out after {TIMEOUT:?}")),
+        other => HttpError::Transport(other.to_string()),
+    })?;
+    let status = response.status();
+    if !status.is_success() {
+        let reason = status.canonical_reason().unwrap_or("").to_string();
+        return Err(HttpError::Status { code: status.as_u16(), reason });
+    }
+    let bytes = response.body_mut().with_config().limit(SIZE_LIMIT).read_to_vec().map_err(|e| match e {
+        ureq::Error::BodyExceedsLimit(_) => HttpError::TooLarge,
+        other => HttpError::Transport(other.to_string()),
+    })?;
+    String::from_utf8(bytes).map_err(|_| HttpError::Transport("the file is not valid UTF-8".into()))
+}

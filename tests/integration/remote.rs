@@ -1,0 +1,583 @@
+//! Remote bases: git URLs (file:// and smart HTTP through `git http-backend` on 127.0.0.1) and
+//! HTTP files, compared byte for byte with the reference; the cache (reuse with the origin gone,
+//! `--offline`, parallel builds, killed fetches, damaged entries); confinement; error messages;
+//! the private-overlay example of docs/peerpods.md.
+//!
+//! Everything is served from this machine: bare repositories made here, and a small HTTP server
+//! each test starts and stops.
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::common::{bin, ours_env, reference, run_program_env, Run, TempTree};
+
+/// Runs git in `dir`, failing the test on error; returns stdout.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main"])
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GIT_DIR")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Whether git is here; without it (a user's machine) the test says SKIP, under CI it fails.
+fn have_git(label: &str) -> bool {
+    let present = Command::new("git").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !present {
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{label}: git is required under CI");
+        eprintln!("SKIP {label}: no git program");
+    }
+    present
+}
+
+/// The reference, or None (SKIP on a user's machine, a failure under CI).
+fn reference_here(label: &str) -> Option<&'static [String]> {
+    let found = reference();
+    if found.is_none() {
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{label}: the reference kustomize is required under CI");
+        eprintln!("SKIP {label}: no reference kustomize; checked against our own cached/uncached builds only");
+    }
+    found
+}
+
+const POD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: myapp-pod\n  labels:\n    app: myapp\nspec:\n  containers:\n  - name: nginx\n    image: nginx:1.7.9\n";
+
+/// Bare repositories under `repos/` (the HTTP server's git root) made from `work/`:
+/// `repo.git`, `nosuffix` and `_git/repo` (same history), with `main` (annotated tag `v2`), the lightweight
+/// tag `v1` and the branch `change-image`.
+struct Repos {
+    tree: TempTree,
+    /// The commit `v1` names.
+    v1: String,
+}
+
+impl Repos {
+    /// The repositories, or None (after saying SKIP) where there is no git.
+    fn or_skip(label: &str) -> Option<Repos> {
+        have_git(label).then(|| Repos::new(label))
+    }
+
+    fn new(label: &str) -> Repos {
+        let tree = TempTree::new(label);
+        tree.write("work/base/kustomization.yaml", "resources:\n- pod.yaml\nconfigMapGenerator:\n- name: settings\n  literals:\n  - MODE=base\n");
+        tree.write("work/base/pod.yaml", POD);
+        tree.write("work/dev/kustomization.yaml", "resources:\n- ../base\nnamePrefix: dev-\n");
+        tree.write(
+            "work/component/kustomization.yaml",
+            "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nlabels:\n- pairs:\n    team: remote\ncommonAnnotations:\n  from: component\n",
+        );
+        tree.write("work/kustomization.yaml", "resources:\n- base/pod.yaml\n");
+        tree.write("work/escape/kustomization.yaml", "resources:\n- ../..\n");
+        tree.write("work/escape-file/kustomization.yaml", "resources:\n- ../../complete\n");
+        let work = tree.path("work");
+        git(&work, &["init", "-q"]);
+        git(&work, &["add", "."]);
+        git(&work, &["commit", "-qm", "first"]);
+        git(&work, &["tag", "v1"]);
+        let v1 = git(&work, &["rev-parse", "HEAD"]).trim().to_string();
+        git(&work, &["checkout", "-qb", "change-image"]);
+        tree.write("work/dev/kustomization.yaml", "resources:\n- ../base\nnamePrefix: dev-\nimages:\n- name: nginx\n  newTag: \"2\"\n");
+        git(&work, &["commit", "-qam", "image"]);
+        git(&work, &["checkout", "-q", "main"]);
+        tree.write("work/base/pod.yaml", &POD.replace("myapp-pod", "myapp-pod-v2"));
+        git(&work, &["commit", "-qam", "second"]);
+        git(&work, &["tag", "-a", "v2", "-m", "v2"]);
+        tree.mkdir("repos");
+        for name in ["repo.git", "nosuffix", "_git/repo"] {
+            git(&tree.root, &["clone", "-q", "--bare", "work", &format!("repos/{name}")]);
+        }
+        Repos { tree, v1 }
+    }
+
+    /// `file://` URL of a bare repository.
+    fn file_url(&self, name: &str) -> String {
+        format!("file://{}", self.tree.path("repos").join(name).display())
+    }
+
+    /// Writes `app/<name>/kustomization.yaml`; returns the folder.
+    fn app(&self, name: &str, kustomization: &str) -> PathBuf {
+        self.tree.write(&format!("app/{name}/kustomization.yaml"), kustomization);
+        self.tree.path(&format!("app/{name}"))
+    }
+
+    fn cache(&self) -> PathBuf {
+        self.tree.path("cache")
+    }
+}
+
+/// Builds `dir` with our binary and a cache folder; must succeed.
+fn build(dir: &Path, cache: &Path, extra: &[&str]) -> String {
+    let r = build_run(dir, cache, extra);
+    assert!(r.success(), "building {} failed:\n{}", dir.display(), r.stderr);
+    r.stdout
+}
+
+fn build_run(dir: &Path, cache: &Path, extra: &[&str]) -> Run {
+    build_run_env(dir, cache, extra, &[])
+}
+
+fn build_run_env(dir: &Path, cache: &Path, extra: &[&str], env: &[(&str, &str)]) -> Run {
+    let dir = dir.to_string_lossy();
+    let cache = cache.to_string_lossy();
+    let mut args = vec!["build", dir.as_ref(), "--cache-dir", cache.as_ref()];
+    args.extend_from_slice(extra);
+    ours_env(&args, Path::new("."), env)
+}
+
+/// Our build equals the reference's, byte for byte (when there is a reference); returns it.
+fn build_like_kustomize(dir: &Path, cache: &Path, label: &str) -> String {
+    build_like_kustomize_env(dir, cache, label, &[])
+}
+
+/// The same, both run with extra environment variables (which git must see).
+fn build_like_kustomize_env(dir: &Path, cache: &Path, label: &str, env: &[(&str, &str)]) -> String {
+    let ours = build_run_env(dir, cache, &[], env);
+    assert!(ours.success(), "{label}: building {} failed:\n{}", dir.display(), ours.stderr);
+    if let Some(command) = reference_here(label) {
+        let mut args: Vec<&str> = command[1..].iter().map(String::as_str).collect();
+        let dir_text = dir.to_string_lossy();
+        args.push(&dir_text);
+        let theirs = run_program_env(&command[0], &args, Path::new("."), env);
+        assert!(theirs.success(), "{label}: the reference failed:\n{}", theirs.stderr);
+        assert_eq!(ours.stdout, theirs.stdout, "{label}: output differs from kustomize's");
+    }
+    ours.stdout
+}
+
+/// A loopback HTTP server: `/git/...` is `git http-backend` (smart HTTP) over a folder of bare
+/// repositories, `/files/...` static files; anything else is 404. Stopped on drop.
+struct Server {
+    port: u16,
+    stop: Arc<AtomicBool>,
+    /// Milliseconds to wait before answering each git request (a slow server).
+    delay_ms: Arc<AtomicU64>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Server {
+    fn start(git_root: PathBuf, files: PathBuf) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a free port on 127.0.0.1");
+        let port = listener.local_addr().unwrap().port();
+        let stop = Arc::new(AtomicBool::new(false));
+        let delay_ms = Arc::new(AtomicU64::new(0));
+        let (stop_flag, delay) = (stop.clone(), delay_ms.clone());
+        let thread = std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if stop_flag.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(stream) = stream else { continue };
+                let (git_root, files, delay) = (git_root.clone(), files.clone(), delay.clone());
+                std::thread::spawn(move || {
+                    let _ = serve(stream, &git_root, &files, &delay);
+                });
+            }
+        });
+        Server { port, stop, delay_ms, thread: Some(thread) }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn stop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// One request, one response, then the connection closes.
+fn serve(stream: TcpStream, git_root: &Path, files: &Path, delay: &AtomicU64) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line)?;
+    let mut parts = request_line.split_whitespace();
+    let (method, target) = (parts.next().unwrap_or("").to_string(), parts.next().unwrap_or("").to_string());
+    let mut headers = Vec::new();
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line)?;
+        let line = line.trim_end().to_string();
+        if line.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = line.split_once(':') {
+            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+        }
+    }
+    let header = |name: &str| headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+    let mut body = Vec::new();
+    if let Some(length) = header("content-length").and_then(|l| l.parse::<usize>().ok()) {
+        body.resize(length, 0);
+        reader.read_exact(&mut body)?;
+    } else if header("transfer-encoding").is_some_and(|t| t.eq_ignore_ascii_case("chunked")) {
+        loop {
+            let mut size = String::new();
+            reader.read_line(&mut size)?;
+            let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+            let mut chunk = vec![0; size + 2];
+            reader.read_exact(&mut chunk)?;
+            if size == 0 {
+                break;
+            }
+            body.extend_from_slice(&chunk[..size]);
+        }
+    }
+    let (path, query) = target.split_once('?').unwrap_or((&target, ""));
+    let mut out = stream;
+    if let Some(path_info) = path.strip_prefix("/git") {
+        std::thread::sleep(Duration::from_millis(delay.load(Ordering::SeqCst)));
+        let mut cgi = Command::new("git")
+            .arg("http-backend")
+            .env("GIT_PROJECT_ROOT", git_root)
+            .env("GIT_HTTP_EXPORT_ALL", "1")
+            .env("PATH_INFO", path_info)
+            .env("QUERY_STRING", query)
+            .env("REQUEST_METHOD", &method)
+            .env("CONTENT_TYPE", header("content-type").unwrap_or_default())
+            .env("CONTENT_LENGTH", body.len().to_string())
+            .env("GIT_PROTOCOL", header("git-protocol").unwrap_or_default())
+            .env("REMOTE_ADDR", "127.0.0.1")
+            .env_remove("GIT_DIR")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let mut stdin = cgi.stdin.take().unwrap();
+        let writer = std::thread::spawn(move || stdin.write_all(&body));
+        let output = cgi.wait_with_output()?;
+        let _ = writer.join();
+        let raw = output.stdout;
+        let split = raw.windows(4).position(|w| w == b"\r\n\r\n").map(|i| (i, 4)).or_else(|| raw.windows(2).position(|w| w == b"\n\n").map(|i| (i, 2)));
+        let (head, content) = match split {
+            Some((i, n)) => (String::from_utf8_lossy(&raw[..i]).into_owned(), &raw[i + n..]),
+            None => (String::new(), &raw[..]),
+        };
+        let mut status = "200 OK".to_string();
+        let mut response_headers = String::new();
+        for line in head.lines() {
+            match line.split_once(':') {
+                Some((k, v)) if k.eq_ignore_ascii_case("status") => status = v.trim().to_string(),
+                Some(_) => response_headers.push_str(&format!("{}\r\n", line.trim_end())),
+                None => {}
+            }
+        }
+        write!(out, "HTTP/1.1 {status}\r\n{response_headers}Content-Length: {}\r\nConnection: close\r\n\r\n", content.len())?;
+        out.write_all(content)?;
+    } else if let Some(file) = path.strip_prefix("/files/").map(|p| files.join(p)).filter(|f| f.is_file()) {
+        let content = std::fs::read(file)?;
+        write!(out, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", content.len())?;
+        out.write_all(&content)?;
+    } else {
+        write!(out, "HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\nConnection: close\r\n\r\nnot found")?;
+    }
+    out.flush()
+}
+
+/// A kustomization of one resource, recording origins.
+fn with_origins(entry: &str) -> String {
+    format!("resources:\n- {entry}\nbuildMetadata: [originAnnotations]\n")
+}
+
+#[test]
+fn file_urls_build_as_kustomize_builds_them() {
+    let Some(repos) = Repos::or_skip("remote-file") else { return };
+    let repo = repos.file_url("repo.git");
+    let nosuffix = repos.file_url("nosuffix");
+    let cases = [
+        ("slashes-tag", format!("{repo}//dev?ref=v1")),
+        ("suffix-branch", format!("{repo}/dev?ref=change-image")),
+        ("nosuffix-annotated-tag", format!("{nosuffix}//dev?version=v2")),
+        ("commit-top", format!("{repo}?ref={}", repos.v1)),
+        ("head-query", format!("{repo}//base?timeout=30&submodules=false")),
+        ("head", repo.clone()),
+    ];
+    for (name, url) in &cases {
+        let dir = repos.app(name, &with_origins(url));
+        let out = build_like_kustomize(&dir, &repos.cache(), name);
+        assert!(out.contains("repo: file://"), "{name}: origins name the repository:\n{out}");
+    }
+    // `build URL`, as `kustomize build URL`.
+    let out = build_like_kustomize(Path::new(&format!("{repo}//dev?ref=change-image")), &repos.cache(), "build URL");
+    assert!(out.contains("nginx:2"), "{out}");
+    // A remote component over a local resource.
+    repos.tree.write("app/with-component/pod.yaml", POD);
+    let dir = repos.app("with-component", &format!("resources:\n- pod.yaml\ncomponents:\n- {repo}//component?ref=v1\nbuildMetadata: [originAnnotations]\n"));
+    let out = build_like_kustomize(&dir, &repos.cache(), "component");
+    assert!(out.contains("team: remote") && out.contains("from: component"), "{out}");
+}
+
+#[test]
+fn http_git_urls_and_http_files_build_as_kustomize_builds_them() {
+    let Some(repos) = Repos::or_skip("remote-http") else { return };
+    repos.tree.write("files/pod.yaml", &POD.replace("myapp-pod", "web-pod"));
+    repos.tree.write("files/sub/svc.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - port: 80\n");
+    let server = Server::start(repos.tree.path("repos"), repos.tree.path("files"));
+    let base = server.url();
+    let cases = [
+        ("http-slashes", format!("{base}/git/repo.git//dev?ref=v1")),
+        ("git-colons", format!("git::{base}/git/repo.git//dev?ref=change-image")),
+        // No marker: read as a file first (404), then as a repository, as kustomize does.
+        ("http-no-marker", format!("{base}/git/nosuffix/dev?ref=v2")),
+        // Azure DevOps style: the repository is the part after `_git/`.
+        ("http-underscore-git", format!("{base}/git/_git/repo/dev?version=v1")),
+        ("http-dot-git-path", format!("{base}/git/repo.git/base?ref=change-image")),
+    ];
+    for (name, url) in &cases {
+        let dir = repos.app(name, &with_origins(url));
+        build_like_kustomize(&dir, &repos.cache(), name);
+    }
+    let dir = repos.app("files", &format!("resources:\n- {base}/files/pod.yaml\n- {base}/files/sub/svc.yaml\nnamePrefix: x-\nbuildMetadata: [originAnnotations]\n"));
+    let out = build_like_kustomize(&dir, &repos.cache(), "http files");
+    assert!(out.contains("name: x-web-pod") && out.contains("name: x-web\n"), "{out}");
+
+    let dir = repos.app("missing", &format!("resources:\n- {base}/missing.yaml\n"));
+    let r = build_run(&dir, &repos.cache(), &[]);
+    assert!(!r.success() && r.stderr.contains(&format!("{base}/missing.yaml")) && r.stderr.contains("status code 404 (Not Found)"), "{}", r.stderr);
+}
+
+#[test]
+fn a_cached_build_needs_no_origin() {
+    let Some(repos) = Repos::or_skip("remote-reuse") else { return };
+    let mut server = Server::start(repos.tree.path("repos"), repos.tree.path("files"));
+    let by_commit = repos.app("commit", &with_origins(&format!("{}//dev?ref={}", repos.file_url("repo.git"), repos.v1)));
+    let by_tag = repos.app("tag", &with_origins(&format!("{}/git/repo.git//dev?ref=v2", server.url())));
+    let first_commit = build_like_kustomize(&by_commit, &repos.cache(), "by commit");
+    let first_tag = build_like_kustomize(&by_tag, &repos.cache(), "by tag");
+
+    // The origins disappear: the repository is moved away, the server stops.
+    std::fs::rename(repos.tree.path("repos/repo.git"), repos.tree.path("moved.git")).unwrap();
+    server.stop();
+    assert_eq!(build(&by_commit, &repos.cache(), &[]), first_commit, "a commit id is never fetched again");
+    assert_eq!(build(&by_tag, &repos.cache(), &["--offline"]), first_tag, "--offline builds a tag from the cache");
+    let r = build_run(&by_tag, &repos.cache(), &[]);
+    assert!(!r.success() && r.stderr.contains("/git/repo.git") && r.stderr.contains("git ls-remote"), "a tag is resolved online:\n{}", r.stderr);
+
+    // --offline names what is missing.
+    let never = repos.app("never", &format!("resources:\n- {}//dev?ref=change-image\n", repos.file_url("nosuffix")));
+    let r = build_run(&never, &repos.cache(), &["--offline"]);
+    assert!(!r.success() && r.stderr.contains("nosuffix") && r.stderr.contains("not in the cache (--offline)") && r.stderr.contains("change-image"), "{}", r.stderr);
+
+    // `cache list` shows both entries; `cache clear` removes them.
+    let cache = repos.cache();
+    let list = run_program_env(bin(), &["cache", "list", "--cache-dir", &cache.to_string_lossy()], Path::new("."), &[]);
+    assert!(list.success() && list.stdout.lines().count() == 2 && list.stdout.contains(&repos.v1) && list.stdout.contains("\tv2\t"), "{}", list.stdout);
+    let clear = run_program_env(bin(), &["cache", "clear", "--cache-dir", &cache.to_string_lossy()], Path::new("."), &[]);
+    assert!(clear.success() && clear.stderr.contains("removed 2"), "{}", clear.stderr);
+    let r = build_run(&by_commit, &repos.cache(), &["--offline"]);
+    assert!(!r.success() && r.stderr.contains(&repos.v1), "{}", r.stderr);
+}
+
+#[test]
+fn parallel_builds_of_one_url_share_one_entry() {
+    let Some(repos) = Repos::or_skip("remote-parallel") else { return };
+    let dir = repos.app("p", &format!("resources:\n- {}//dev?ref=v1\n", repos.file_url("repo.git")));
+    let (dir_text, cache_text) = (dir.to_string_lossy().into_owned(), repos.cache().to_string_lossy().into_owned());
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            Command::new(bin()).args(["build", &dir_text, "--cache-dir", &cache_text]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
+        })
+        .collect();
+    let outputs: Vec<_> = children.into_iter().map(|c| c.wait_with_output().unwrap()).collect();
+    for o in &outputs {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(o.stdout, outputs[0].stdout);
+    }
+    let list = run_program_env(bin(), &["cache", "list", "--cache-dir", &cache_text], Path::new("."), &[]);
+    assert_eq!(list.stdout.lines().count(), 1, "{}", list.stdout);
+    assert!(!list.stdout.contains("damaged"), "{}", list.stdout);
+}
+
+/// The one cache entry folder (`<cache>/git/<repo>/<commit>`).
+fn entry_dirs(cache: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for repo in std::fs::read_dir(cache.join("git")).into_iter().flatten().flatten() {
+        for entry in std::fs::read_dir(repo.path()).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if entry.path().is_dir() && !name.starts_with('.') && name != "refs" {
+                out.push(entry.path());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_killed_fetch_or_a_damaged_entry_is_fetched_again() {
+    let Some(repos) = Repos::or_skip("remote-killed") else { return };
+    let server = Server::start(repos.tree.path("repos"), repos.tree.path("files"));
+    let dir = repos.app("k", &format!("resources:\n- {}/git/repo.git//dev?ref=v1\n", server.url()));
+    let cache = repos.cache();
+
+    // A slow server; the build is killed while git is fetching.
+    server.delay_ms.store(700, Ordering::SeqCst);
+    let mut child = Command::new(bin())
+        .args(["build", &dir.to_string_lossy(), "--cache-dir", &cache.to_string_lossy()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let fetching = || std::fs::read_dir(cache.join("git")).into_iter().flatten().flatten().any(|repo| {
+        std::fs::read_dir(repo.path()).into_iter().flatten().flatten().any(|e| e.file_name().to_string_lossy().starts_with(".tmp-"))
+    });
+    while !fetching() && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(fetching(), "the build started fetching");
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(entry_dirs(&cache).is_empty(), "a killed fetch leaves no entry: {:?}", entry_dirs(&cache));
+    server.delay_ms.store(0, Ordering::SeqCst);
+    let good = build_like_kustomize(&dir, &cache, "after a killed fetch");
+
+    // A damaged entry (a file changed) is noticed and fetched again.
+    let entries = entry_dirs(&cache);
+    assert_eq!(entries.len(), 1);
+    std::fs::write(entries[0].join("tree/dev/kustomization.yaml"), "resources:\n- ../base\nnamePrefix: evil-\n").unwrap();
+    assert_eq!(build(&dir, &cache, &[]), good);
+    // So is an entry without its seal (copied half, or written by something else).
+    std::fs::remove_file(entries[0].join("complete")).unwrap();
+    std::fs::remove_file(entries[0].join("tree/base/pod.yaml")).unwrap();
+    assert_eq!(build(&dir, &cache, &[]), good);
+    assert!(entries[0].join("complete").is_file());
+}
+
+#[test]
+fn a_remote_kustomization_stays_inside_its_checkout() {
+    let Some(repos) = Repos::or_skip("remote-confined") else { return };
+    let repo = repos.file_url("repo.git");
+    let dir = repos.app("escape", &format!("resources:\n- {repo}//escape?ref=v1\n"));
+    let r = build_run(&dir, &repos.cache(), &[]);
+    assert!(!r.success() && r.stderr.contains("must be within the repo"), "{}", r.stderr);
+    for restrictor in ["LoadRestrictionsRootOnly", "LoadRestrictionsNone"] {
+        let dir = repos.app("escape-file", &format!("resources:\n- {repo}//escape-file?ref=v1\n"));
+        let r = build_run(&dir, &repos.cache(), &["--load-restrictor", restrictor]);
+        assert!(!r.success() && r.stderr.contains("is not in or below"), "{restrictor}: {}", r.stderr);
+    }
+    // A local build with no URL fetches nothing, and creates no cache.
+    let local = repos.app("local", "resources:\n- pod.yaml\n");
+    repos.tree.write("app/local/pod.yaml", POD);
+    let cache = repos.tree.path("untouched-cache");
+    build(&local, &cache, &[]);
+    assert!(!cache.exists());
+}
+
+#[test]
+fn fetch_errors_name_the_url_and_what_failed() {
+    let Some(repos) = Repos::or_skip("remote-errors") else { return };
+    let repo = repos.file_url("repo.git");
+    for (entry, expected) in [
+        (format!("{repo}//dev?ref=no-such-tag"), "ref not found"),
+        (format!("{}//dev", repos.file_url("no-such-repo.git")), "repository not found"),
+    ] {
+        let dir = repos.app("e", &format!("resources:\n- {entry}\n"));
+        let r = build_run(&dir, &repos.cache(), &[]);
+        let url = entry.split("//dev").next().unwrap();
+        assert!(!r.success() && r.stderr.contains(url) && r.stderr.contains(expected), "{entry}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn git_environment_of_a_surrounding_checkout_is_not_touched() {
+    // Argo CD and CI run builds from inside a repository, sometimes with GIT_DIR set.
+    let Some(repos) = Repos::or_skip("remote-argo") else { return };
+    let dir = repos.app("argo", &format!("resources:\n- {}//dev?ref=v1\n", repos.file_url("repo.git")));
+    git(&dir, &["init", "-q"]);
+    let git_dir = dir.join(".git");
+    let cache = repos.cache();
+    let r = ours_env(
+        &["build", ".", "--cache-dir", &cache.to_string_lossy()],
+        &dir,
+        &[("GIT_DIR", &git_dir.to_string_lossy()), ("GIT_WORK_TREE", &dir.to_string_lossy())],
+    );
+    assert!(r.success() && r.stdout.contains("dev-myapp-pod"), "{}", r.stderr);
+    assert_eq!(git(&dir, &["remote"]).trim(), "", "the surrounding repository gained no remote");
+}
+
+#[test]
+fn the_docs_private_overlay_works_against_a_clone_of_this_repository() {
+    if !have_git("docs private overlay") {
+        return;
+    }
+    let docs = std::fs::read_to_string(crate::common::manifest_dir().join("docs/peerpods.md")).unwrap();
+    let block = docs
+        .split("```yaml\n")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .find(|b| b.lines().any(|l| l.trim_start().starts_with("- ") && l.contains("://") && l.contains("?ref=")))
+        .expect("docs/peerpods.md has a private overlay with a git URL");
+    let url = block.lines().find_map(|l| l.trim().strip_prefix("- ").filter(|e| e.contains("://") && e.contains("?ref="))).unwrap();
+    let (location, rest) = url.split_once("//overlays/").expect("the URL names an overlay after //");
+    let git_ref = rest.split("?ref=").nth(1).unwrap();
+
+    // This repository, cloned bare, with the documented ref pointing at its last commit.
+    let tree = TempTree::new("remote-docs");
+    git(&tree.root, &["clone", "-q", "--bare", &crate::common::manifest_dir().to_string_lossy(), "peerpods-build.git"]);
+    let clone = tree.path("peerpods-build.git");
+    git(&clone, &["tag", "-f", git_ref, "HEAD"]);
+    let local_url = format!("file://{}", clone.display());
+    tree.write("private/kustomization.yaml", &block.replace(location, &local_url));
+    let cache = tree.path("cache");
+    let remote = build_like_kustomize(&tree.path("private"), &cache, "docs private overlay");
+    assert!(remote.contains("GCP_PROJECT_ID: my-project"), "{remote}");
+}
+
+#[test]
+fn submodules_are_checked_out_unless_the_url_says_not_to() {
+    let Some(repos) = Repos::or_skip("remote-submodules") else { return };
+    // git refuses file:// submodules unless told otherwise: the setting reaches git through
+    // GIT_CONFIG_* in the environment, as a user's would.
+    let env = [("GIT_CONFIG_COUNT", "1"), ("GIT_CONFIG_KEY_0", "protocol.file.allow"), ("GIT_CONFIG_VALUE_0", "always")];
+    let outer = repos.tree.path("outer");
+    std::fs::create_dir_all(&outer).unwrap();
+    git(&outer, &["init", "-q"]);
+    let inner = repos.tree.path("repos/repo.git").to_string_lossy().into_owned();
+    let out = Command::new("git")
+        .args(["-c", "protocol.file.allow=always", "submodule", "add", "-q", &inner, "sub"])
+        .current_dir(&outer)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    git(&outer, &["commit", "-qm", "with a submodule"]);
+    git(&repos.tree.root, &["clone", "-q", "--bare", "outer", "repos/outer.git"]);
+    let url = repos.file_url("outer.git");
+    let dir = repos.app("sub", &with_origins(&format!("{url}//sub/dev")));
+    let out = build_like_kustomize_env(&dir, &repos.cache(), "submodule", &env);
+    assert!(out.contains("dev-myapp-pod-v2"), "{out}");
+    let dir = repos.app("nosub", &format!("resources:\n- {url}//sub?submodules=false\n"));
+    let r = build_run_env(&dir, &repos.cache(), &[], &env);
+    assert!(!r.success() && r.stderr.contains("unable to find one of 'kustomization.yaml'"), "{}", r.stderr);
+}
+
+#[test]
+fn a_slow_server_times_out_as_the_url_asks() {
+    let Some(repos) = Repos::or_skip("remote-timeout") else { return };
+    let server = Server::start(repos.tree.path("repos"), repos.tree.path("files"));
+    server.delay_ms.store(3000, Ordering::SeqCst);
+    let url = format!("{}/git/repo.git//dev?ref=v1&timeout=1", server.url());
+    let dir = repos.app("slow", &format!("resources:\n- {url}\n"));
+    let started = Instant::now();
+    let r = build_run(&dir, &repos.cache(), &[]);
+    assert!(!r.success() && r.stderr.contains("timed out") && r.stderr.contains("/git/repo.git"), "{}", r.stderr);
+    assert!(started.elapsed() < Duration::from_secs(20), "the timeout was not kept: {:?}", started.elapsed());
+}
