@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use super::EditError;
 use crate::error::Error;
 use crate::kustomization::loader::KUSTOMIZATION_FILE_NAMES;
+use crate::remote::url::clean_path;
 
 /// The one kustomization file in `dir` (any of kustomize's names; a folder by that name is refused).
 pub(super) fn find_kustomization_file(dir: &Path) -> Result<PathBuf, EditError> {
@@ -67,7 +68,7 @@ pub(super) fn expand_components(dir: &Path, patterns: &[String]) -> Result<Vec<S
             Vec::new()
         };
         if matches.is_empty() {
-            let absolute = go_clean(&dir.join(pattern).to_string_lossy());
+            let absolute = clean_path(&dir.join(pattern).to_string_lossy());
             let reason = format!(
                 "must build at directory: not a valid directory: evalsymlink failure on '{absolute}' : lstat {absolute}: no such file or directory"
             );
@@ -87,50 +88,8 @@ fn glob_relative(dir: &Path, pattern: &str) -> Result<Vec<String>, EditError> {
     for path in glob::glob(&full).map_err(|e| bad(e.to_string()))? {
         let path = path.map_err(|e| bad(e.to_string()))?;
         let relative = path.strip_prefix(dir).map_or_else(|_| path.to_string_lossy().into_owned(), |p| p.to_string_lossy().into_owned());
-        found.push(go_clean(&relative));
+        found.push(clean_path(&relative));
     }
     found.sort();
     Ok(found)
-}
-
-/// Go's `filepath.Clean`: the shortest equivalent path, lexically.
-fn go_clean(path: &str) -> String {
-    let rooted = path.starts_with('/');
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." if parts.last().is_some_and(|p| *p != "..") => {
-                parts.pop();
-            }
-            ".." if rooted => {}
-            other => parts.push(other),
-        }
-    }
-    let joined = parts.join("/");
-    match (rooted, joined.is_empty()) {
-        (true, _) => format!("/{joined}"),
-        (false, true) => ".".into(),
-        (false, false) => joined,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::go_clean;
-
-    #[test]
-    fn paths_are_cleaned_as_go_cleans_them() {
-        for (path, want) in [
-            ("../../components/tls", "../../components/tls"),
-            ("./comp/x", "comp/x"),
-            ("a/../b", "b"),
-            ("a/b/../../..", ".."),
-            ("", "."),
-            ("/x/../../y", "/y"),
-            ("comp//x/", "comp/x"),
-        ] {
-            assert_eq!(go_clean(path), want, "{path}");
-        }
-    }
 }

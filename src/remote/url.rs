@@ -413,6 +413,9 @@ mod tests {
         assert_eq!(clean_path("a//b/./c/../d"), "a/b/d");
         assert_eq!(clean_path("../a"), "../a");
         assert_eq!(clean_path("/../a"), "/a");
+        for (path, want) in [("./comp/x", "comp/x"), ("a/b/../../..", ".."), ("", "."), ("/x/../../y", "/y"), ("comp//x/", "comp/x")] {
+            assert_eq!(clean_path(path), want, "{path}");
+        }
         assert_eq!(join_path(&["notCloned", "../base/pod.yaml"]), "base/pod.yaml");
         assert_eq!(join_path(&["", "http://h:1/p.yaml"]), "http:/h:1/p.yaml");
     }
