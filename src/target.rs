@@ -122,8 +122,7 @@ pub struct Target {
 impl Target {
     /// Reads the kustomization in `loader`'s root.
     pub fn load(loader: Loader, diagnostics: &mut Diagnostics) -> Result<Target> {
-        let file = loader.find_kustomization_file()?;
-        let text = std::fs::read_to_string(&file).map_err(|e| Error::Io { path: file.clone(), message: e.to_string() })?;
+        let (file, text) = loader.read_kustomization_file()?;
         // Components and shared bases are read many times in a big build: parse each text once,
         // but print its deprecation warnings each time, as kustomize does.
         static PARSED: TextMemo<(Vec<String>, Kustomization)> = TextMemo::new();
@@ -134,7 +133,18 @@ impl Target {
                 column: e.column,
                 message: e.message.clone(),
             })?;
-            let value = if value.is_null() { Value::Object(Default::default()) } else { value };
+            let value = match value {
+                Value::Null => Value::Object(Default::default()),
+                Value::Object(_) => value,
+                // Named by type only: the text may be any file a symlink points at.
+                other => {
+                    return Err(Error::msg(format!(
+                        "invalid Kustomization: {}: json: cannot unmarshal {} into Go value of type types.Kustomization",
+                        file.display(),
+                        go_json_type(&other)
+                    )))
+                }
+            };
             let value = crate::kustomization::types::canonicalize_field_names(value);
             let warnings = deprecated_field_warnings(&value);
             let kustomization: Kustomization = serde_json::from_value(value)
@@ -155,6 +165,18 @@ impl Target {
 
     fn name(&self) -> String {
         self.file.display().to_string()
+    }
+}
+
+/// The JSON type name Go's decoder uses in "cannot unmarshal X into ...".
+fn go_json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
     }
 }
 
@@ -227,7 +249,11 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     run_generators(ctx, target, acc)?;
     for component in &k.components {
         let loader = target.loader.child(component).map_err(|e| {
-            e.context(format!("accumulating components: accumulateDirectory: \"{component}\""))
+            if Path::new(component).is_absolute() {
+                Error::msg(format!("accumulating components: loader.New \"{e}\""))
+            } else {
+                e.context(format!("accumulating components: accumulateDirectory: \"{component}\""))
+            }
         })?;
         let sub = Target::load(loader, &mut ctx.diagnostics)?;
         if !sub.is_component() {
@@ -322,7 +348,11 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                     ctx.adopt(sub_ctx);
                     sub
                 }
-                _ => accumulate_directory(ctx, target.loader.child(entry)?),
+                _ => accumulate_directory(ctx, target.loader.child(entry).map_err(|e| {
+                    e.context(format!(
+                        "accumulating resources: accumulation err='accumulating resources from '{entry}': '{entry}' must resolve to a file'"
+                    ))
+                })?),
             };
             let sub = sub.map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
             acc.resources.append_all(sub.resources).map_err(|e| e.context("accumulating resources"))?;
@@ -332,8 +362,9 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
             merge_vars(&mut acc.vars, sub.vars)?;
         } else {
             return Err(Error::msg(format!(
-                "accumulating resources: accumulation err='accumulating resources from '{entry}': open {}: no such file or directory'",
-                target.loader.display_relative(entry)
+                "accumulating resources: accumulation err='accumulating resources from '{entry}': open {}: {}'",
+                target.loader.display_relative(entry),
+                target.loader.missing_reason(entry)
             )));
         }
     }
@@ -651,6 +682,15 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     }
     if !k.helm_charts.is_empty() || !k.helm_chart_inflation_generator.is_empty() {
         return Err(Error::msg(format!("{name}: helmCharts needs --enable-helm, which is not supported yet")));
+    }
+    if let Some(entry) = k.validators.first() {
+        // Every validator is an external plugin (kustomize has no builtin one): it would be run.
+        return Err(Error::msg(format!(
+            "{name}: validators: '{entry}': external plugins disabled; validators run other programs, which peerpods-build never does"
+        )));
+    }
+    if k.helm_globals.is_some() {
+        ctx.diagnostics.unmatched(&name, "helmGlobals has no effect without helmCharts");
     }
     Ok(())
 }

@@ -56,7 +56,11 @@ impl Loader {
 
     /// A loader for a sub-kustomization (a folder in `resources` or `components`).
     /// Folders are not restricted, as in kustomize; only the files each root reads are.
+    /// An absolute folder is refused with or without the restrictor, as kustomize refuses it.
     pub fn child(&self, relative: &str) -> Result<Loader> {
+        if Path::new(relative).is_absolute() {
+            return Err(Error::msg(format!("new root '{relative}' cannot be absolute")));
+        }
         Loader::new_in(Some(&self.root), Path::new(relative), self.restrictor)
     }
 
@@ -88,16 +92,39 @@ impl Loader {
         self.root.join(relative).is_dir()
     }
 
-    /// The kustomization file of this root: exactly one of the accepted names must exist.
-    pub fn find_kustomization_file(&self) -> Result<PathBuf> {
-        let found: Vec<PathBuf> =
-            KUSTOMIZATION_FILE_NAMES.iter().map(|n| self.root.join(n)).filter(|p| p.is_file()).collect();
+    /// Why `relative` is neither a file nor a folder: usually "no such file or directory", but a
+    /// symlink loop says so.
+    pub fn missing_reason(&self, relative: &str) -> String {
+        match self.root.join(relative).canonicalize() {
+            Err(e) => io_reason(&e),
+            Ok(_) => "no such file or directory".into(),
+        }
+    }
+
+    /// Reads the kustomization file of this root: exactly one of the accepted names must load.
+    /// Each name is read through [`Loader::read`], so under the restrictor a name that links
+    /// outside the root counts as absent, as in kustomize (`LoadKustFile`): its content is never
+    /// read. Returns the file as named in the root (for messages) and its text.
+    pub fn read_kustomization_file(&self) -> Result<(PathBuf, String)> {
+        let mut found = Vec::new();
+        let mut unreadable = None;
+        for name in KUSTOMIZATION_FILE_NAMES {
+            match self.read(name) {
+                Ok((_, text)) => found.push((self.root.join(name), text)),
+                // Absent, a folder, or refused by the restrictor: kustomize's "not found".
+                Err(Error::OutsideRoot { .. }) => {}
+                Err(Error::Io { .. }) if !self.root.join(name).is_file() && !is_symlink_loop(&self.root.join(name)) => {}
+                Err(error) => unreadable = unreadable.or(Some(error)),
+            }
+        }
         match found.len() {
-            0 => Err(Error::msg(format!(
-                "unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{}'",
-                self.root.display()
-            ))),
-            1 => Ok(found.into_iter().next().unwrap()),
+            0 => Err(unreadable.unwrap_or_else(|| {
+                Error::msg(format!(
+                    "unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{}'",
+                    self.root.display()
+                ))
+            })),
+            1 => Ok(found.pop().expect("one file found")),
             _ => Err(Error::msg(format!("Found multiple kustomization files under: {}", self.root.display()))),
         }
     }
@@ -158,7 +185,20 @@ pub fn normalize(path: &Path) -> PathBuf {
     out
 }
 
+/// Whether `path` is a symlink that never ends in a file (a loop, or one too deep).
+fn is_symlink_loop(path: &Path) -> bool {
+    matches!(path.canonicalize(), Err(e) if is_loop(&e))
+}
+
+/// `ELOOP`, which std has no stable `ErrorKind` for.
+fn is_loop(e: &std::io::Error) -> bool {
+    e.raw_os_error() == Some(libc::ELOOP)
+}
+
 fn io_reason(e: &std::io::Error) -> String {
+    if is_loop(e) {
+        return "too many levels of symbolic links (a symlink loop)".into();
+    }
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file or directory".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
@@ -219,6 +259,6 @@ mod tests {
         std::fs::write(t.0.join("app/kustomization.yaml"), "").unwrap();
         std::fs::write(t.0.join("app/Kustomization"), "").unwrap();
         let l = Loader::new(&t.0.join("app"), LoadRestrictor::RootOnly).unwrap();
-        assert!(l.find_kustomization_file().unwrap_err().to_string().contains("Found multiple kustomization files"));
+        assert!(l.read_kustomization_file().unwrap_err().to_string().contains("Found multiple kustomization files"));
     }
 }

@@ -3,7 +3,7 @@ mod id;
 mod resmap;
 pub mod scope;
 
-pub use id::{Gvk, ResId};
+pub use id::{split_api_version, Gvk, ResId};
 pub use resmap::ResMap;
 
 use serde_json::{Map, Value};
@@ -140,7 +140,7 @@ impl Resource {
     /// `self.current_id() == *id`, without building the current id.
     fn has_current_id(&self, id: &ResId) -> bool {
         let api_version = self.api_version();
-        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        let (group, version) = id::split_api_version(api_version);
         id.name == self.name()
             && id.namespace == self.namespace()
             && id.gvk.kind == self.kind()
