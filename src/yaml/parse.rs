@@ -8,7 +8,7 @@
 //! * only plain, untagged scalars are resolved (null, bool, int, float, timestamp), with go-yaml
 //!   v3's resolver: YAML 1.2 booleans, Go's base-0 integer syntax (so `012` is octal), floats,
 //!   and timestamps turned into the RFC 3339 text Go's JSON encoder writes for a `time.Time`;
-//!   `.inf` and `.nan` keep their text (JSON has no such numbers; kustomize fails on them);
+//!   `.inf` and `.nan` are errors (JSON has no such numbers; kustomize fails on them);
 //! * quoted and block scalars are strings; explicit `!!str`, `!!int`, `!!float`, `!!bool`,
 //!   `!!null`, `!!timestamp` and `!!binary` (base64-decoded) tags are honoured; other tags leave
 //!   the text as is;
@@ -818,7 +818,7 @@ enum Resolved {
     Int(i64),
     Uint(u64),
     Float(f64),
-    /// `.inf`, `-.inf`, `.nan`: JSON cannot hold them, the text is kept.
+    /// `.inf`, `-.inf`, `.nan`: JSON cannot hold them, they are refused.
     NonFinite,
     /// The RFC 3339 text Go's JSON encoder writes for the time.
     Timestamp(String),
@@ -861,6 +861,7 @@ fn resolve_scalar(text: &str, style: ScalarStyle, tag: TagKind) -> Result<(Value
         TagKind::None if style != ScalarStyle::Plain => Ok((string(), None)),
         TagKind::None => {
             let resolved = resolve_plain(text, true);
+            refuse_non_finite(&resolved, text)?;
             let in_flow = match resolved {
                 Resolved::Null if text.is_empty() => Some(string()),
                 Resolved::Timestamp(_) if text.contains(':') => Some(string()),
@@ -871,6 +872,7 @@ fn resolve_scalar(text: &str, style: ScalarStyle, tag: TagKind) -> Result<(Value
         TagKind::Binary => decode_binary(text).map(|v| (v, None)),
         TagKind::Int | TagKind::Float | TagKind::Bool | TagKind::Null | TagKind::Timestamp => {
             let resolved = resolve_plain(text, tag == TagKind::Timestamp);
+            refuse_non_finite(&resolved, text)?;
             let found = resolved.tag();
             if found == tag {
                 return Ok((resolved.into_value(text), None));
@@ -885,6 +887,20 @@ fn resolve_scalar(text: &str, style: ScalarStyle, tag: TagKind) -> Result<(Value
             Err(format!("cannot decode {} `{}` as a {}", found.name(), text, tag.name()))
         }
     }
+}
+
+/// `.inf` and `.nan` are floats JSON cannot hold: kustomize fails on them as Go's JSON encoder
+/// does, and so does the parser (a quoted `".nan"` is a string and fine).
+fn refuse_non_finite(resolved: &Resolved, text: &str) -> Result<(), String> {
+    if *resolved != Resolved::NonFinite {
+        return Ok(());
+    }
+    let value = match text.as_bytes()[0] {
+        b'-' => "-Inf",
+        _ if text.to_ascii_lowercase().ends_with("nan") => "NaN",
+        _ => "+Inf",
+    };
+    Err(format!("json: unsupported value: {value}"))
 }
 
 /// go-yaml v3's `resolve` for an untagged plain scalar (or one tagged with a resolvable tag).
@@ -1342,9 +1358,13 @@ mod tests {
     }
 
     #[test]
-    fn infinity_and_nan_keep_their_text() {
-        for text in [".inf", ".Inf", ".INF", "+.inf", "-.inf", "-.INF", ".nan", ".NaN", ".NAN"] {
-            assert_eq!(scalar(text), json!(text), "{text}");
+    fn infinity_and_nan_are_refused_as_kustomize_refuses_them() {
+        for (text, value) in [(".inf", "+Inf"), (".Inf", "+Inf"), ("+.INF", "+Inf"), ("-.inf", "-Inf"), (".nan", "NaN"), (".NaN", "NaN")] {
+            let err = parse_document(&format!("a: {text}")).unwrap_err();
+            assert_eq!(err.message, format!("json: unsupported value: {value}"), "{text}");
+            assert_eq!((err.line, err.column), (1, 4), "{text}");
+            assert!(parse_document(&format!("a: !!float {text}")).is_err(), "{text}");
+            assert_eq!(parse_document(&format!("a: '{text}'")).unwrap(), json!({"a": text}));
         }
         for text in [".Nan", "inf", "nan", "Infinity"] {
             assert_eq!(scalar(text), json!(text), "{text}");

@@ -13,4 +13,5 @@ mod differential;
 mod emit_roundtrip;
 mod parallel_folders;
 mod peerpods;
+mod security;
 mod several_overlays;
