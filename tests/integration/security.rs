@@ -327,3 +327,97 @@ fn a_symlink_loop_is_called_one() {
     let r = ours(&["build", s(&tmp.path("loop"))], &tmp.root);
     assert_refused(&r, "symlink loop", "kustomization.yaml linked to itself");
 }
+
+// ---------------------------------------------------------------------------
+// Parser limits: go-yaml's depth, a bound on aliases, and no stack overflow
+
+/// A resource whose `spec` nests `depth` block sequences (`- - - x`).
+fn deep_block_resource(depth: usize) -> String {
+    format!("apiVersion: example.com/v1\nkind: Deep\nmetadata:\n  name: deep\nspec:\n  {}x\n", "- ".repeat(depth - 1))
+}
+
+/// A resource whose `spec` nests `depth` flow sequences (`[[[]]]`).
+fn deep_flow_resource(depth: usize) -> String {
+    format!("apiVersion: example.com/v1\nkind: Deep\nmetadata:\n  name: deep\nspec: {}{}\n", "[".repeat(depth), "]".repeat(depth))
+}
+
+#[test]
+fn nesting_as_deep_as_go_yaml_allows_builds_on_a_normal_thread() {
+    let tmp = TempTree::new("deep");
+    let cases = [
+        ("block", deep_block_resource(peerpods_build::yaml::parse::MAX_DEPTH - 2)),
+        ("flow", deep_flow_resource(peerpods_build::yaml::parse::MAX_FLOW_DEPTH)),
+    ];
+    for (label, resource) in cases {
+        tmp.write(&format!("{label}/r.yaml"), &resource);
+        tmp.write(&format!("{label}/kustomization.yaml"), "resources:\n- r.yaml\nnamePrefix: p-\nlabels:\n- pairs:\n    a: b\n");
+        let dir = tmp.path(label);
+        // The library on a thread with Rust's default 2 MiB stack: build, print, drop.
+        let output = std::thread::spawn(move || {
+            let options = peerpods_build::BuildOptions::default();
+            let result = peerpods_build::build(&dir, &options).unwrap_or_else(|f| panic!("{label}: {}", f.error));
+            result.to_yaml()
+        })
+        .join()
+        .unwrap_or_else(|_| panic!("{label}: the build panicked"));
+        assert!(output.contains("name: p-deep"), "{label}: {}", &output[..200.min(output.len())]);
+        let r = ours(&["build", s(&tmp.path(label))], &tmp.root);
+        assert!(r.success(), "{label}: {}", r.stderr);
+        assert_eq!(r.stdout, output, "{label}: the binary and the library differ");
+        if let Some(reference) = reference_run(&[s(&tmp.path(label))], &tmp.root, label) {
+            assert_eq!(r.stdout, reference.stdout, "{label}: differs from the reference");
+        }
+    }
+}
+
+#[test]
+fn nesting_beyond_the_limits_is_a_clear_error() {
+    let tmp = TempTree::new("too-deep");
+    let cases = [
+        ("block", deep_block_resource(peerpods_build::yaml::parse::MAX_DEPTH + 10), "exceeded max depth of 10000"),
+        ("flow", deep_flow_resource(peerpods_build::yaml::parse::MAX_FLOW_DEPTH + 1), "flow collections nested deeper than 255"),
+    ];
+    for (label, resource, wording) in cases {
+        tmp.write(&format!("{label}/r.yaml"), &resource);
+        tmp.write(&format!("{label}/kustomization.yaml"), "resources:\n- r.yaml\n");
+        let r = ours(&["build", s(&tmp.path(label))], &tmp.root);
+        assert_refused(&r, wording, label);
+        assert!(r.stderr.contains("r.yaml:"), "{label}: the error does not name the file:\n{}", r.stderr);
+    }
+}
+
+/// A "billion laughs" document: `levels` anchored lists, each of nine aliases to the one before.
+pub fn alias_bomb(levels: usize) -> String {
+    let mut text = String::from("apiVersion: example.com/v1\nkind: Laughs\nmetadata:\n  name: lol\nx0: &a0 [lol]\n");
+    for level in 1..=levels {
+        let refs = vec![format!("*a{}", level - 1); 9].join(", ");
+        text.push_str(&format!("x{level}: &a{level} [{refs}]\n"));
+    }
+    text
+}
+
+#[test]
+fn aliases_expand_as_in_kustomize_up_to_a_bound() {
+    let tmp = TempTree::new("aliases");
+    // 9^6 copies (600,000 nodes): kustomize builds it (in minutes), so do we.
+    tmp.write("big/r.yaml", &alias_bomb(6));
+    tmp.write("big/kustomization.yaml", "resources:\n- r.yaml\n");
+    let r = ours(&["build", s(&tmp.path("big"))], &tmp.root);
+    assert!(r.success(), "{}", r.stderr);
+    assert_eq!(r.stdout.matches("lol").count(), 1 + (0..=6).map(|k| 9usize.pow(k)).sum::<usize>());
+    // 9^5, compared with the reference byte for byte.
+    tmp.write("ok/r.yaml", &alias_bomb(5));
+    tmp.write("ok/kustomization.yaml", "resources:\n- r.yaml\n");
+    let r = ours(&["build", s(&tmp.path("ok"))], &tmp.root);
+    assert!(r.success(), "{}", r.stderr);
+    // `lol` in the name, then 9^k times in list k.
+    assert_eq!(r.stdout.matches("lol").count(), 1 + (0..=5).map(|k| 9usize.pow(k)).sum::<usize>());
+    if let Some(reference) = reference_run(&[s(&tmp.path("ok"))], &tmp.root, "9^5 aliases") {
+        assert_eq!(r.stdout, reference.stdout);
+    }
+    // 9^8 copies: refused before any memory is spent on them.
+    tmp.write("bomb/r.yaml", &alias_bomb(8));
+    tmp.write("bomb/kustomization.yaml", "resources:\n- r.yaml\n");
+    let r = ours(&["build", s(&tmp.path("bomb"))], &tmp.root);
+    assert_refused(&r, "document contains excessive aliasing", "9^8 aliases");
+}
