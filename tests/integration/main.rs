@@ -14,4 +14,5 @@ mod emit_roundtrip;
 mod parallel_folders;
 mod peerpods;
 mod security;
+mod stress;
 mod several_overlays;
