@@ -125,8 +125,8 @@ impl Target {
         let (file, text) = loader.read_kustomization_file()?;
         // Components and shared bases are read many times in a big build: parse each text once,
         // but print its deprecation warnings each time, as kustomize does.
-        static PARSED: TextMemo<(Vec<String>, Kustomization)> = TextMemo::new();
-        let (warnings, mut kustomization) = PARSED.get_or_parse(&text, |text| {
+        static PARSED: TextMemo<(Vec<String>, Kustomization, bool)> = TextMemo::new();
+        let (warnings, mut kustomization, empty) = PARSED.get_or_parse(&text, |text| {
             let value = crate::yaml::parse::parse_document_last_key_wins(text).map_err(|e| Error::Parse {
                 file: file.display().to_string(),
                 line: e.line,
@@ -147,14 +147,21 @@ impl Target {
             };
             let value = crate::kustomization::types::canonicalize_field_names(value);
             let warnings = deprecated_field_warnings(&value);
+            let empty = is_empty(&value);
             let kustomization: Kustomization = serde_json::from_value(value)
                 .map_err(|e| Error::msg(format!("invalid Kustomization: {}: {e}", file.display())))?;
-            Ok::<_, Error>((warnings, kustomization))
+            Ok::<_, Error>((warnings, kustomization, empty))
         })?;
         for warning in warnings {
             diagnostics.notice(warning);
         }
         fix_deprecated_fields(&mut kustomization);
+        if empty {
+            return Err(Error::msg(format!("kustomization.yaml is empty: {}", file.display())));
+        }
+        for what in ignored_settings(&kustomization) {
+            diagnostics.unmatched(&file.display().to_string(), &what);
+        }
         check_kind(&kustomization, &file)?;
         Ok(Target { loader, kustomization, file })
     }
@@ -180,9 +187,52 @@ fn go_json_type(value: &Value) -> &'static str {
     }
 }
 
+/// Settings kustomize accepts and then does nothing with (or that this build does not apply):
+/// each is said, as a rule that matched nothing (`--strict` refuses them). `validators` and
+/// `helmCharts` are refused outright where they would run.
+fn ignored_settings(k: &Kustomization) -> Vec<String> {
+    let mut ignored = Vec::new();
+    for key in k.openapi.keys().filter(|key| !["path", "version"].contains(&key.as_str())) {
+        ignored.push(format!("openapi: '{key}' is neither 'path' nor 'version' and has no effect"));
+    }
+    for option in &k.build_metadata {
+        match option.as_str() {
+            "originAnnotations" | "transformerAnnotations" => {}
+            "managedByLabel" => ignored.push("buildMetadata: 'managedByLabel' is not applied (its value names the kustomize binary)".into()),
+            other => ignored.push(format!("buildMetadata: '{other}' is not an option and has no effect")),
+        }
+    }
+    for patch in k.patches.iter().chain(&k.patches_json6902) {
+        for option in patch.options.keys().filter(|o| !["allowNameChange", "allowKindChange"].contains(&o.as_str())) {
+            ignored.push(format!("patches: option '{option}' is not an option and has no effect"));
+        }
+    }
+    if k.helm_globals.is_some() && k.helm_charts.is_empty() {
+        ignored.push("helmGlobals has no effect without helmCharts".into());
+    }
+    ignored
+}
+
+/// kustomize's `CheckEmpty`: nothing but `apiVersion` and `kind` is set (a field set to null,
+/// `""`, `false` or 0 counts as unset, as Go's zero values do).
+fn is_empty(raw: &Value) -> bool {
+    let unset = |v: &Value| match v {
+        Value::Null => true,
+        Value::String(text) => text.is_empty(),
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::Array(_) | Value::Object(_) => false,
+    };
+    raw.as_object().is_some_and(|fields| fields.iter().all(|(key, value)| key == "apiVersion" || key == "kind" || unset(value)))
+}
+
 fn check_kind(k: &Kustomization, file: &Path) -> Result<()> {
     match k.kind.as_str() {
-        "" | "Kustomization" => Ok(()),
+        "" | "Kustomization" if k.api_version.is_empty() || k.api_version == "kustomize.config.k8s.io/v1beta1" => Ok(()),
+        "" | "Kustomization" => Err(Error::msg(format!(
+            "apiVersion for Kustomization should be kustomize.config.k8s.io/v1beta1: {}",
+            file.display()
+        ))),
         "Component" if k.api_version.is_empty() || k.api_version == "kustomize.config.k8s.io/v1alpha1" => Ok(()),
         "Component" => Err(Error::msg(format!(
             "apiVersion for Component should be kustomize.config.k8s.io/v1alpha1: {}",
@@ -688,9 +738,6 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         return Err(Error::msg(format!(
             "{name}: validators: '{entry}': external plugins disabled; validators run other programs, which peerpods-build never does"
         )));
-    }
-    if k.helm_globals.is_some() {
-        ctx.diagnostics.unmatched(&name, "helmGlobals has no effect without helmCharts");
     }
     Ok(())
 }

@@ -273,16 +273,56 @@ fn validators_are_refused_not_ignored() {
 }
 
 #[test]
-fn helm_globals_without_charts_warn_and_fail_under_strict() {
-    let tmp = TempTree::new("helm-globals");
-    tmp.write("app/cm.yaml", CONFIGMAP);
-    tmp.write("app/kustomization.yaml", "resources:\n- cm.yaml\nhelmGlobals:\n  chartHome: charts\n");
-    let app = tmp.path("app");
-    let r = ours(&["build", s(&app)], &tmp.root);
+fn settings_kustomize_ignores_warn_and_fail_under_strict() {
+    let patch = "patches:\n- patch: |\n    apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: cm}\n    data: {x: \"2\"}\n";
+    let cases = [
+        ("helmGlobals:\n  chartHome: charts\n".to_string(), "helmGlobals has no effect"),
+        ("openapi:\n  foo: bar\n".to_string(), "openapi: 'foo'"),
+        ("buildMetadata: [sourceAnnotations]\n".to_string(), "buildMetadata: 'sourceAnnotations'"),
+        ("buildMetadata: [managedByLabel]\n".to_string(), "buildMetadata: 'managedByLabel' is not applied"),
+        (format!("{patch}  options:\n    allowNameChange: true\n    bogus: true\n"), "option 'bogus'"),
+    ];
+    for (setting, wording) in &cases {
+        let tmp = TempTree::new("ignored");
+        tmp.write("app/cm.yaml", CONFIGMAP);
+        tmp.write("app/kustomization.yaml", &format!("resources:\n- cm.yaml\n{setting}"));
+        let app = tmp.path("app");
+        let r = ours(&["build", s(&app)], &tmp.root);
+        assert!(r.success(), "{setting}: {}", r.stderr);
+        assert!(r.stderr.contains(wording), "{setting}: no warning:\n{}", r.stderr);
+        let strict = ours(&["build", s(&app), "--strict"], &tmp.root);
+        assert!(!strict.success(), "{setting}: --strict accepted a setting that has no effect");
+        if let Some(reference) = reference_run(&[s(&app)], &tmp.root, setting) {
+            assert!(reference.success(), "{setting}: the reference refuses it: {}", reference.stderr);
+        }
+    }
+}
+
+#[test]
+fn empty_kustomizations_and_wrong_api_versions_are_refused_as_in_kustomize() {
+    let cases = [
+        ("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n", "kustomization.yaml is empty"),
+        ("resources: ~\nnamePrefix: \"\"\n", "kustomization.yaml is empty"),
+        ("apiVersion: example.com/v9\nresources:\n- cm.yaml\n", "apiVersion for Kustomization should be kustomize.config.k8s.io/v1beta1"),
+        ("apiVersion: v1\nkind: Kustomization\nresources:\n- cm.yaml\n", "apiVersion for Kustomization should be kustomize.config.k8s.io/v1beta1"),
+    ];
+    for (kustomization, wording) in cases {
+        let tmp = TempTree::new("empty");
+        tmp.write("app/cm.yaml", CONFIGMAP);
+        tmp.write("app/kustomization.yaml", kustomization);
+        let app = tmp.path("app");
+        let r = ours(&["build", s(&app)], &tmp.root);
+        assert_refused(&r, wording, kustomization);
+        reference_fails_with(&[s(&app)], &tmp.root, wording, kustomization);
+    }
+    // Set but empty is not empty, for kustomize too.
+    let tmp = TempTree::new("empty-list");
+    tmp.write("app/kustomization.yaml", "resources: []\n");
+    let r = ours(&["build", s(&tmp.path("app"))], &tmp.root);
     assert!(r.success(), "{}", r.stderr);
-    assert!(r.stderr.contains("helmGlobals has no effect"), "no warning:\n{}", r.stderr);
-    let strict = ours(&["build", s(&app), "--strict"], &tmp.root);
-    assert!(!strict.success(), "--strict accepted an ignored helmGlobals");
+    if let Some(reference) = reference_run(&[s(&tmp.path("app"))], &tmp.root, "resources: []") {
+        assert!(reference.success(), "{}", reference.stderr);
+    }
 }
 
 #[test]
