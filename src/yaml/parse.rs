@@ -1747,7 +1747,7 @@ u: [*r]
 
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
-        let text = "- ".repeat(MAX_DEPTH + 1) + "x\n";
+        let text = "- ".repeat(super::MAX_DEPTH + 1) + "x\n";
         assert_eq!(err(&text).message, "exceeded max depth of 10000");
         assert_eq!(err(&"[".repeat(100_000)).message, "flow collections nested deeper than 255");
     }
