@@ -20,6 +20,7 @@ struct Measured {
 }
 
 /// Runs `peerpods-build build DIR`, stdout into a file, and reads the child's own peak RSS.
+#[allow(clippy::zombie_processes)] // waited for with wait4, which std's Child does not offer
 fn build_measured(tmp: &TempTree, dir: &Path) -> Measured {
     let out_path = tmp.path("stdout.yaml");
     let err_path = tmp.path("stderr.txt");
