@@ -76,11 +76,17 @@ impl Loader {
 
     /// Reads a file named relative to the root.
     pub fn read(&self, relative: &str) -> Result<(PathBuf, String)> {
-        let path = self.resolve(relative)?;
-        let bytes = read_file(&path).map_err(|e| Error::Io { path: path.clone(), message: io_reason(&e) })?;
+        let (path, bytes) = self.read_bytes(relative)?;
         let text = String::from_utf8(bytes)
             .map_err(|_| Error::Io { path: path.clone(), message: "file is not valid UTF-8".into() })?;
         Ok((path, text))
+    }
+
+    /// Reads a file named relative to the root, as bytes.
+    pub fn read_bytes(&self, relative: &str) -> Result<(PathBuf, Vec<u8>)> {
+        let path = self.resolve(relative)?;
+        let bytes = read_file(&path).map_err(|e| Error::Io { path: path.clone(), message: io_reason(&e) })?;
+        Ok((path, bytes))
     }
 
     /// Whether `relative` names an existing file (not folder) below the root, ignoring the restrictor.
@@ -163,10 +169,16 @@ fn real_path(base: &Path, relative: &Path) -> std::io::Result<PathBuf> {
 
 /// `std::fs::read` without its `statx` for the size: inputs are small, and here a syscall costs
 /// more than growing a buffer now and then.
+/// `path` is the checked, symlink-free path: opening it without following a symlink keeps a
+/// link swapped in after the check from being read.
 fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
     let mut bytes = Vec::with_capacity(16 * 1024);
-    std::fs::File::open(path)?.take(u64::MAX).read_to_end(&mut bytes)?;
+    options.open(path)?.take(u64::MAX).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 
@@ -251,6 +263,16 @@ mod tests {
         std::os::unix::fs::symlink(t.0.join("outside.yaml"), t.0.join("app/link.yaml")).unwrap();
         let l = Loader::new(&t.0.join("app"), LoadRestrictor::RootOnly).unwrap();
         assert!(matches!(l.read("link.yaml"), Err(Error::OutsideRoot { .. })));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_checked_path_is_opened_without_following_a_link() {
+        let t = tree();
+        std::fs::write(t.0.join("app/real.yaml"), "a: 1").unwrap();
+        std::os::unix::fs::symlink(t.0.join("app/real.yaml"), t.0.join("app/swapped.yaml")).unwrap();
+        assert_eq!(read_file(&t.0.join("app/real.yaml")).unwrap(), b"a: 1");
+        assert!(read_file(&t.0.join("app/swapped.yaml")).is_err(), "a link in place of a checked path was followed");
     }
 
     #[test]
