@@ -14,6 +14,7 @@ pub mod kustomization;
 pub mod patch;
 pub mod remote;
 pub mod resource;
+pub mod stack;
 pub mod target;
 pub mod transform;
 pub mod yaml;
@@ -53,9 +54,14 @@ impl Build {
     /// The output, byte for byte as `kustomize build` prints it.
     pub fn to_yaml(&self) -> String {
         use rayon::prelude::*;
-        // Documents are emitted independently, in parallel, then joined in order.
-        let docs: Vec<String> = self.resources.as_slice().par_iter().map(|r| yaml::emit::emit_stream([&r.value])).collect();
-        docs.join("---\n")
+        // Documents are emitted independently, in parallel, then joined in order; on the build's
+        // threads, which have room for deep documents (a single thread's emit where those cannot be had).
+        let resources = self.resources.as_slice();
+        let emit = || {
+            let docs: Vec<String> = resources.par_iter().map(|r| yaml::emit::emit_stream([&r.value])).collect();
+            docs.join("---\n")
+        };
+        stack::on_large_stack(emit).unwrap_or_else(|_| emit())
     }
 }
 
@@ -66,9 +72,22 @@ pub struct BuildFailure {
     pub diagnostics: Diagnostics,
 }
 
-/// Builds the kustomization in `dir`, as `kustomize build DIR` does.
+impl Drop for Build {
+    fn drop(&mut self) {
+        // Deep values drop recursively: where the stack is large.
+        stack::drop_on_large_stack(std::mem::take(&mut self.resources));
+    }
+}
+
+/// Builds the kustomization in `dir`, as `kustomize build DIR` does, on a thread with a stack
+/// large enough for the deepest document the parser accepts ([`stack`]).
 /// `dir` may also be a git URL (`kustomize build URL`), when no such local path exists.
 pub fn build(dir: &Path, options: &BuildOptions) -> Result<Build, BuildFailure> {
+    stack::on_large_stack(|| build_here(dir, options))
+        .unwrap_or_else(|e| Err(BuildFailure { error: Error::msg(e), diagnostics: Diagnostics::default() }))
+}
+
+fn build_here(dir: &Path, options: &BuildOptions) -> Result<Build, BuildFailure> {
     let loader = match remote::top_level_repository(dir, &options.remote) {
         Some(checkout) => checkout.and_then(|(spec, tree)| Loader::in_repository(&tree, &spec.kust_root())),
         None => Loader::new(dir, options.load_restrictor),

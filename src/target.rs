@@ -140,8 +140,7 @@ pub struct Target {
 impl Target {
     /// Reads the kustomization in `loader`'s root.
     pub fn load(loader: Loader, diagnostics: &mut Diagnostics) -> Result<Target> {
-        let file = loader.find_kustomization_file()?;
-        let text = std::fs::read_to_string(&file).map_err(|e| Error::Io { path: file.clone(), message: e.to_string() })?;
+        let (file, text) = loader.read_kustomization_file()?;
         // Components and shared bases are read many times in a big build: parse each text once,
         // but print its deprecation warnings each time, as kustomize does.
         static PARSED: TextMemo<(Vec<String>, Kustomization, bool)> = TextMemo::new();
@@ -152,6 +151,9 @@ impl Target {
         fix_deprecated_fields(&mut kustomization);
         if empty {
             return Err(Error::msg(format!("kustomization.yaml is empty: {}", file.display())));
+        }
+        for what in ignored_settings(&kustomization) {
+            diagnostics.unmatched(&file.display().to_string(), &what);
         }
         check_kind(&kustomization, &file)?;
         Ok(Target { loader, kustomization, file })
@@ -173,7 +175,18 @@ pub fn parse_kustomization(text: &str, file: &Path) -> Result<(Vec<String>, Kust
         let at = Error::Parse { file: file.display().to_string(), line: e.line, column: e.column, message: e.message.clone() };
         Error::msg(format!("invalid Kustomization: {at}"))
     })?;
-    let value = if value.is_null() { Value::Object(Default::default()) } else { value };
+    let value = match value {
+        Value::Null => Value::Object(Default::default()),
+        Value::Object(_) => value,
+        // Named by type only: the text may be any file a symlink points at.
+        other => {
+            return Err(Error::msg(format!(
+                "invalid Kustomization: {}: json: cannot unmarshal {} into Go value of type types.Kustomization",
+                file.display(),
+                go_json_type(&other)
+            )))
+        }
+    };
     let value = crate::kustomization::types::canonicalize_field_names(value);
     let warnings = deprecated_field_warnings(&value);
     let empty = crate::kustomization::types::is_empty_kustomization(&value);
@@ -181,10 +194,51 @@ pub fn parse_kustomization(text: &str, file: &Path) -> Result<(Vec<String>, Kust
         .map_err(|e| Error::msg(format!("invalid Kustomization: {}: {e}", file.display())))?;
     Ok((warnings, kustomization, empty))
 }
+/// The JSON type name Go's decoder uses in "cannot unmarshal X into ...".
+fn go_json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Settings kustomize accepts and then does nothing with (or that this build does not apply):
+/// each is said, as a rule that matched nothing (`--strict` refuses them). `validators` and
+/// `helmCharts` are refused outright where they would run.
+fn ignored_settings(k: &Kustomization) -> Vec<String> {
+    let mut ignored = Vec::new();
+    for key in k.openapi.keys().filter(|key| !["path", "version"].contains(&key.as_str())) {
+        ignored.push(format!("openapi: '{key}' is neither 'path' nor 'version' and has no effect"));
+    }
+    for option in &k.build_metadata {
+        match option.as_str() {
+            "originAnnotations" | "transformerAnnotations" => {}
+            "managedByLabel" => ignored.push("buildMetadata: 'managedByLabel' is not applied (its value names the kustomize binary)".into()),
+            other => ignored.push(format!("buildMetadata: '{other}' is not an option and has no effect")),
+        }
+    }
+    for patch in k.patches.iter().chain(&k.patches_json6902) {
+        for option in patch.options.keys().filter(|o| !["allowNameChange", "allowKindChange"].contains(&o.as_str())) {
+            ignored.push(format!("patches: option '{option}' is not an option and has no effect"));
+        }
+    }
+    if k.helm_globals.is_some() && k.helm_charts.is_empty() {
+        ignored.push("helmGlobals has no effect without helmCharts".into());
+    }
+    ignored
+}
 
 fn check_kind(k: &Kustomization, file: &Path) -> Result<()> {
     match k.kind.as_str() {
-        "" | "Kustomization" => Ok(()),
+        "" | "Kustomization" if k.api_version.is_empty() || k.api_version == "kustomize.config.k8s.io/v1beta1" => Ok(()),
+        "" | "Kustomization" => Err(Error::msg(format!(
+            "apiVersion for Kustomization should be kustomize.config.k8s.io/v1beta1: {}",
+            file.display()
+        ))),
         "Component" if k.api_version.is_empty() || k.api_version == "kustomize.config.k8s.io/v1alpha1" => Ok(()),
         "Component" => Err(Error::msg(format!(
             "apiVersion for Component should be kustomize.config.k8s.io/v1alpha1: {}",
@@ -255,7 +309,13 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
             Some((spec, checkout)) => Loader::in_repository(checkout, &spec.kust_root()),
             None => target.loader.child(component),
         };
-        let loader = loader.map_err(|e| e.context(format!("accumulating components: accumulateDirectory: \"{component}\"")))?;
+        let loader = loader.map_err(|e| {
+            if Path::new(component).is_absolute() {
+                Error::msg(format!("accumulating components: loader.New \"{e}\""))
+            } else {
+                e.context(format!("accumulating components: accumulateDirectory: \"{component}\""))
+            }
+        })?;
         let sub = Target::load(loader, &mut ctx.diagnostics)?;
         if !sub.is_component() {
             return Err(Error::msg(format!(
@@ -355,7 +415,11 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                     ctx.adopt(sub_ctx);
                     sub
                 }
-                _ => accumulate_directory(ctx, target.loader.child(entry)?),
+                _ => accumulate_directory(ctx, target.loader.child(entry).map_err(|e| {
+                    e.context(format!(
+                        "accumulating resources: accumulation err='accumulating resources from '{entry}': '{entry}' must resolve to a file'"
+                    ))
+                })?),
             };
             let sub = sub.map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
             absorb_sub(acc, sub)?;
@@ -364,8 +428,9 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
             absorb_sub(acc, sub)?;
         } else {
             return Err(Error::msg(format!(
-                "accumulating resources: accumulation err='accumulating resources from '{entry}': open {}: no such file or directory'",
-                target.loader.display_relative(entry)
+                "accumulating resources: accumulation err='accumulating resources from '{entry}': open {}: {}'",
+                target.loader.display_relative(entry),
+                target.loader.missing_reason(entry)
             )));
         }
     }
@@ -755,6 +820,12 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     }
     if !k.helm_charts.is_empty() || !k.helm_chart_inflation_generator.is_empty() {
         return Err(Error::msg(format!("{name}: helmCharts needs --enable-helm, which is not supported yet")));
+    }
+    if let Some(entry) = k.validators.first() {
+        // Every validator is an external plugin (kustomize has no builtin one): it would be run.
+        return Err(Error::msg(format!(
+            "{name}: validators: '{entry}': external plugins disabled; validators run other programs, which peerpods-build never does"
+        )));
     }
     Ok(())
 }

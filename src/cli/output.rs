@@ -1,8 +1,21 @@
 //! Writing a build's output: one stream, or one file per resource, never half-written.
-use std::path::Path;
+//!
+//! Every file is first written to a temporary file created exclusively (`O_EXCL`, random name,
+//! so a symlink planted in the folder is never followed) beside its destination, then renamed
+//! over it. A temporary file is removed on every error path; an existing destination keeps its
+//! permission bits, a new one gets the umask's.
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+
+use tempfile::NamedTempFile;
+
+/// The suffix of temporary output files (`.<name>.<random>.peerpods-build.tmp`).
+const TEMP_SUFFIX: &str = ".peerpods-build.tmp";
 
 /// One file per resource, named as kustomize names them: `[group_]version_kind_name.yaml`, with the
 /// namespace (`default` for none) in front when the namespaced resources span several namespaces.
+/// Every name is checked before anything is written: a name that would leave `dir` (a `/` or
+/// `..` from an apiVersion, kind, name or namespace) is an error, and nothing is written.
 pub fn write_individual_files(dir: &Path, result: &peerpods_build::Build) -> Result<(), String> {
     use peerpods_build::resource::scope::is_namespaced;
     let namespace_of = |r: &peerpods_build::resource::Resource| match r.namespace() {
@@ -11,26 +24,108 @@ pub fn write_individual_files(dir: &Path, result: &peerpods_build::Build) -> Res
     };
     let namespaces: std::collections::BTreeSet<String> =
         result.resources.iter().filter(|r| is_namespaced(r.api_version(), r.kind())).map(namespace_of).collect();
+    let mut files = Vec::new();
     for r in result.resources.iter() {
-        let gvk = r.gvk();
-        let mut name = [gvk.group.as_str(), gvk.version.as_str(), gvk.kind.as_str(), r.name()]
-            .iter()
-            .filter(|part| !part.is_empty())
-            .map(|part| part.to_lowercase())
-            .collect::<Vec<_>>()
-            .join("_");
-        name.push_str(".yaml");
+        let mut name = individual_file_name(r.api_version(), r.kind(), r.name());
         if namespaces.len() > 1 && is_namespaced(r.api_version(), r.kind()) {
             name = format!("{}_{name}", namespace_of(r).to_lowercase());
         }
-        write_atomically(&dir.join(name), &peerpods_build::yaml::emit::emit_stream([&r.value]))?;
+        let path = file_in(dir, &name).map_err(|why| {
+            format!("{} {} '{}': cannot be written to {}: {why}", r.api_version(), r.kind(), r.name(), dir.display())
+        })?;
+        files.push((path, peerpods_build::yaml::emit::emit_stream([&r.value])));
+    }
+    // All temporary files first, then the renames: a failure while writing leaves the folder as it was.
+    let staged = files.iter().map(|(path, content)| stage(path, content)).collect::<Result<Vec<_>, _>>()?;
+    for (staged, (path, _)) in staged.into_iter().zip(&files) {
+        commit(staged, path)?;
     }
     Ok(())
 }
 
+/// kustomize's file name for a resource: the non-empty parts of group, version and kind, then
+/// the name, lower-cased and joined with `_`; the apiVersion splits at its first `/`.
+fn individual_file_name(api_version: &str, kind: &str, name: &str) -> String {
+    let (group, version) = peerpods_build::resource::split_api_version(api_version);
+    let gvk: Vec<&str> = [group, version, kind].into_iter().filter(|part| !part.is_empty()).collect();
+    format!("{}_{}.yaml", gvk.join("_").to_lowercase(), name.to_lowercase())
+}
+
+/// `dir/name`, provided `name` is one plain file name: no separator, no `..`, and the joined
+/// path's parent is `dir` itself.
+fn file_in(dir: &Path, name: &str) -> Result<PathBuf, String> {
+    if name.chars().any(|c| c == '/' || std::path::is_separator(c)) {
+        return Err(format!("the file name '{name}' would contain a path separator"));
+    }
+    if name.contains("..") {
+        return Err(format!("the file name '{name}' would contain '..'"));
+    }
+    let path = dir.join(name);
+    let plain = matches!(Path::new(name).components().collect::<Vec<_>>()[..], [Component::Normal(_)]);
+    if !plain || path.parent() != Some(dir) {
+        return Err(format!("the file name '{name}' is not a plain file name"));
+    }
+    Ok(path)
+}
+
 /// Writes through a temporary file, so a failure never leaves a half-written output.
 pub fn write_atomically(path: &Path, content: &str) -> Result<(), String> {
-    let tmp = path.with_extension("peerpods-build.tmp");
-    std::fs::write(&tmp, content).map_err(|e| format!("writing {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("writing {}: {e}", path.display()))
+    let staged = stage(path, content)?;
+    commit(staged, path)
+}
+
+/// `content` in a new temporary file beside `path`, with the mode `path` should end up with.
+/// Dropping the result (any error on the way) removes the file.
+fn stage(path: &Path, content: &str) -> Result<NamedTempFile, String> {
+    let folder = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let file_name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
+    let prefix = format!(".{}.", file_name.to_string_lossy());
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(TEMP_SUFFIX);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // The mode given to open(2), which the umask then narrows: what a new file gets.
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut temp = builder.tempfile_in(folder).map_err(|e| format!("writing {}: creating a temporary file in {}: {e}", path.display(), folder.display()))?;
+    temp.write_all(content.as_bytes())
+        .and_then(|()| temp.as_file().sync_data())
+        .map_err(|e| format!("writing {}: {e}", temp.path().display()))?;
+    // An existing regular file keeps its permission bits (a symlink is replaced, not followed).
+    if let Ok(existing) = std::fs::symlink_metadata(path) {
+        if existing.is_file() {
+            temp.as_file().set_permissions(existing.permissions()).map_err(|e| format!("writing {}: {e}", path.display()))?;
+        }
+    }
+    Ok(temp)
+}
+
+/// Renames a staged file over `path`.
+fn commit(staged: NamedTempFile, path: &Path) -> Result<(), String> {
+    staged.persist(path).map(drop).map_err(|e| format!("writing {}: {}", path.display(), e.error))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_split_the_api_version_at_the_first_slash() {
+        assert_eq!(individual_file_name("apps/v1", "Deployment", "Web"), "apps_v1_deployment_web.yaml");
+        assert_eq!(individual_file_name("v1", "ConfigMap", "a"), "v1_configmap_a.yaml");
+        assert_eq!(individual_file_name("a/b/c", "X", "n"), "a_b/c_x_n.yaml");
+    }
+
+    #[test]
+    fn only_plain_names_are_joined() {
+        let dir = Path::new("out");
+        assert_eq!(file_in(dir, "v1_configmap_a.yaml").unwrap(), Path::new("out/v1_configmap_a.yaml"));
+        for bad in ["_/tmp/x_v1_configmap_a.yaml", "v1_configmap_../../b.yaml", "a/b.yaml", "..", "x..y.yaml"] {
+            assert!(file_in(dir, bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -160,9 +160,7 @@ fn key_value_pairs(args: &GeneratorArgs, loader: &Loader) -> Result<Vec<(String,
             Some(_) => return Err(Error::msg(format!("key or file path is missing in file source '{file}'"))),
             None => (file.rsplit('/').next().unwrap_or(file).to_string(), file.as_str()),
         };
-        let resolved = loader.resolve(path)?;
-        let bytes = std::fs::read(&resolved)
-            .map_err(|e| Error::Io { path: resolved.clone(), message: e.to_string() })?;
+        let (_, bytes) = loader.read_bytes(path)?;
         pairs.push((key, bytes));
     }
     Ok(pairs)

@@ -71,7 +71,11 @@ impl Loader {
 
     /// A loader for a sub-kustomization (a folder in `resources` or `components`).
     /// Folders are not restricted, as in kustomize; only the files each root reads are.
+    /// An absolute folder is refused with or without the restrictor, as kustomize refuses it.
     pub fn child(&self, relative: &str) -> Result<Loader> {
+        if Path::new(relative).is_absolute() {
+            return Err(Error::msg(format!("new root '{relative}' cannot be absolute")));
+        }
         let mut loader = Loader::new_in(Some(&self.root), Path::new(relative), self.restrictor)?;
         if let Some(repository) = &self.repository {
             if !loader.root.starts_with(repository) {
@@ -98,11 +102,17 @@ impl Loader {
 
     /// Reads a file named relative to the root.
     pub fn read(&self, relative: &str) -> Result<(PathBuf, String)> {
-        let path = self.resolve(relative)?;
-        let bytes = read_file(&path).map_err(|e| Error::Io { path: path.clone(), message: io_reason(&e) })?;
+        let (path, bytes) = self.read_bytes(relative)?;
         let text = String::from_utf8(bytes)
             .map_err(|_| Error::Io { path: path.clone(), message: "file is not valid UTF-8".into() })?;
         Ok((path, text))
+    }
+
+    /// Reads a file named relative to the root, as bytes.
+    pub fn read_bytes(&self, relative: &str) -> Result<(PathBuf, Vec<u8>)> {
+        let path = self.resolve(relative)?;
+        let bytes = read_file(&path).map_err(|e| Error::Io { path: path.clone(), message: io_reason(&e) })?;
+        Ok((path, bytes))
     }
 
     /// Whether `relative` names an existing file (not folder) below the root, ignoring the restrictor.
@@ -114,22 +124,39 @@ impl Loader {
         self.root.join(relative).is_dir()
     }
 
-    /// The kustomization file of this root: exactly one of the accepted names must exist.
-    /// As in kustomize, a name the load restrictor refuses (a symlink to a file outside the
-    /// root) counts as missing.
-    pub fn find_kustomization_file(&self) -> Result<PathBuf> {
-        let found: Vec<PathBuf> = KUSTOMIZATION_FILE_NAMES
-            .iter()
-            .map(|n| (n, self.root.join(n)))
-            .filter(|(n, p)| p.is_file() && self.resolve(n).is_ok())
-            .map(|(_, p)| p)
-            .collect();
+    /// Why `relative` is neither a file nor a folder: usually "no such file or directory", but a
+    /// symlink loop says so.
+    pub fn missing_reason(&self, relative: &str) -> String {
+        match self.root.join(relative).canonicalize() {
+            Err(e) => io_reason(&e),
+            Ok(_) => "no such file or directory".into(),
+        }
+    }
+
+    /// Reads the kustomization file of this root: exactly one of the accepted names must load.
+    /// Each name is read through [`Loader::read`], so under the restrictor a name that links
+    /// outside the root counts as absent, as in kustomize (`LoadKustFile`): its content is never
+    /// read. Returns the file as named in the root (for messages) and its text.
+    pub fn read_kustomization_file(&self) -> Result<(PathBuf, String)> {
+        let mut found = Vec::new();
+        let mut unreadable = None;
+        for name in KUSTOMIZATION_FILE_NAMES {
+            match self.read(name) {
+                Ok((_, text)) => found.push((self.root.join(name), text)),
+                // Absent, a folder, or refused by the restrictor: kustomize's "not found".
+                Err(Error::OutsideRoot { .. }) => {}
+                Err(Error::Io { .. }) if !self.root.join(name).is_file() && !is_symlink_loop(&self.root.join(name)) => {}
+                Err(error) => unreadable = unreadable.or(Some(error)),
+            }
+        }
         match found.len() {
-            0 => Err(Error::msg(format!(
-                "unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{}'",
-                self.root.display()
-            ))),
-            1 => Ok(found.into_iter().next().unwrap()),
+            0 => Err(unreadable.unwrap_or_else(|| {
+                Error::msg(format!(
+                    "unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{}'",
+                    self.root.display()
+                ))
+            })),
+            1 => Ok(found.pop().expect("one file found")),
             _ => Err(Error::msg(format!("Found multiple kustomization files under: {}", self.root.display()))),
         }
     }
@@ -168,10 +195,16 @@ fn real_path(base: &Path, relative: &Path) -> std::io::Result<PathBuf> {
 
 /// `std::fs::read` without its `statx` for the size: inputs are small, and here a syscall costs
 /// more than growing a buffer now and then.
+/// `path` is the checked, symlink-free path: opening it without following a symlink keeps a
+/// link swapped in after the check from being read.
 fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
     let mut bytes = Vec::with_capacity(16 * 1024);
-    std::fs::File::open(path)?.take(u64::MAX).read_to_end(&mut bytes)?;
+    options.open(path)?.take(u64::MAX).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 
@@ -190,7 +223,20 @@ pub fn normalize(path: &Path) -> PathBuf {
     out
 }
 
+/// Whether `path` is a symlink that never ends in a file (a loop, or one too deep).
+fn is_symlink_loop(path: &Path) -> bool {
+    matches!(path.canonicalize(), Err(e) if is_loop(&e))
+}
+
+/// `ELOOP`, which std has no stable `ErrorKind` for.
+fn is_loop(e: &std::io::Error) -> bool {
+    e.raw_os_error() == Some(libc::ELOOP)
+}
+
 fn io_reason(e: &std::io::Error) -> String {
+    if is_loop(e) {
+        return "too many levels of symbolic links (a symlink loop)".into();
+    }
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file or directory".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
@@ -245,12 +291,22 @@ mod tests {
         assert!(matches!(l.read("link.yaml"), Err(Error::OutsideRoot { .. })));
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn the_checked_path_is_opened_without_following_a_link() {
+        let t = tree();
+        std::fs::write(t.0.join("app/real.yaml"), "a: 1").unwrap();
+        std::os::unix::fs::symlink(t.0.join("app/real.yaml"), t.0.join("app/swapped.yaml")).unwrap();
+        assert_eq!(read_file(&t.0.join("app/real.yaml")).unwrap(), b"a: 1");
+        assert!(read_file(&t.0.join("app/swapped.yaml")).is_err(), "a link in place of a checked path was followed");
+    }
+
     #[test]
     fn two_kustomization_files_in_one_folder_is_an_error() {
         let t = tree();
         std::fs::write(t.0.join("app/kustomization.yaml"), "").unwrap();
         std::fs::write(t.0.join("app/Kustomization"), "").unwrap();
         let l = Loader::new(&t.0.join("app"), LoadRestrictor::RootOnly).unwrap();
-        assert!(l.find_kustomization_file().unwrap_err().to_string().contains("Found multiple kustomization files"));
+        assert!(l.read_kustomization_file().unwrap_err().to_string().contains("Found multiple kustomization files"));
     }
 }

@@ -250,20 +250,23 @@ pub fn canonicalize_field_names(value: Value) -> Value {
     }
 }
 
-/// The text kustomize gives a scalar written where a string is expected.
 /// kustomize's `CheckEmpty`: nothing set but `apiVersion` and `kind`. As in Go, a field holding
-/// an empty list or map is set (`resources: []`), except the deprecated `bases` and `imageTags`
-/// and `helmChartInflationGenerator`, which kustomize moves elsewhere and so leaves unset when empty.
+/// its zero value (`""`, `false`, 0) is unset, one holding an empty list or map is set
+/// (`resources: []`), except the deprecated `bases` and `imageTags` and
+/// `helmChartInflationGenerator`, which kustomize moves elsewhere and so leaves unset when empty.
 pub fn is_empty_kustomization(value: &Value) -> bool {
     let Some(map) = value.as_object() else { return false };
     map.iter().all(|(key, v)| match (key.as_str(), v) {
         ("apiVersion" | "kind", _) | (_, Value::Null) => true,
         (_, Value::String(s)) => s.is_empty(),
+        (_, Value::Bool(b)) => !b,
+        (_, Value::Number(n)) => n.as_f64() == Some(0.0),
         ("bases" | "imageTags" | "helmChartInflationGenerator", Value::Array(items)) => items.is_empty(),
         _ => false,
     })
 }
 
+/// The text kustomize gives a scalar written where a string is expected.
 pub fn scalar_text(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s.clone()),

@@ -9,14 +9,16 @@ pub struct Gvk {
     pub kind: String,
 }
 
+/// An apiVersion's group and version, split at the first `/` as kustomize does (`v1` has no group).
+pub fn split_api_version(api_version: &str) -> (&str, &str) {
+    api_version.split_once('/').unwrap_or(("", api_version))
+}
+
 impl Gvk {
     /// Splits an apiVersion (`apps/v1`, `v1`) into group and version.
     pub fn from_api_version(api_version: &str, kind: &str) -> Self {
-        let (group, version) = match api_version.rsplit_once('/') {
-            Some((g, v)) => (g.to_string(), v.to_string()),
-            None => (String::new(), api_version.to_string()),
-        };
-        Gvk { group, version, kind: kind.to_string() }
+        let (group, version) = split_api_version(api_version);
+        Gvk { group: group.to_string(), version: version.to_string(), kind: kind.to_string() }
     }
 
     pub fn api_version(&self) -> String {

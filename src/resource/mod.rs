@@ -4,7 +4,7 @@ pub mod nodes;
 mod resmap;
 pub mod scope;
 
-pub use id::{Gvk, ResId};
+pub use id::{split_api_version, Gvk, ResId};
 pub use nodes::{NodeFacts, NodePath, Step};
 pub use resmap::ResMap;
 
@@ -186,7 +186,7 @@ impl Resource {
     /// `self.current_id() == *id`, without building the current id.
     fn has_current_id(&self, id: &ResId) -> bool {
         let api_version = self.api_version();
-        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        let (group, version) = id::split_api_version(api_version);
         id.name == self.name()
             && id.namespace == self.namespace()
             && id.gvk.kind == self.kind()

@@ -34,7 +34,7 @@ struct NameIndex {
 fn same_current_id(a: &Resource, b: &Resource) -> bool {
     fn group_version(r: &Resource) -> (&str, &str) {
         let api_version = r.api_version();
-        api_version.rsplit_once('/').unwrap_or(("", api_version))
+        super::id::split_api_version(api_version)
     }
     a.name() == b.name() && a.namespace() == b.namespace() && a.kind() == b.kind() && group_version(a) == group_version(b)
 }

@@ -8,7 +8,7 @@
 //! * only plain, untagged scalars are resolved (null, bool, int, float, timestamp), with go-yaml
 //!   v3's resolver: YAML 1.2 booleans, Go's base-0 integer syntax (so `012` is octal), floats,
 //!   and timestamps turned into the RFC 3339 text Go's JSON encoder writes for a `time.Time`;
-//!   `.inf` and `.nan` keep their text (JSON has no such numbers; kustomize fails on them);
+//!   `.inf` and `.nan` are errors (JSON has no such numbers; kustomize fails on them);
 //! * quoted and block scalars are strings; explicit `!!str`, `!!int`, `!!float`, `!!bool`,
 //!   `!!null`, `!!timestamp` and `!!binary` (base64-decoded) tags are honoured; other tags leave
 //!   the text as is;
@@ -242,6 +242,10 @@ fn build(text: &str, resource_mode: bool) -> Result<Vec<Document>, Failure> {
             Err(e) if e.info() == "invalid indentation in quoted scalar" => {
                 return Err(Failure::QuotedScalarIndent(e.clone().into(), e.marker().index()));
             }
+            Err(e) if e.info() == "recursion limit exceeded" => {
+                let message = format!("flow collections nested deeper than {MAX_FLOW_DEPTH}");
+                return Err(Failure::Error(ParseError::at(*e.marker(), message)));
+            }
             Err(e) => return Err(Failure::Error(e.into())),
         };
         if builder.event(event, span)? {
@@ -251,9 +255,13 @@ fn build(text: &str, resource_mode: bool) -> Result<Vec<Document>, Failure> {
     Ok(builder.docs)
 }
 
-/// Nesting deeper than this is an error (real documents stay far below; it keeps the recursive
-/// drop and clone of `Value` well within a thread's stack).
-const MAX_DEPTH: usize = 1000;
+/// Nesting deeper than this is an error: go-yaml's bound (real documents stay far below). Values
+/// this deep are walked recursively; a build runs on threads with stacks large enough for them
+/// (`crate::stack`). Flow collections nest at most 255 deep, the bound of saphyr's scanner.
+pub const MAX_DEPTH: usize = 10_000;
+
+/// How deep flow collections (`[`, `{`) may nest: saphyr's scanner counts them in a byte.
+pub const MAX_FLOW_DEPTH: usize = 255;
 
 /// One step of a path inside a value.
 #[derive(Clone, Debug)]
@@ -371,8 +379,6 @@ struct Builder<'a> {
     anchors: HashMap<usize, Anchored>,
     /// Anchored block collections open on the stack (flow patches are kept only inside them).
     anchored_blocks: usize,
-    /// Nodes built in the current document, alias expansions included.
-    decoded: usize,
     /// Nodes copied by alias expansion in the current document.
     expanded: usize,
 }
@@ -390,7 +396,6 @@ impl<'a> Builder<'a> {
             stack: Vec::new(),
             anchors: HashMap::new(),
             anchored_blocks: 0,
-            decoded: 0,
             expanded: 0,
         }
     }
@@ -406,7 +411,6 @@ impl<'a> Builder<'a> {
                 self.stack.clear();
                 self.anchors.clear();
                 self.anchored_blocks = 0;
-                self.decoded = 0;
                 self.expanded = 0;
                 self.empty_nulls.clear();
                 self.invalid_key = None;
@@ -442,7 +446,6 @@ impl<'a> Builder<'a> {
         tag: Option<&Tag>,
         span: Span,
     ) -> Result<(), ParseError> {
-        self.decoded += 1;
         if style == ScalarStyle::DoubleQuoted && text.contains('/') {
             self.source.reject_slash_escape(span)?;
         }
@@ -521,9 +524,8 @@ impl<'a> Builder<'a> {
             };
             return Err(ParseError::at(span.start, message));
         };
-        self.decoded += anchored.size;
         self.expanded += anchored.size;
-        if self.expanded > 100_000 && self.expanded as f64 > allowed_alias_ratio(self.decoded) * self.decoded as f64 {
+        if self.expanded > MAX_ALIAS_COPIES {
             return Err(ParseError::at(span.start, "document contains excessive aliasing"));
         }
         let mut value = anchored.value.clone();
@@ -554,7 +556,6 @@ impl<'a> Builder<'a> {
         if self.stack.len() >= MAX_DEPTH {
             return Err(ParseError::at(span.start, format!("exceeded max depth of {MAX_DEPTH}")));
         }
-        self.decoded += 1;
         let flow = self.in_flow() || self.source.starts_flow_collection(span.start.index());
         if anchor != 0 && !flow {
             self.anchored_blocks += 1;
@@ -788,20 +789,10 @@ impl MapState {
     }
 }
 
-/// go-yaml v3's bound on alias expansion: the share of alias-copied nodes allowed shrinks from
-/// 99% to 10% as documents grow from 400k to 4M nodes.
-fn allowed_alias_ratio(decoded: usize) -> f64 {
-    const LOW: f64 = 400_000.0;
-    const HIGH: f64 = 4_000_000.0;
-    let decoded = decoded as f64;
-    if decoded <= LOW {
-        0.99
-    } else if decoded >= HIGH {
-        0.10
-    } else {
-        0.99 - 0.89 * (decoded - LOW) / (HIGH - LOW)
-    }
-}
+/// How many nodes aliases may copy in one document. kustomize (kyaml) has no bound and takes
+/// minutes and gigabytes on a 9^6 "billion laughs" document (600,000 nodes, accepted here); a
+/// 9^7 one (5.4 million) is refused. A copied node costs about 100 bytes.
+const MAX_ALIAS_COPIES: usize = 5_000_000;
 
 /// The input text, to tell flow collections from block ones (the events do not say).
 struct Source<'a> {
@@ -965,7 +956,7 @@ pub(super) enum Resolved {
     Int(i64),
     Uint(u64),
     Float(f64),
-    /// `.inf`, `-.inf`, `.nan`: JSON cannot hold them, the text is kept.
+    /// `.inf`, `-.inf`, `.nan`: JSON cannot hold them, they are refused.
     NonFinite,
     /// The RFC 3339 text Go's JSON encoder writes for the time.
     Timestamp(String),
@@ -1008,6 +999,7 @@ pub(super) fn resolve_scalar(text: &str, style: ScalarStyle, tag: TagKind) -> Re
         TagKind::None if style != ScalarStyle::Plain => Ok((string(), None)),
         TagKind::None => {
             let resolved = resolve_plain(text, true);
+            refuse_non_finite(&resolved, text)?;
             let in_flow = match resolved {
                 Resolved::Null if text.is_empty() => Some(string()),
                 Resolved::Timestamp(_) if text.contains(':') => Some(string()),
@@ -1018,6 +1010,7 @@ pub(super) fn resolve_scalar(text: &str, style: ScalarStyle, tag: TagKind) -> Re
         TagKind::Binary => decode_binary(text).map(|v| (v, None)),
         TagKind::Int | TagKind::Float | TagKind::Bool | TagKind::Null | TagKind::Timestamp => {
             let resolved = resolve_plain(text, tag == TagKind::Timestamp);
+            refuse_non_finite(&resolved, text)?;
             let found = resolved.tag();
             if found == tag {
                 return Ok((resolved.into_value(text), None));
@@ -1043,6 +1036,20 @@ pub fn scalar_value(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result
 /// Whether go-yaml v3 reads `text`, written plain, as a string (its encoder quotes it otherwise).
 pub(crate) fn plain_is_string(text: &str) -> bool {
     matches!(resolve_plain(text, true), Resolved::Str)
+}
+
+/// `.inf` and `.nan` are floats JSON cannot hold: kustomize fails on them as Go's JSON encoder
+/// does, and so does the parser (a quoted `".nan"` is a string and fine).
+fn refuse_non_finite(resolved: &Resolved, text: &str) -> Result<(), String> {
+    if *resolved != Resolved::NonFinite {
+        return Ok(());
+    }
+    let value = match text.as_bytes()[0] {
+        b'-' => "-Inf",
+        _ if text.to_ascii_lowercase().ends_with("nan") => "NaN",
+        _ => "+Inf",
+    };
+    Err(format!("json: unsupported value: {value}"))
 }
 
 /// go-yaml v3's `resolve` for an untagged plain scalar (or one tagged with a resolvable tag).
@@ -1500,9 +1507,13 @@ mod tests {
     }
 
     #[test]
-    fn infinity_and_nan_keep_their_text() {
-        for text in [".inf", ".Inf", ".INF", "+.inf", "-.inf", "-.INF", ".nan", ".NaN", ".NAN"] {
-            assert_eq!(scalar(text), json!(text), "{text}");
+    fn infinity_and_nan_are_refused_as_kustomize_refuses_them() {
+        for (text, value) in [(".inf", "+Inf"), (".Inf", "+Inf"), ("+.INF", "+Inf"), ("-.inf", "-Inf"), (".nan", "NaN"), (".NaN", "NaN")] {
+            let err = parse_document(&format!("a: {text}")).unwrap_err();
+            assert_eq!(err.message, format!("json: unsupported value: {value}"), "{text}");
+            assert_eq!((err.line, err.column), (1, 4), "{text}");
+            assert!(parse_document(&format!("a: !!float {text}")).is_err(), "{text}");
+            assert_eq!(parse_document(&format!("a: '{text}'")).unwrap(), json!({"a": text}));
         }
         for text in [".Nan", "inf", "nan", "Infinity"] {
             assert_eq!(scalar(text), json!(text), "{text}");
@@ -1923,9 +1934,9 @@ u: [*r]
 
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
-        let text: String = (0..1100).map(|i| format!("{}a:\n", " ".repeat(i))).collect();
-        assert_eq!(err(&text).message, "exceeded max depth of 1000");
-        assert!(parse_documents(&"[".repeat(100_000)).is_err());
+        let text = "- ".repeat(super::MAX_DEPTH + 1) + "x\n";
+        assert_eq!(err(&text).message, "exceeded max depth of 10000");
+        assert_eq!(err(&"[".repeat(100_000)).message, "flow collections nested deeper than 255");
     }
 
     #[test]

@@ -20,4 +20,6 @@ mod parallel_folders;
 mod peerpods;
 mod remote;
 mod review;
+mod security;
+mod stress;
 mod several_overlays;
