@@ -19,7 +19,7 @@ use crate::transform::fieldspec_tables::{merge_field_specs, FieldSpecTables};
 use crate::transform::namespace::NamespaceOptions;
 use crate::transform::{builtin_plugins, images, metadata_maps, name_affix, namespace, patches, replicas};
 use crate::yaml::memo::TextMemo;
-use crate::yaml::empty_nulls::EmptyNulls;
+use crate::yaml::empty_nulls::{EmptyNulls, QuotedScalars};
 use crate::yaml::parse::{parse_resource_documents, ParseError, ResourceDocument};
 
 /// What one kustomization (and everything below it) contributes.
@@ -446,14 +446,14 @@ fn parse_error(file: &Path, e: ParseError) -> Error {
 pub fn resources_from_file(file: &Path, text: &str) -> Result<(Vec<Resource>, Option<Error>)> {
     let mut out = Vec::new();
     let mut deferred = None;
-    let mut pending: Vec<(Value, Option<EmptyNulls>)> = Vec::new();
+    let mut pending: Vec<(Value, Option<EmptyNulls>, Option<QuotedScalars>)> = Vec::new();
     for doc in parse_file(file, text)?.into_iter().rev() {
         if let Some(e) = doc.invalid_key {
             deferred = Some(parse_error(file, e));
         }
-        pending.push((doc.value, doc.empty_nulls));
+        pending.push((doc.value, doc.empty_nulls, doc.quoted));
     }
-    while let Some((mut doc, mut empty_nulls)) = pending.pop() {
+    while let Some((mut doc, mut empty_nulls, mut quoted)) = pending.pop() {
         if !doc.is_object() {
             return Err(Error::msg(format!("{}: expected a mapping (a Kubernetes object), got {doc}", file.display())));
         }
@@ -462,7 +462,12 @@ pub fn resources_from_file(file: &Path, text: &str) -> Result<(Vec<Resource>, Op
             if let Some(Value::Array(items)) = doc.get_mut("items") {
                 let items = std::mem::take(items).into_iter().enumerate();
                 pending.extend(
-                    items.map(|(i, item)| (item, empty_nulls.as_mut().and_then(|n| n.take_item("items", i)))).rev(),
+                    items
+                        .map(|(i, item)| {
+                            let nulls = empty_nulls.as_mut().and_then(|n| n.take_item("items", i));
+                            (item, nulls, quoted.as_mut().and_then(|q| q.take_item("items", i)))
+                        })
+                        .rev(),
                 );
                 continue;
             }
@@ -470,6 +475,7 @@ pub fn resources_from_file(file: &Path, text: &str) -> Result<(Vec<Resource>, Op
         validate_metadata(&doc).map_err(|e| Error::msg(format!("{}: {e}", file.display())))?;
         let mut resource = Resource::new(stringify_annotations(doc));
         resource.empty_nulls = empty_nulls.map(Arc::new);
+        resource.quoted = quoted.map(Arc::new);
         out.push(resource);
     }
     Ok((out, deferred))

@@ -29,7 +29,7 @@ use std::fmt;
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError, Span, Tag};
 use serde_json::{Map, Number, Value};
 
-use super::empty_nulls::{EmptyNulls, Step};
+use super::empty_nulls::{EmptyNulls, Quote, QuotedScalars, Step};
 
 /// A parse failure with 1-based line and column where known.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,6 +70,8 @@ pub struct ResourceDocument {
     pub value: Value,
     /// Where it holds nulls written as nothing.
     pub empty_nulls: Option<EmptyNulls>,
+    /// Where it holds quoted scalars (outside anchors, merge keys and flow collections).
+    pub quoted: Option<QuotedScalars>,
     /// The first mapping key that is not a scalar. kyaml keeps such a key in its nodes and
     /// kustomize fails only when it turns the resource into JSON, after reading all resources;
     /// the entry is left out of `value`.
@@ -83,6 +85,7 @@ pub fn parse_resource_documents(text: &str) -> Result<Vec<ResourceDocument>, Par
         .map(|doc| ResourceDocument {
             value: doc.value,
             empty_nulls: EmptyNulls::from_paths(doc.empty_nulls),
+            quoted: QuotedScalars::from_marked(doc.quoted),
             invalid_key: doc.invalid_key,
         })
         .collect())
@@ -127,6 +130,8 @@ struct Document {
     start: Marker,
     /// Paths to the empty nulls in it (resource files only).
     empty_nulls: Vec<Vec<Step>>,
+    /// Paths to the quoted scalars in it (resource files only).
+    quoted: Vec<(Vec<Step>, Quote)>,
     /// The first non-scalar mapping key (resource files only).
     invalid_key: Option<ParseError>,
 }
@@ -363,6 +368,8 @@ struct Builder<'a> {
     resource_mode: bool,
     /// The empty nulls of the current document.
     empty_nulls: Vec<Vec<Step>>,
+    /// The quoted scalars of the current document.
+    quoted: Vec<(Vec<Step>, Quote)>,
     /// The first non-scalar key of the current document.
     invalid_key: Option<ParseError>,
     doc_start: Marker,
@@ -384,6 +391,7 @@ impl<'a> Builder<'a> {
             docs: Vec::new(),
             resource_mode: false,
             empty_nulls: Vec::new(),
+            quoted: Vec::new(),
             invalid_key: None,
             doc_start: Marker::new(0, 1, 0),
             root: None,
@@ -409,13 +417,15 @@ impl<'a> Builder<'a> {
                 self.decoded = 0;
                 self.expanded = 0;
                 self.empty_nulls.clear();
+                self.quoted.clear();
                 self.invalid_key = None;
             }
             Event::DocumentEnd => {
                 let value = self.root.take().unwrap_or(Value::Null);
                 let empty_nulls = std::mem::take(&mut self.empty_nulls);
+                let quoted = std::mem::take(&mut self.quoted);
                 let invalid_key = self.invalid_key.take();
-                self.docs.push(Document { value, start: self.doc_start, empty_nulls, invalid_key });
+                self.docs.push(Document { value, start: self.doc_start, empty_nulls, quoted, invalid_key });
             }
             Event::Scalar(text, style, anchor, tag) => self.scalar(text, style, anchor, tag.as_deref(), span)?,
             Event::Alias(id) => self.alias(id, span)?,
@@ -465,8 +475,20 @@ impl<'a> Builder<'a> {
         } else {
             resolve_scalar(&text, style, kind).map_err(|m| ParseError::at(span.start, m))?
         };
-        if self.resource_mode && !is_key && text.is_empty() && block.is_null() && style == ScalarStyle::Plain {
-            self.note_empty_null();
+        if self.resource_mode && !is_key {
+            if text.is_empty() && block.is_null() && style == ScalarStyle::Plain {
+                if let Some(path) = self.block_path() {
+                    self.empty_nulls.push(path);
+                }
+            } else if let Some(quote) = match style {
+                ScalarStyle::SingleQuoted => Some(Quote::Single),
+                ScalarStyle::DoubleQuoted => Some(Quote::Double),
+                _ => None,
+            } {
+                if let Some(path) = self.block_path() {
+                    self.quoted.push((path, quote));
+                }
+            }
         }
         let text = (is_key || anchor != 0).then(|| text.into_owned());
         if anchor != 0 {
@@ -492,11 +514,11 @@ impl<'a> Builder<'a> {
         self.add(node)
     }
 
-    /// Notes the path of the empty null about to be added, in block collections outside
-    /// anchors and merge keys (where a path would not say where the value ends up).
-    fn note_empty_null(&mut self) {
+    /// The path of the value about to be added, in block collections outside anchors and
+    /// merge keys (where a path would not say where the value ends up).
+    fn block_path(&self) -> Option<Vec<Step>> {
         if self.anchored_blocks > 0 || self.in_flow() {
-            return;
+            return None;
         }
         let mut path = Vec::with_capacity(self.stack.len());
         for frame in &self.stack {
@@ -504,11 +526,11 @@ impl<'a> Builder<'a> {
                 Collection::Seq(items) => path.push(Step::Index(items.len())),
                 Collection::Map(state) => match &state.pending {
                     Some(key) if !key.merge && state.merging.is_none() => path.push(Step::Key(key.text.clone())),
-                    _ => return,
+                    _ => return None,
                 },
             }
         }
-        self.empty_nulls.push(path);
+        Some(path)
     }
 
     fn alias(&mut self, id: usize, span: Span) -> Result<(), ParseError> {

@@ -217,3 +217,47 @@ fn field_spec_errors_name_the_field_and_the_object() {
                  expected MappingNode but got SequenceNode: node contents:\n- broken\n";
     fails_with("labels-on-a-list", &t, ".", words, words);
 }
+
+/// kyaml prints the node itself in a "wrong node kind" error: keys in the order written and
+/// quoted scalars with their quotes, kept when a transformer set their value.
+#[test]
+fn error_dumps_show_nodes_with_their_keys_in_order_and_their_quotes() {
+    const NS_TRANSFORMER: &str = "apiVersion: builtin\nkind: NamespaceTransformer\nmetadata:\n  name: x\n  namespace: prod\nfieldSpecs:\n- path: subjects\n  kind: RoleBinding\n- path: spec/nested\n  kind: Thing\n";
+    let with_transformer = "resources:\n- r.yaml\ntransformers:\n- t.yaml\n";
+    let cases: [(&str, &str, &str, &str); 5] = [
+        (
+            "subjects-set-keep-quotes",
+            with_transformer,
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: rb\nsubjects:\n- name: default\n  namespace: 'old'\n- name: default\n  namespace: \"other\"\n- name: default\n  namespace: plain\n- name: \"quoted-name\"\n  kind: 'User'\n  namespace: \"kept\"\n",
+            "of object RoleBinding.v1.rbac.authorization.k8s.io/rb.prod: wrong node kind: expected ScalarNode but got SequenceNode: node contents:\n- name: default\n  namespace: 'prod'\n- name: default\n  namespace: \"prod\"\n- name: default\n  namespace: prod\n- name: \"quoted-name\"\n  kind: 'User'\n  namespace: \"kept\"\n",
+        ),
+        (
+            "map-in-written-order",
+            with_transformer,
+            "apiVersion: example.com/v1\nkind: Thing\nmetadata:\n  name: t\nspec:\n  nested:\n    zeta: \"z\"\n    alpha: 'it''s'\n    mid: \"tab\\there\"\n    empty: ''\n    plain: 1\n",
+            "wrong node kind: expected ScalarNode but got MappingNode: node contents:\nzeta: \"z\"\nalpha: 'it''s'\nmid: \"tab\\there\"\nempty: ''\nplain: 1\n",
+        ),
+        (
+            "labels-on-a-quoted-scalar",
+            "resources:\n- r.yaml\nlabels:\n- pairs:\n    app: x\n  includeSelectors: true\n",
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  selector: \"app\"\n",
+            "considering field 'spec/selector' of object Service.v1.[noGrp]/s.[noNs]: wrong node kind: expected MappingNode but got ScalarNode: node contents:\n\"app\"\n",
+        ),
+        (
+            "labels-on-a-list",
+            "resources:\n- r.yaml\ncommonLabels:\n  app: x\n",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  selector:\n    matchLabels:\n    - 'a'\n    - \"b\"\n    - c\n",
+            "wrong node kind: expected MappingNode but got SequenceNode: node contents:\n- 'a'\n- \"b\"\n- c\n",
+        ),
+        (
+            "annotations-on-a-single-quoted-scalar",
+            "resources:\n- r.yaml\ncommonAnnotations:\n  note: x\n",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations: 'just text'\n",
+            "wrong node kind: expected MappingNode but got ScalarNode: node contents:\n'just text'\n",
+        ),
+    ];
+    for (label, kustomization, resource, words) in cases {
+        let t = tree(label, &[("kustomization.yaml", kustomization), ("t.yaml", NS_TRANSFORMER), ("r.yaml", resource)]);
+        fails_with(label, &t, ".", words, words);
+    }
+}
