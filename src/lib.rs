@@ -79,6 +79,7 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
     ctx.record_transformations = top.kustomization.build_metadata.iter().any(|b| b == "transformerAnnotations");
     ctx.tracks_origins = !top.kustomization.build_metadata.is_empty();
     let mut acc = target::Accumulated::default();
+    target::enter(ctx, &top);
     target::accumulate(ctx, &top, &mut acc)?;
     if !ctx.deferred_errors.is_empty() {
         return Err(ctx.deferred_errors.swap_remove(0));

@@ -20,7 +20,7 @@ use crate::transform::namespace::NamespaceOptions;
 use crate::transform::{builtin_plugins, images, metadata_maps, name_affix, namespace, patches, replicas};
 use crate::yaml::memo::TextMemo;
 use crate::yaml::empty_nulls::{EmptyNulls, QuotedScalars};
-use crate::yaml::parse::{parse_resource_documents, ParseError, ResourceDocument};
+use crate::yaml::parse::{go_quote, parse_resource_documents, ParseError, ResourceDocument};
 
 /// What one kustomization (and everything below it) contributes.
 pub struct Accumulated {
@@ -246,6 +246,9 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
         let loader = target.loader.child(component).map_err(|e| {
             e.context(format!("accumulating components: accumulateDirectory: \"{component}\""))
         })?;
+        if let Some(cycle) = cycle_error(ctx, loader.root()) {
+            return Err(Error::msg(format!("accumulating components: loader.New {}", go_quote(&cycle))));
+        }
         let sub = Target::load(loader, &mut ctx.diagnostics)?;
         if !sub.is_component() {
             return Err(Error::msg(format!(
@@ -254,10 +257,13 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
                 if sub.kustomization.kind.is_empty() { "Kustomization" } else { &sub.kustomization.kind }
             )));
         }
-        enter(ctx, &sub)?;
+        enter(ctx, &sub);
         let result = accumulate(ctx, &sub, acc);
         ctx.visiting.pop();
-        result?;
+        result.map_err(|e| {
+            let inner = format!("recursed accumulation of path '{}': {e}", sub.loader.root().display());
+            Error::msg(format!("accumulating components: accumulateDirectory: {}", go_quote(&inner)))
+        })?;
     }
     run_transformers(ctx, target, acc)?;
     crate::transform::vars::merge_vars(&acc.resources, &mut acc.vars, &k.vars)?;
@@ -292,26 +298,37 @@ fn load_openapi(ctx: &mut Context, target: &Target) -> Result<()> {
     Ok(())
 }
 
-fn enter(ctx: &mut Context, target: &Target) -> Result<()> {
-    let root = target.loader.root().to_path_buf();
-    if ctx.visiting.contains(&root) {
-        return Err(Error::msg(format!("cycle detected: candidate root '{}' contains visited root", root.display())));
-    }
-    ctx.visiting.push(root);
-    Ok(())
+/// Notes that `target`'s folder is being built, for [`cycle_error`].
+pub fn enter(ctx: &mut Context, target: &Target) {
+    ctx.visiting.push(target.loader.root().to_path_buf());
 }
 
-/// Builds a sub-kustomization (a folder in `resources`) into its own accumulator.
+/// kustomize's loader refuses a folder at or above any folder on the way to it (a kustomization
+/// in it, the one that named it, and so on up to the top): such a base would contain, or be,
+/// one being built. The message names the nearest such folder.
+fn cycle_error(ctx: &Context, candidate: &Path) -> Option<String> {
+    let visited = ctx.visiting.iter().rev().find(|root| root.starts_with(candidate))?;
+    Some(format!("cycle detected: candidate root '{}' contains visited root '{}'", candidate.display(), visited.display()))
+}
+
+/// Builds a sub-kustomization (a folder in `resources`) into its own accumulator, with
+/// kustomize's words for what fails.
 pub fn accumulate_directory(ctx: &mut Context, loader: Loader) -> Result<Accumulated> {
-    let sub = Target::load(loader, &mut ctx.diagnostics)?;
-    if sub.is_component() {
-        return Err(Error::msg(format!("expected kind != 'Component' for path '{}'", sub.loader.root().display())));
+    if let Some(cycle) = cycle_error(ctx, loader.root()) {
+        return Err(Error::msg(cycle));
     }
-    enter(ctx, &sub)?;
+    let root = loader.root().display().to_string();
+    let sub = Target::load(loader, &mut ctx.diagnostics)
+        .map_err(|e| e.context(format!("couldn't make target for path '{root}'")))?;
+    if sub.is_component() {
+        return Err(Error::msg(format!("expected kind != 'Component' for path '{root}'")));
+    }
+    enter(ctx, &sub);
     let mut acc = Accumulated::default();
     let result = accumulate(ctx, &sub, &mut acc);
     ctx.visiting.pop();
-    result.map(|_| acc)
+    result.map_err(|e| e.context(format!("recursed accumulation of path '{root}'")))?;
+    Ok(acc)
 }
 
 fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
@@ -343,7 +360,15 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                 }
                 _ => accumulate_directory(ctx, target.loader.child(entry)?),
             };
-            let sub = sub.map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
+            let sub = sub.map_err(|e| {
+                // kustomize tried the entry as a file first and quotes why that failed.
+                let joined = target.loader.display_relative(entry);
+                let not_a_file = match target.loader.restrictor() {
+                    LoadRestrictor::RootOnly => format!("'{joined}' must resolve to a file"),
+                    LoadRestrictor::None => format!("read {joined}: is a directory"),
+                };
+                e.context(format!("accumulating resources: accumulation err='accumulating resources from '{entry}': {not_a_file}'"))
+            })?;
             acc.resources.append_all(sub.resources).map_err(|e| e.context("accumulating resources"))?;
             if let Some(tables) = sub.tables {
                 acc.merge_tables(tables)?;

@@ -1373,8 +1373,8 @@ fn decode_binary(text: &str) -> Result<Value, String> {
     Ok(Value::String(out))
 }
 
-/// A string as Go's `%#v` prints it.
-fn go_quote(s: &str) -> String {
+/// A string as Go's `%#v` (and `%q`) prints it.
+pub fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

@@ -20,12 +20,19 @@ fn tree(label: &str, files: &[(&str, &str)]) -> TempTree {
 /// Building `dir` of `t` fails, and stderr holds `ours` for peerpods-build and `kustomize` for
 /// the reference.
 fn fails_with(label: &str, t: &TempTree, dir: &str, ours_words: &str, kustomize_words: &str) {
+    fails_with_flags(label, t, dir, &[], ours_words, kustomize_words)
+}
+
+/// [`fails_with`], building with `flags`.
+fn fails_with_flags(label: &str, t: &TempTree, dir: &str, flags: &[&str], ours_words: &str, kustomize_words: &str) {
     let path = t.path(dir);
     let path = path.to_str().expect("UTF-8 path");
-    let r = ours(&["build", path], &t.root);
+    let mut args = vec!["build", path];
+    args.extend_from_slice(flags);
+    let r = ours(&args, &t.root);
     assert!(!r.success(), "{label}: peerpods-build succeeded, printing:\n{}", r.stdout);
     assert!(r.stderr.contains(ours_words), "{label}: peerpods-build's error lacks {ours_words:?}:\n{}", r.stderr);
-    if let Some(reference) = reference_run(&[path], &t.root, label) {
+    if let Some(reference) = reference_run(&args[1..], &t.root, label) {
         assert!(!reference.success(), "{label}: the reference succeeded, printing:\n{}", reference.stdout);
         assert!(
             reference.stderr.contains(kustomize_words),
@@ -260,4 +267,60 @@ fn error_dumps_show_nodes_with_their_keys_in_order_and_their_quotes() {
         let t = tree(label, &[("kustomization.yaml", kustomization), ("t.yaml", NS_TRANSFORMER), ("r.yaml", resource)]);
         fails_with(label, &t, ".", words, words);
     }
+}
+
+/// kustomize's loader refuses a folder at or above one on the way to it: a kustomization
+/// reaching its own folder or an ancestor, or a base listing its overlay.
+#[test]
+fn folders_reaching_back_up_the_chain_are_cycles() {
+    let cm = CONFIG_MAP;
+    let t = tree(
+        "cycles",
+        &[
+            ("o/x/kustomization.yaml", "resources:\n- cm.yaml\n- sub\n"),
+            ("o/x/cm.yaml", cm),
+            ("o/x/sub/kustomization.yaml", "resources:\n- ..\n"),
+            ("self/kustomization.yaml", "resources:\n- .\n"),
+            ("up/cm.yaml", cm),
+            ("up/a/kustomization.yaml", "resources:\n- ../\n"),
+            ("base/kustomization.yaml", "resources:\n- ../overlay\n"),
+            ("overlay/kustomization.yaml", "resources:\n- ../base\n"),
+            ("comp/kustomization.yaml", "components:\n- c\n"),
+            ("comp/c/kustomization.yaml", "kind: Component\ncomponents:\n- ..\n"),
+        ],
+    );
+    let root = t.root.canonicalize().expect("scratch tree");
+    let at = |rel: &str| root.join(rel).display().to_string();
+    let cycle = |candidate: &str, visited: &str| {
+        format!("cycle detected: candidate root '{}' contains visited root '{}'", at(candidate), at(visited))
+    };
+    let from = |entry: &str, path: &str| {
+        format!("accumulating resources: accumulation err='accumulating resources from '{entry}': '{}' must resolve to a file'", at(path))
+    };
+    let cases = [
+        ("parent", "o/x/sub", format!("{}: {}", from("..", "o/x"), cycle("o/x", "o/x/sub"))),
+        (
+            "parent-through-child",
+            "o/x",
+            format!("{}: recursed accumulation of path '{}': {}: {}", from("sub", "o/x/sub"), at("o/x/sub"), from("..", "o/x"), cycle("o/x", "o/x/sub")),
+        ),
+        ("itself", "self", format!("{}: {}", from(".", "self"), cycle("self", "self"))),
+        // Refused before looking for a kustomization there.
+        ("ancestor-without-kustomization", "up/a", format!("{}: {}", from("../", "up"), cycle("up", "up/a"))),
+        (
+            "base-and-overlay",
+            "overlay",
+            format!("{}: recursed accumulation of path '{}': {}: {}", from("../base", "base"), at("base"), from("../overlay", "overlay"), cycle("overlay", "overlay")),
+        ),
+        ("component-parent", "comp/c", format!("accumulating components: loader.New \"{}\"", cycle("comp", "comp/c"))),
+    ];
+    for (label, dir, words) in &cases {
+        fails_with(label, &t, dir, words, words);
+    }
+    let unrestricted = format!(
+        "accumulating resources: accumulation err='accumulating resources from '../overlay': read {}: is a directory': {}",
+        at("overlay"),
+        cycle("overlay", "overlay")
+    );
+    fails_with_flags("base-and-overlay-unrestricted", &t, "overlay", &["--load-restrictor", "LoadRestrictionsNone"], &unrestricted, &unrestricted);
 }
