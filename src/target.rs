@@ -20,7 +20,8 @@ use crate::transform::namespace::NamespaceOptions;
 use crate::transform::{builtin_plugins, images, metadata_maps, name_affix, namespace, patches, replicas};
 use crate::yaml::memo::TextMemo;
 use crate::yaml::empty_nulls::{EmptyNulls, QuotedScalars};
-use crate::yaml::parse::{go_quote, parse_resource_documents, ParseError, ResourceDocument};
+use crate::yaml::go_syntax::quote as go_quote;
+use crate::yaml::parse::{parse_resource_documents, ParseError, ResourceDocument};
 
 /// What one kustomization (and everything below it) contributes.
 pub struct Accumulated {
@@ -474,7 +475,8 @@ pub fn resources_from_file(file: &Path, text: &str) -> Result<(Vec<Resource>, Op
     let mut pending: Vec<(Value, Option<EmptyNulls>, Option<QuotedScalars>)> = Vec::new();
     for doc in parse_file(file, text)?.into_iter().rev() {
         if let Some(e) = doc.invalid_key {
-            deferred = Some(parse_error(file, e));
+            // kustomize fails when printing the resource, which it names by its (undecodable) map.
+            deferred = Some(Error::msg(format!("map[string]interface {{}}(nil): yaml: {} ({}:{}:{})", e.message, file.display(), e.line, e.column)));
         }
         pending.push((doc.value, doc.empty_nulls, doc.quoted));
     }

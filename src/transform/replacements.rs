@@ -29,7 +29,8 @@ use crate::resource::nodes::value_at_mut;
 use crate::resource::{Gvk, ResId, ResMap, Resource, Step};
 use crate::transform::path::{go_atoi, is_list_position, is_list_selector, split_list_selector, split_replacement_path};
 use crate::transform::select::CompiledSelector;
-use crate::yaml::parse::{go_quote, parse_documents};
+use crate::yaml::go_syntax::quote as go_quote;
+use crate::yaml::parse::parse_documents;
 use crate::yaml::scalar::{decode_plain, resolve_untagged, ScalarTag};
 
 /// The field read and written when a replacement names none.

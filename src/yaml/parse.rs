@@ -30,6 +30,7 @@ use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError, Span, Tag};
 use serde_json::{Map, Number, Value};
 
 use super::empty_nulls::{EmptyNulls, Quote, QuotedScalars, Step};
+use super::go_syntax::quote as go_quote;
 
 /// A parse failure with 1-based line and column where known.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -651,7 +652,9 @@ impl<'a> Builder<'a> {
                     let (text, dropped) = match node.text {
                         Some(text) => (text, false),
                         None if self.resource_mode => {
-                            self.invalid_key.get_or_insert_with(error);
+                            // Worded as the YAML decoder that meets it in kustomize words it.
+                            let key = super::go_syntax::sharp_v(&node.value);
+                            self.invalid_key.get_or_insert_with(|| ParseError::at(node.start, format!("invalid map key: {key}")));
                             (String::new(), true)
                         }
                         None => return Err(error()),
@@ -1373,25 +1376,6 @@ fn decode_binary(text: &str) -> Result<Value, String> {
     Ok(Value::String(out))
 }
 
-/// A string as Go's `%#v` (and `%q`) prints it.
-pub fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::{parse_document, parse_documents, ParseError};
@@ -1594,7 +1578,7 @@ mod tests {
         let docs = super::parse_resource_documents("a:\n  b: {{ .x }}\n  c: 1\n---\nd: 2\n").unwrap();
         assert_eq!(docs[0].value, json!({"a": {"b": {}, "c": 1}}));
         let at = docs[0].invalid_key.as_ref().unwrap();
-        assert_eq!((at.line, at.column, at.message.as_str()), (2, 7, "mapping keys must be scalars"));
+        assert_eq!((at.line, at.column, at.message.as_str()), (2, 7, r#"invalid map key: map[string]interface {}{".x":""}"#));
         assert!(docs[1].invalid_key.is_none());
         assert_eq!(err("a:\n  b: {{ .x }}\n").message, "mapping keys must be scalars");
     }

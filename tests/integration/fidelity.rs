@@ -155,7 +155,21 @@ fn a_non_scalar_mapping_key_fails_only_after_every_resource_is_read() {
     // Alone, the key is the error.
     let t = tree("complex-key", &[("kustomization.yaml", "resources:\n- d.yaml\n"), ("d.yaml", templated)]);
     let file = t.path("d.yaml");
-    fails_with("complex-key", &t, ".", &format!("{}:6:9: mapping keys must be scalars", file.display()), "invalid map key");
+    let words = r#"map[string]interface {}(nil): yaml: invalid map key: map[string]interface {}{".ns":""}"#;
+    fails_with("complex-key", &t, ".", &format!("{words} ({}:6:9)", file.display()), words);
+    // Keys of every kind, printed as Go prints the decoded key.
+    let keys = [
+        ("[a, 1, 2.5, null, \"\"]: x", r#"[]interface {}{"a", 1, 2.5, interface {}(nil), ""}"#),
+        ("? {a: 1, b: [x], c: }\n    : v", r#"map[string]interface {}{"a":1, "b":[]interface {}{"x"}, "c":""}"#),
+        ("? - q\n      - 7\n    : v", r#"[]interface {}{"q", 7}"#),
+        ("{a: {{b: c}: d}}: e", r#"map[string]interface {}{"b":"c"}"#),
+    ];
+    for (key, printed) in keys {
+        let doc = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    {key}\n");
+        let t = tree("complex-key-kinds", &[("kustomization.yaml", "resources:\n- d.yaml\n"), ("d.yaml", &doc)]);
+        let words = format!("map[string]interface {{}}(nil): yaml: invalid map key: {printed}");
+        fails_with(key, &t, ".", &words, &words);
+    }
 }
 
 #[test]
@@ -163,13 +177,22 @@ fn values_the_yaml_encoder_refuses_fail_the_build() {
     for (label, value) in [("delete", "\\x7f"), ("c1-control", "\\u0090"), ("non-character", "\\uFFFE")] {
         let cm = format!("{CONFIG_MAP}data:\n  x: \"bad{value} here\"\n");
         let t = tree(label, &[("kustomization.yaml", "resources:\n- cm.yaml\n"), ("cm.yaml", &cm)]);
-        let words = "yaml: control characters are not allowed";
-        fails_with(label, &t, ".", &format!("ConfigMap.v1.[noGrp]/a.[noNs]: {words}"), words);
+        // kustomize names the resource by its decoded map, as Go's `%#v` prints it.
+        let escaped = value.replace("\\uFFFE", "\\ufffe");
+        let words = format!(
+            r#"map[string]interface {{}}{{"apiVersion":"v1", "data":map[string]interface {{}}{{"x":"bad{escaped} here"}}, "kind":"ConfigMap", "metadata":map[string]interface {{}}{{"name":"a"}}}}: yaml: control characters are not allowed"#
+        );
+        fails_with(label, &t, ".", &words, &words);
     }
+    // Numbers, nulls, lists and escapes print as Go prints them.
+    let thing = "apiVersion: example.com/v1\nkind: Thing\nmetadata:\n  name: a\nspec:\n  f: 1.0\n  g: 1000000.0\n  g2: 1234567.5\n  h: 0.00001\n  h2: 0.0001\n  i: 42\n  n: null\n  e:\n  list: [1, \"two\", {k: v}]\n  empty: {}\n  s: \"tab\\there\\u00a0nb\\u200bz\\U0001F600\\a\"\n  bad: \"x\\x7f\"\n";
+    let t = tree("go-printed", &[("kustomization.yaml", "resources:\n- r.yaml\n"), ("r.yaml", thing)]);
+    let words = r#"map[string]interface {}{"apiVersion":"example.com/v1", "kind":"Thing", "metadata":map[string]interface {}{"name":"a"}, "spec":map[string]interface {}{"bad":"x\x7f", "e":interface {}(nil), "empty":map[string]interface {}{}, "f":1, "g":1e+06, "g2":1.2345675e+06, "h":1e-05, "h2":0.0001, "i":42, "list":[]interface {}{1, "two", map[string]interface {}{"k":"v"}}, "n":interface {}(nil), "s":"tab\there\u00a0nb\u200bz😀\a"}}: yaml: control characters are not allowed"#;
+    fails_with("go-printed", &t, ".", words, words);
     // A next-line character is fine in a value, not in a key.
     let cm = format!("{CONFIG_MAP}data:\n  \"k\\u0085\": v\n");
     let t = tree("nel-key", &[("kustomization.yaml", "resources:\n- cm.yaml\n"), ("cm.yaml", &cm)]);
-    let words = "yaml: line 1: did not find expected ',' or '}'";
+    let words = r#"map[string]interface {}{"apiVersion":"v1", "data":map[string]interface {}{"k\u0085":"v"}, "kind":"ConfigMap", "metadata":map[string]interface {}{"name":"a"}}: yaml: line 1: did not find expected ',' or '}'"#;
     fails_with("nel-key", &t, ".", words, words);
 }
 
