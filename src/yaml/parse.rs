@@ -1574,6 +1574,27 @@ mod tests {
     }
 
     #[test]
+    fn resource_documents_note_quoted_scalars_of_block_collections() {
+        use crate::yaml::empty_nulls::Quote;
+        let text = "a: 'x'\nb:\n- \"y\"\n- z\n- {f: 'in flow'}\nc: &k 'anchored'\nd: |\n  block\n'e': plain\n";
+        let docs = super::parse_resource_documents(text).unwrap();
+        let quoted = docs[0].quoted.as_ref().unwrap();
+        assert_eq!(quoted.field("a").and_then(|n| n.mark()), Some(&Quote::Single));
+        assert_eq!(quoted.field("b").and_then(|n| n.item(0)).and_then(|n| n.mark()), Some(&Quote::Double));
+        assert_eq!(quoted.field("c").and_then(|n| n.mark()), Some(&Quote::Single));
+        // Plain, block and flow scalars are not noted, nor quoted keys.
+        for (key, item) in [("b", Some(1)), ("b", Some(2)), ("d", None), ("e", None)] {
+            let node = quoted.field(key);
+            let node = match item {
+                Some(i) => node.and_then(|n| n.item(i)),
+                None => node,
+            };
+            assert!(node.and_then(|n| n.mark()).is_none(), "{key} {item:?}");
+        }
+        assert!(super::parse_resource_documents("a: b\n").unwrap()[0].quoted.is_none());
+    }
+
+    #[test]
     fn resource_documents_leave_out_non_scalar_keys_and_say_where() {
         let docs = super::parse_resource_documents("a:\n  b: {{ .x }}\n  c: 1\n---\nd: 2\n").unwrap();
         assert_eq!(docs[0].value, json!({"a": {"b": {}, "c": 1}}));
