@@ -106,6 +106,7 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
     ctx.record_transformations = top.kustomization.build_metadata.iter().any(|b| b == "transformerAnnotations");
     ctx.tracks_origins = !top.kustomization.build_metadata.is_empty();
     let mut acc = target::Accumulated::default();
+    target::enter(ctx, &top);
     target::accumulate(ctx, &top, &mut acc)?;
     if !ctx.deferred_errors.is_empty() {
         return Err(ctx.deferred_errors.swap_remove(0));
@@ -129,17 +130,17 @@ fn refuse_unencodable(resources: &ResMap) -> Result<()> {
     for r in resources.iter() {
         match yaml::emit::find_unencodable(&r.value) {
             None => {}
+            // kustomize names the resource by its decoded map, printed by Go's `%#v`.
             Some('\u{85}') => {
                 return Err(Error::msg(format!(
-                    "{}: yaml: line 1: did not find expected ',' or '}}' (a mapping key holds U+0085, a line break in YAML)",
-                    r.current_id()
+                    "{}: yaml: line 1: did not find expected ',' or '}}'",
+                    yaml::go_syntax::sharp_v(&r.value)
                 )))
             }
-            Some(c) => {
+            Some(_) => {
                 return Err(Error::msg(format!(
-                    "{}: yaml: control characters are not allowed (U+{:04X})",
-                    r.current_id(),
-                    c as u32
+                    "{}: yaml: control characters are not allowed",
+                    yaml::go_syntax::sharp_v(&r.value)
                 )))
             }
         }

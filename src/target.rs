@@ -19,7 +19,8 @@ use crate::transform::fieldspec_tables::{merge_field_specs, FieldSpecTables};
 use crate::transform::namespace::NamespaceOptions;
 use crate::transform::{builtin_plugins, images, metadata_maps, name_affix, namespace, patches, replicas};
 use crate::yaml::memo::TextMemo;
-use crate::yaml::empty_nulls::EmptyNulls;
+use crate::yaml::empty_nulls::{EmptyNulls, QuotedScalars};
+use crate::yaml::go_syntax::quote as go_quote;
 use crate::yaml::parse::{parse_resource_documents, ParseError, ResourceDocument};
 
 mod remote_entries;
@@ -316,6 +317,9 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
                 e.context(format!("accumulating components: accumulateDirectory: \"{component}\""))
             }
         })?;
+        if let Some(cycle) = cycle_error(ctx, loader.root()) {
+            return Err(Error::msg(format!("accumulating components: loader.New {}", go_quote(&cycle))));
+        }
         let sub = Target::load(loader, &mut ctx.diagnostics)?;
         if !sub.is_component() {
             return Err(Error::msg(format!(
@@ -324,7 +328,7 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
                 if sub.kustomization.kind.is_empty() { "Kustomization" } else { &sub.kustomization.kind }
             )));
         }
-        enter(ctx, &sub)?;
+        enter(ctx, &sub);
         let result = match &remote {
             Some((spec, _)) => {
                 let root = sub.loader.root().to_path_buf();
@@ -333,7 +337,10 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
             None => accumulate(ctx, &sub, acc),
         };
         ctx.visiting.pop();
-        result?;
+        result.map_err(|e| {
+            let inner = format!("recursed accumulation of path '{}': {e}", sub.loader.root().display());
+            Error::msg(format!("accumulating components: accumulateDirectory: {}", go_quote(&inner)))
+        })?;
     }
     run_transformers(ctx, target, acc)?;
     crate::transform::vars::merge_vars(&acc.resources, &mut acc.vars, &k.vars)?;
@@ -368,26 +375,37 @@ fn load_openapi(ctx: &mut Context, target: &Target) -> Result<()> {
     Ok(())
 }
 
-fn enter(ctx: &mut Context, target: &Target) -> Result<()> {
-    let root = target.loader.root().to_path_buf();
-    if ctx.visiting.contains(&root) {
-        return Err(Error::msg(format!("cycle detected: candidate root '{}' contains visited root", root.display())));
-    }
-    ctx.visiting.push(root);
-    Ok(())
+/// Notes that `target`'s folder is being built, for [`cycle_error`].
+pub fn enter(ctx: &mut Context, target: &Target) {
+    ctx.visiting.push(target.loader.root().to_path_buf());
 }
 
-/// Builds a sub-kustomization (a folder in `resources`) into its own accumulator.
+/// kustomize's loader refuses a folder at or above any folder on the way to it (a kustomization
+/// in it, the one that named it, and so on up to the top): such a base would contain, or be,
+/// one being built. The message names the nearest such folder.
+fn cycle_error(ctx: &Context, candidate: &Path) -> Option<String> {
+    let visited = ctx.visiting.iter().rev().find(|root| root.starts_with(candidate))?;
+    Some(format!("cycle detected: candidate root '{}' contains visited root '{}'", candidate.display(), visited.display()))
+}
+
+/// Builds a sub-kustomization (a folder in `resources`) into its own accumulator, with
+/// kustomize's words for what fails.
 pub fn accumulate_directory(ctx: &mut Context, loader: Loader) -> Result<Accumulated> {
-    let sub = Target::load(loader, &mut ctx.diagnostics)?;
-    if sub.is_component() {
-        return Err(Error::msg(format!("expected kind != 'Component' for path '{}'", sub.loader.root().display())));
+    if let Some(cycle) = cycle_error(ctx, loader.root()) {
+        return Err(Error::msg(cycle));
     }
-    enter(ctx, &sub)?;
+    let root = loader.root().display().to_string();
+    let sub = Target::load(loader, &mut ctx.diagnostics)
+        .map_err(|e| e.context(format!("couldn't make target for path '{root}'")))?;
+    if sub.is_component() {
+        return Err(Error::msg(format!("expected kind != 'Component' for path '{root}'")));
+    }
+    enter(ctx, &sub);
     let mut acc = Accumulated::default();
     let result = accumulate(ctx, &sub, &mut acc);
     ctx.visiting.pop();
-    result.map(|_| acc)
+    result.map_err(|e| e.context(format!("recursed accumulation of path '{root}'")))?;
+    Ok(acc)
 }
 
 fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
@@ -421,7 +439,15 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                     ))
                 })?),
             };
-            let sub = sub.map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
+            let sub = sub.map_err(|e| {
+                // kustomize tried the entry as a file first and quotes why that failed.
+                let joined = target.loader.display_relative(entry);
+                let not_a_file = match target.loader.restrictor() {
+                    LoadRestrictor::RootOnly => format!("'{joined}' must resolve to a file"),
+                    LoadRestrictor::None => format!("read {joined}: is a directory"),
+                };
+                e.context(format!("accumulating resources: accumulation err='accumulating resources from '{entry}': {not_a_file}'"))
+            })?;
             absorb_sub(acc, sub)?;
         } else if kinds[position] == EntryKind::Git {
             let sub = accumulate_git_entry(ctx, entry).map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
@@ -537,14 +563,15 @@ fn parse_error(file: &Path, e: ParseError) -> Error {
 pub fn resources_from_file(file: &Path, text: &str) -> Result<(Vec<Resource>, Option<Error>)> {
     let mut out = Vec::new();
     let mut deferred = None;
-    let mut pending: Vec<(Value, Option<EmptyNulls>)> = Vec::new();
+    let mut pending: Vec<(Value, Option<EmptyNulls>, Option<QuotedScalars>)> = Vec::new();
     for doc in parse_file(file, text)?.into_iter().rev() {
         if let Some(e) = doc.invalid_key {
-            deferred = Some(parse_error(file, e));
+            // kustomize fails when printing the resource, which it names by its (undecodable) map.
+            deferred = Some(Error::msg(format!("map[string]interface {{}}(nil): yaml: {} ({}:{}:{})", e.message, file.display(), e.line, e.column)));
         }
-        pending.push((doc.value, doc.empty_nulls));
+        pending.push((doc.value, doc.empty_nulls, doc.quoted));
     }
-    while let Some((mut doc, mut empty_nulls)) = pending.pop() {
+    while let Some((mut doc, mut empty_nulls, mut quoted)) = pending.pop() {
         if !doc.is_object() {
             return Err(Error::msg(format!("{}: expected a mapping (a Kubernetes object), got {doc}", file.display())));
         }
@@ -553,7 +580,12 @@ pub fn resources_from_file(file: &Path, text: &str) -> Result<(Vec<Resource>, Op
             if let Some(Value::Array(items)) = doc.get_mut("items") {
                 let items = std::mem::take(items).into_iter().enumerate();
                 pending.extend(
-                    items.map(|(i, item)| (item, empty_nulls.as_mut().and_then(|n| n.take_item("items", i)))).rev(),
+                    items
+                        .map(|(i, item)| {
+                            let nulls = empty_nulls.as_mut().and_then(|n| n.take_item("items", i));
+                            (item, nulls, quoted.as_mut().and_then(|q| q.take_item("items", i)))
+                        })
+                        .rev(),
                 );
                 continue;
             }
@@ -561,6 +593,7 @@ pub fn resources_from_file(file: &Path, text: &str) -> Result<(Vec<Resource>, Op
         validate_metadata(&doc).map_err(|e| Error::msg(format!("{}: {e}", file.display())))?;
         let mut resource = Resource::new(stringify_annotations(doc));
         resource.empty_nulls = empty_nulls.map(Arc::new);
+        resource.quoted = quoted.map(Arc::new);
         out.push(resource);
     }
     Ok((out, deferred))

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::yaml::empty_nulls::EmptyNulls;
+use crate::yaml::empty_nulls::{EmptyNulls, QuotedScalars};
 
 /// How a generated ConfigMap/Secret combines with one of the same name from a lower layer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -48,6 +48,9 @@ pub struct Resource {
     /// Where the resource, as read from its file, holds nulls written as nothing (`key:`);
     /// the first strategic merge patch drops them (see [`EmptyNulls`]).
     pub empty_nulls: Option<Arc<EmptyNulls>>,
+    /// Where the resource, as read from its file, holds quoted scalars: kyaml keeps their
+    /// style when their value is set, and error messages that print a node show it.
+    pub quoted: Option<Arc<QuotedScalars>>,
 }
 
 impl Resource {
@@ -64,6 +67,7 @@ impl Resource {
             transformations: Vec::new(),
             nodes: NodeFacts::default(),
             empty_nulls: None,
+            quoted: None,
         }
     }
 

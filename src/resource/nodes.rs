@@ -21,6 +21,8 @@
 //! write at one shared path to the others.
 use serde_json::Value;
 
+use crate::yaml::empty_nulls::QuotedScalars;
+
 /// One step into a resource: a mapping key or a sequence position. Paths order as kyaml's
 /// walker visits fields (keys sorted, positions in order).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -45,6 +47,14 @@ pub fn value_at_mut<'v>(root: &'v mut Value, path: &[Step]) -> Option<&'v mut Va
     path.iter().try_fold(root, |node, step| match step {
         Step::Key(k) => node.as_object_mut()?.get_mut(k.as_str()),
         Step::Index(i) => node.as_array_mut()?.get_mut(*i),
+    })
+}
+
+/// The quoted scalars recorded at and below `path` (see [`Resource::quoted`](super::Resource::quoted)).
+pub fn quoted_at<'q>(quoted: Option<&'q QuotedScalars>, path: &[Step]) -> Option<&'q QuotedScalars> {
+    path.iter().try_fold(quoted?, |tree, step| match step {
+        Step::Key(k) => tree.field(k),
+        Step::Index(i) => tree.item(*i),
     })
 }
 

@@ -4,6 +4,7 @@ use serde_json::{Map, Value};
 use super::fieldspec::{apply_field_specs_at, CreateKind, FieldSpec};
 use crate::error::{Error, Result};
 use crate::kustomization::types::StringMap;
+use crate::resource::nodes::quoted_at;
 use crate::resource::{NodePath, ResMap, Resource, Step};
 
 /// Sets every pair of `entries` in each map found at the specs' paths (created where the spec says).
@@ -20,6 +21,7 @@ fn add_to_resource(r: &mut Resource, entries: &StringMap, specs: &[FieldSpec]) -
     // For each key, the paths where this run created it.
     let mut created: Vec<Vec<NodePath>> = vec![Vec::new(); entries.len()];
     let mut failed_spec = None;
+    let quoted = r.quoted.clone();
     let outcome: Result<()> = r.write(|value| {
         for spec in specs {
             apply_field_specs_at(value, std::slice::from_ref(spec), CreateKind::Mapping, &mut |node, path| {
@@ -28,7 +30,7 @@ fn add_to_resource(r: &mut Resource, entries: &StringMap, specs: &[FieldSpec]) -
                 }
                 let Value::Object(map) = node else {
                     let got = if node.is_array() { "SequenceNode" } else { "ScalarNode" };
-                    let contents = crate::yaml::emit::emit_stream([&*node]);
+                    let contents = crate::yaml::emit::emit_node_dump(node, quoted_at(quoted.as_deref(), &path()));
                     return Err(Error::msg(format!("wrong node kind: expected MappingNode but got {got}: node contents:\n{contents}")));
                 };
                 for (i, (k, v)) in entries.iter().enumerate() {

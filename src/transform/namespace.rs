@@ -1,8 +1,9 @@
 //! `namespace`: moves namespaced resources, and the fields that name a namespace, into one namespace.
 use serde_json::Value;
 
-use super::fieldspec::{apply_field_specs, CreateKind, FieldSpec};
+use super::fieldspec::{apply_field_specs, apply_field_specs_at, CreateKind, FieldSpec};
 use crate::error::{Error, Result};
+use crate::resource::nodes::{quoted_at, NodePath};
 use crate::resource::{scope::is_namespaced, ResMap};
 
 /// Which RoleBinding/ClusterRoleBinding subjects get the namespace (NamespaceTransformer option).
@@ -60,7 +61,10 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
             if spec.path == "metadata/name" && spec.gvk.kind == "Namespace" && r.api_version() != "v1" {
                 continue;
             }
-            apply_field_specs(&mut r.value, std::slice::from_ref(spec), CreateKind::Scalar, &mut |node| match node {
+            // A quoted scalar keeps its quotes when set, as a kyaml node does; they show only
+            // in the node an error prints, so paths are tracked only when there are quotes.
+            let quoted = r.quoted.clone();
+            let mut visit = |node: &mut Value, path: &dyn Fn() -> NodePath| match node {
                 Value::Null | Value::String(_) | Value::Number(_) | Value::Bool(_) => {
                     set(node);
                     Ok(())
@@ -68,9 +72,15 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
                 other => Err(Error::msg(format!(
                     "wrong node kind: expected ScalarNode but got {}: node contents:\n{}",
                     if other.is_array() { "SequenceNode" } else { "MappingNode" },
-                    crate::yaml::emit::emit_stream([&*other])
+                    crate::yaml::emit::emit_node_dump(other, quoted_at(quoted.as_deref(), &path()))
                 ))),
-            })
+            };
+            let one_spec = std::slice::from_ref(spec);
+            if quoted.is_some() {
+                apply_field_specs_at(&mut r.value, one_spec, CreateKind::Scalar, &mut visit)
+            } else {
+                apply_field_specs(&mut r.value, one_spec, CreateKind::Scalar, &mut |node| visit(node, &Vec::new))
+            }
             .map_err(|e| {
                 let id = r.current_id();
                 Error::msg(format!(

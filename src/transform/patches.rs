@@ -265,6 +265,7 @@ fn apply_json6902_to_selected(resources: &mut ResMap, target: &Selector, ops: &V
         let before = r.value.clone();
         // kustomize applies JSON patches to the resource as JSON: a null is `null` from then on.
         r.empty_nulls = None;
+        r.quoted = None;
         apply_json6902(&mut r.value, ops)
             .map_err(|e| Error::msg(format!("{e} (patching {})", r.previous_ids.last().expect("just remembered"))))?;
         // kustomize rebuilds the patched resource from JSON: no node is shared any more.

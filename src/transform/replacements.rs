@@ -29,6 +29,7 @@ use crate::resource::nodes::value_at_mut;
 use crate::resource::{Gvk, ResId, ResMap, Resource, Step};
 use crate::transform::path::{go_atoi, is_list_position, is_list_selector, split_list_selector, split_replacement_path};
 use crate::transform::select::CompiledSelector;
+use crate::yaml::go_syntax::quote as go_quote;
 use crate::yaml::parse::parse_documents;
 use crate::yaml::scalar::{decode_plain, resolve_untagged, ScalarTag};
 
@@ -627,24 +628,6 @@ pub(crate) fn res_id_string(id: &ResId) -> String {
     let name = if id.name.is_empty() { "[noName]" } else { &id.name };
     let ns = if id.namespace.is_empty() { "[noNs]" } else { &id.namespace };
     format!("{}/{name}.{ns}", gvk_string(&id.gvk))
-}
-
-/// Go's `%q` for the strings that appear in these messages.
-fn go_quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 // ---------------------------------------------------------------------------

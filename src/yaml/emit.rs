@@ -23,24 +23,29 @@
 use serde_json::{Map, Number, Value};
 use std::fmt::Write as _;
 
+use super::empty_nulls::{Quote, QuotedScalars};
+
 /// Appends one document (no leading `---`) in kustomize's exact bytes; ends with a newline.
 ///
 /// (Exactly like go-yaml, the only exception is a document whose last scalar is a
 /// literal block ending in U+2028/U+2029: those breaks are written raw and no `\n`
 /// follows.)
 pub fn emit_document(value: &Value, out: &mut String) {
-    let mut e = Emitter {
-        out,
-        column: 0,
-        indent: -1,
-        indents: Vec::new(),
-        whitespace: true,
-        indention: true,
-        scratch: String::new(),
-    };
-    e.emit_node(value, false);
+    let mut e = Emitter::new(out, false);
+    e.emit_node(value, false, None);
     // DOCUMENT-END (implicit): only an indent, which ends the last line.
     e.write_indent();
+}
+
+/// A node as kyaml prints it in an error message (`node contents:`): kyaml writes its node
+/// tree, so keys stay in the order the node has them and quoted scalars keep their quotes
+/// (`quoted`: where the node holds them, when known). Ends with a newline.
+pub fn emit_node_dump(value: &Value, quoted: Option<&QuotedScalars>) -> String {
+    let mut out = String::new();
+    let mut e = Emitter::new(&mut out, true);
+    e.emit_node(value, false, quoted);
+    e.write_indent();
+    out
 }
 
 /// Documents joined by "---\n" (empty string for no documents).
@@ -112,13 +117,29 @@ struct Emitter<'o> {
     whitespace: bool,
     indention: bool,
     scratch: String,
+    /// Writing a node tree as kyaml does (see [`emit_node_dump`]), not kustomize's output.
+    node_dump: bool,
 }
 
-impl Emitter<'_> {
+impl<'o> Emitter<'o> {
+    fn new(out: &'o mut String, node_dump: bool) -> Self {
+        Emitter {
+            out,
+            column: 0,
+            indent: -1,
+            indents: Vec::new(),
+            whitespace: true,
+            indention: true,
+            scratch: String::new(),
+            node_dump,
+        }
+    }
+
     /// `yaml_emitter_emit_node` for a value; `mapping` is the emitter's mapping
     /// context flag (the node is a mapping value).  (The root context only matters to
     /// libyaml's `open_ended`, which never shows in go-yaml's output.)
-    fn emit_node(&mut self, value: &Value, mapping: bool) {
+    /// `quoted`: the quoted scalars at and below this node, in a node dump.
+    fn emit_node(&mut self, value: &Value, mapping: bool, quoted: Option<&QuotedScalars>) {
         match value {
             Value::Null => self.emit_plain_word("null"),
             Value::Bool(true) => self.emit_plain_word("true"),
@@ -130,11 +151,18 @@ impl Emitter<'_> {
                 self.emit_plain_word(&s);
                 self.scratch = s;
             }
-            Value::String(s) => self.emit_string(s, false),
+            Value::String(s) => match quoted.and_then(QuotedScalars::mark) {
+                None => self.emit_string(s, false),
+                Some(quote) => {
+                    let a = analyze_scalar(s);
+                    let style = if *quote == Quote::Single { Style::SingleQuoted } else { Style::DoubleQuoted };
+                    self.emit_scalar(s, style, &a, false);
+                }
+            },
             Value::Array(items) if items.is_empty() => self.emit_empty_flow("[", "]"),
             Value::Object(map) if map.is_empty() => self.emit_empty_flow("{", "}"),
-            Value::Array(items) => self.emit_block_sequence(items, mapping),
-            Value::Object(map) => self.emit_block_mapping(map),
+            Value::Array(items) => self.emit_block_sequence(items, mapping, quoted),
+            Value::Object(map) => self.emit_block_mapping(map, quoted),
         }
     }
 
@@ -164,21 +192,23 @@ impl Emitter<'_> {
         self.write_indicator(close, false, false, false);
     }
 
-    fn emit_block_sequence(&mut self, items: &[Value], mapping_context: bool) {
+    fn emit_block_sequence(&mut self, items: &[Value], mapping_context: bool, quoted: Option<&QuotedScalars>) {
         let indentless = mapping_context && !self.indention;
         self.increase_indent(false, indentless);
-        for item in items {
+        for (i, item) in items.iter().enumerate() {
             self.write_indent();
             self.write_indicator("-", true, false, true);
-            self.emit_node(item, false);
+            self.emit_node(item, false, quoted.and_then(|q| q.item(i)));
         }
         self.pop_indent();
     }
 
-    fn emit_block_mapping(&mut self, map: &Map<String, Value>) {
+    fn emit_block_mapping(&mut self, map: &Map<String, Value>, quoted: Option<&QuotedScalars>) {
         self.increase_indent(false, false);
         let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-        go_sort(&mut entries, |a, b| key_less(a.0, b.0));
+        if !self.node_dump {
+            go_sort(&mut entries, |a, b| key_less(a.0, b.0));
+        }
         for (key, value) in entries {
             self.write_indent();
             // yaml_emitter_check_simple_key: one line and at most 128 bytes, else the
@@ -197,7 +227,7 @@ impl Emitter<'_> {
                 self.write_indent();
                 self.write_indicator(":", true, false, true);
             }
-            self.emit_node(value, true);
+            self.emit_node(value, true, quoted.and_then(|q| q.field(key)));
         }
         self.pop_indent();
     }

@@ -1,4 +1,5 @@
-//! Where a document holds a null written as nothing at all (`key:` with no value).
+//! Where a document holds a null written as nothing at all (`key:` with no value), and
+//! (see [`QuotedScalars`]) which scalars were quoted.
 //!
 //! kyaml keeps a resource as YAML nodes until the output, so it still knows how a null was
 //! written: its strategic merge drops fields holding such an empty null (the patch's walk sets
@@ -6,13 +7,33 @@
 //! resources are JSON values, so the parser notes these places on the side.
 use std::collections::HashMap;
 
-/// A sparse tree of the places holding an empty null, by mapping key and sequence index.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct EmptyNulls {
-    here: bool,
-    fields: HashMap<String, EmptyNulls>,
-    items: HashMap<usize, EmptyNulls>,
+/// A sparse tree of marked places in a document, by mapping key and sequence index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathTree<M> {
+    mark: Option<M>,
+    fields: HashMap<String, PathTree<M>>,
+    items: HashMap<usize, PathTree<M>>,
 }
+
+impl<M> Default for PathTree<M> {
+    fn default() -> Self {
+        PathTree { mark: None, fields: HashMap::new(), items: HashMap::new() }
+    }
+}
+
+/// The places holding an empty null.
+pub type EmptyNulls = PathTree<()>;
+
+/// How a quoted scalar was written. kyaml keeps a scalar's style when a transformer sets its
+/// value, and shows it when an error prints the node; kustomize's output does not show it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quote {
+    Single,
+    Double,
+}
+
+/// The places holding a quoted scalar.
+pub type QuotedScalars = PathTree<Quote>;
 
 /// One step of a path into a document.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,11 +45,23 @@ pub enum Step {
 impl EmptyNulls {
     /// The tree of these paths; `None` when there are none.
     pub fn from_paths(paths: Vec<Vec<Step>>) -> Option<EmptyNulls> {
+        PathTree::from_marked(paths.into_iter().map(|p| (p, ())).collect())
+    }
+
+    /// Whether the value at this place is an empty null.
+    pub fn here(&self) -> bool {
+        self.mark.is_some()
+    }
+}
+
+impl<M> PathTree<M> {
+    /// The tree of these marked paths; `None` when there are none.
+    pub fn from_marked(paths: Vec<(Vec<Step>, M)>) -> Option<PathTree<M>> {
         if paths.is_empty() {
             return None;
         }
-        let mut root = EmptyNulls::default();
-        for path in paths {
+        let mut root = PathTree::default();
+        for (path, mark) in paths {
             let mut node = &mut root;
             for step in path {
                 node = match step {
@@ -36,28 +69,28 @@ impl EmptyNulls {
                     Step::Index(i) => node.items.entry(i).or_default(),
                 };
             }
-            node.here = true;
+            node.mark = Some(mark);
         }
         Some(root)
     }
 
-    /// Whether the value at this place is an empty null.
-    pub fn here(&self) -> bool {
-        self.here
+    /// The mark of this place, if it has one.
+    pub fn mark(&self) -> Option<&M> {
+        self.mark.as_ref()
     }
 
     /// The places under the mapping key `key`.
-    pub fn field(&self, key: &str) -> Option<&EmptyNulls> {
+    pub fn field(&self, key: &str) -> Option<&PathTree<M>> {
         self.fields.get(key)
     }
 
     /// The places under the sequence item `index`.
-    pub fn item(&self, index: usize) -> Option<&EmptyNulls> {
+    pub fn item(&self, index: usize) -> Option<&PathTree<M>> {
         self.items.get(&index)
     }
 
     /// The places under the item `index` of the sequence at `key`, as a tree of its own.
-    pub fn take_item(&mut self, key: &str, index: usize) -> Option<EmptyNulls> {
+    pub fn take_item(&mut self, key: &str, index: usize) -> Option<PathTree<M>> {
         self.fields.get_mut(key)?.items.remove(&index)
     }
 }

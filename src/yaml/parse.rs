@@ -29,7 +29,8 @@ use std::fmt;
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError, Span, Tag};
 use serde_json::{Map, Number, Value};
 
-use super::empty_nulls::{EmptyNulls, Step};
+use super::empty_nulls::{EmptyNulls, Quote, QuotedScalars, Step};
+use super::go_syntax::quote as go_quote;
 
 /// A parse failure with 1-based line and column where known.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,6 +71,8 @@ pub struct ResourceDocument {
     pub value: Value,
     /// Where it holds nulls written as nothing.
     pub empty_nulls: Option<EmptyNulls>,
+    /// Where it holds quoted scalars (outside anchors, merge keys and flow collections).
+    pub quoted: Option<QuotedScalars>,
     /// The first mapping key that is not a scalar. kyaml keeps such a key in its nodes and
     /// kustomize fails only when it turns the resource into JSON, after reading all resources;
     /// the entry is left out of `value`.
@@ -83,6 +86,7 @@ pub fn parse_resource_documents(text: &str) -> Result<Vec<ResourceDocument>, Par
         .map(|doc| ResourceDocument {
             value: doc.value,
             empty_nulls: EmptyNulls::from_paths(doc.empty_nulls),
+            quoted: QuotedScalars::from_marked(doc.quoted),
             invalid_key: doc.invalid_key,
         })
         .collect())
@@ -127,6 +131,8 @@ struct Document {
     start: Marker,
     /// Paths to the empty nulls in it (resource files only).
     empty_nulls: Vec<Vec<Step>>,
+    /// Paths to the quoted scalars in it (resource files only).
+    quoted: Vec<(Vec<Step>, Quote)>,
     /// The first non-scalar mapping key (resource files only).
     invalid_key: Option<ParseError>,
 }
@@ -371,6 +377,8 @@ struct Builder<'a> {
     resource_mode: bool,
     /// The empty nulls of the current document.
     empty_nulls: Vec<Vec<Step>>,
+    /// The quoted scalars of the current document.
+    quoted: Vec<(Vec<Step>, Quote)>,
     /// The first non-scalar key of the current document.
     invalid_key: Option<ParseError>,
     doc_start: Marker,
@@ -390,6 +398,7 @@ impl<'a> Builder<'a> {
             docs: Vec::new(),
             resource_mode: false,
             empty_nulls: Vec::new(),
+            quoted: Vec::new(),
             invalid_key: None,
             doc_start: Marker::new(0, 1, 0),
             root: None,
@@ -413,13 +422,15 @@ impl<'a> Builder<'a> {
                 self.anchored_blocks = 0;
                 self.expanded = 0;
                 self.empty_nulls.clear();
+                self.quoted.clear();
                 self.invalid_key = None;
             }
             Event::DocumentEnd => {
                 let value = self.root.take().unwrap_or(Value::Null);
                 let empty_nulls = std::mem::take(&mut self.empty_nulls);
+                let quoted = std::mem::take(&mut self.quoted);
                 let invalid_key = self.invalid_key.take();
-                self.docs.push(Document { value, start: self.doc_start, empty_nulls, invalid_key });
+                self.docs.push(Document { value, start: self.doc_start, empty_nulls, quoted, invalid_key });
             }
             Event::Scalar(text, style, anchor, tag) => self.scalar(text, style, anchor, tag.as_deref(), span)?,
             Event::Alias(id) => self.alias(id, span)?,
@@ -468,8 +479,20 @@ impl<'a> Builder<'a> {
         } else {
             resolve_scalar(&text, style, kind).map_err(|m| ParseError::at(span.start, m))?
         };
-        if self.resource_mode && !is_key && text.is_empty() && block.is_null() && style == ScalarStyle::Plain {
-            self.note_empty_null();
+        if self.resource_mode && !is_key {
+            if text.is_empty() && block.is_null() && style == ScalarStyle::Plain {
+                if let Some(path) = self.block_path() {
+                    self.empty_nulls.push(path);
+                }
+            } else if let Some(quote) = match style {
+                ScalarStyle::SingleQuoted => Some(Quote::Single),
+                ScalarStyle::DoubleQuoted => Some(Quote::Double),
+                _ => None,
+            } {
+                if let Some(path) = self.block_path() {
+                    self.quoted.push((path, quote));
+                }
+            }
         }
         let text = (is_key || anchor != 0).then(|| text.into_owned());
         if anchor != 0 {
@@ -495,11 +518,11 @@ impl<'a> Builder<'a> {
         self.add(node)
     }
 
-    /// Notes the path of the empty null about to be added, in block collections outside
-    /// anchors and merge keys (where a path would not say where the value ends up).
-    fn note_empty_null(&mut self) {
+    /// The path of the value about to be added, in block collections outside anchors and
+    /// merge keys (where a path would not say where the value ends up).
+    fn block_path(&self) -> Option<Vec<Step>> {
         if self.anchored_blocks > 0 || self.in_flow() {
-            return;
+            return None;
         }
         let mut path = Vec::with_capacity(self.stack.len());
         for frame in &self.stack {
@@ -507,11 +530,11 @@ impl<'a> Builder<'a> {
                 Collection::Seq(items) => path.push(Step::Index(items.len())),
                 Collection::Map(state) => match &state.pending {
                     Some(key) if !key.merge && state.merging.is_none() => path.push(Step::Key(key.text.clone())),
-                    _ => return,
+                    _ => return None,
                 },
             }
         }
-        self.empty_nulls.push(path);
+        Some(path)
     }
 
     fn alias(&mut self, id: usize, span: Span) -> Result<(), ParseError> {
@@ -630,7 +653,9 @@ impl<'a> Builder<'a> {
                     let (text, dropped) = match node.text {
                         Some(text) => (text, false),
                         None if self.resource_mode => {
-                            self.invalid_key.get_or_insert_with(error);
+                            // Worded as the YAML decoder that meets it in kustomize words it.
+                            let key = super::go_syntax::sharp_v(&node.value);
+                            self.invalid_key.get_or_insert_with(|| ParseError::at(node.start, format!("invalid map key: {key}")));
                             (String::new(), true)
                         }
                         None => return Err(error()),
@@ -1363,25 +1388,6 @@ fn decode_binary(text: &str) -> Result<Value, String> {
     Ok(Value::String(out))
 }
 
-/// A string as Go's `%#v` prints it.
-fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::{parse_document, parse_documents, ParseError};
@@ -1584,11 +1590,32 @@ mod tests {
     }
 
     #[test]
+    fn resource_documents_note_quoted_scalars_of_block_collections() {
+        use crate::yaml::empty_nulls::Quote;
+        let text = "a: 'x'\nb:\n- \"y\"\n- z\n- {f: 'in flow'}\nc: &k 'anchored'\nd: |\n  block\n'e': plain\n";
+        let docs = super::parse_resource_documents(text).unwrap();
+        let quoted = docs[0].quoted.as_ref().unwrap();
+        assert_eq!(quoted.field("a").and_then(|n| n.mark()), Some(&Quote::Single));
+        assert_eq!(quoted.field("b").and_then(|n| n.item(0)).and_then(|n| n.mark()), Some(&Quote::Double));
+        assert_eq!(quoted.field("c").and_then(|n| n.mark()), Some(&Quote::Single));
+        // Plain, block and flow scalars are not noted, nor quoted keys.
+        for (key, item) in [("b", Some(1)), ("b", Some(2)), ("d", None), ("e", None)] {
+            let node = quoted.field(key);
+            let node = match item {
+                Some(i) => node.and_then(|n| n.item(i)),
+                None => node,
+            };
+            assert!(node.and_then(|n| n.mark()).is_none(), "{key} {item:?}");
+        }
+        assert!(super::parse_resource_documents("a: b\n").unwrap()[0].quoted.is_none());
+    }
+
+    #[test]
     fn resource_documents_leave_out_non_scalar_keys_and_say_where() {
         let docs = super::parse_resource_documents("a:\n  b: {{ .x }}\n  c: 1\n---\nd: 2\n").unwrap();
         assert_eq!(docs[0].value, json!({"a": {"b": {}, "c": 1}}));
         let at = docs[0].invalid_key.as_ref().unwrap();
-        assert_eq!((at.line, at.column, at.message.as_str()), (2, 7, "mapping keys must be scalars"));
+        assert_eq!((at.line, at.column, at.message.as_str()), (2, 7, r#"invalid map key: map[string]interface {}{".x":""}"#));
         assert!(docs[1].invalid_key.is_none());
         assert_eq!(err("a:\n  b: {{ .x }}\n").message, "mapping keys must be scalars");
     }

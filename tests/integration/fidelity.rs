@@ -20,12 +20,19 @@ fn tree(label: &str, files: &[(&str, &str)]) -> TempTree {
 /// Building `dir` of `t` fails, and stderr holds `ours` for peerpods-build and `kustomize` for
 /// the reference.
 fn fails_with(label: &str, t: &TempTree, dir: &str, ours_words: &str, kustomize_words: &str) {
+    fails_with_flags(label, t, dir, &[], ours_words, kustomize_words)
+}
+
+/// [`fails_with`], building with `flags`.
+fn fails_with_flags(label: &str, t: &TempTree, dir: &str, flags: &[&str], ours_words: &str, kustomize_words: &str) {
     let path = t.path(dir);
     let path = path.to_str().expect("UTF-8 path");
-    let r = ours(&["build", path], &t.root);
+    let mut args = vec!["build", path];
+    args.extend_from_slice(flags);
+    let r = ours(&args, &t.root);
     assert!(!r.success(), "{label}: peerpods-build succeeded, printing:\n{}", r.stdout);
     assert!(r.stderr.contains(ours_words), "{label}: peerpods-build's error lacks {ours_words:?}:\n{}", r.stderr);
-    if let Some(reference) = reference_run(&[path], &t.root, label) {
+    if let Some(reference) = reference_run(&args[1..], &t.root, label) {
         assert!(!reference.success(), "{label}: the reference succeeded, printing:\n{}", reference.stdout);
         assert!(
             reference.stderr.contains(kustomize_words),
@@ -148,7 +155,21 @@ fn a_non_scalar_mapping_key_fails_only_after_every_resource_is_read() {
     // Alone, the key is the error.
     let t = tree("complex-key", &[("kustomization.yaml", "resources:\n- d.yaml\n"), ("d.yaml", templated)]);
     let file = t.path("d.yaml");
-    fails_with("complex-key", &t, ".", &format!("{}:6:9: mapping keys must be scalars", file.display()), "invalid map key");
+    let words = r#"map[string]interface {}(nil): yaml: invalid map key: map[string]interface {}{".ns":""}"#;
+    fails_with("complex-key", &t, ".", &format!("{words} ({}:6:9)", file.display()), words);
+    // Keys of every kind, printed as Go prints the decoded key.
+    let keys = [
+        ("[a, 1, 2.5, null, \"\"]: x", r#"[]interface {}{"a", 1, 2.5, interface {}(nil), ""}"#),
+        ("? {a: 1, b: [x], c: }\n    : v", r#"map[string]interface {}{"a":1, "b":[]interface {}{"x"}, "c":""}"#),
+        ("? - q\n      - 7\n    : v", r#"[]interface {}{"q", 7}"#),
+        ("{a: {{b: c}: d}}: e", r#"map[string]interface {}{"b":"c"}"#),
+    ];
+    for (key, printed) in keys {
+        let doc = format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    {key}\n");
+        let t = tree("complex-key-kinds", &[("kustomization.yaml", "resources:\n- d.yaml\n"), ("d.yaml", &doc)]);
+        let words = format!("map[string]interface {{}}(nil): yaml: invalid map key: {printed}");
+        fails_with(key, &t, ".", &words, &words);
+    }
 }
 
 #[test]
@@ -156,13 +177,22 @@ fn values_the_yaml_encoder_refuses_fail_the_build() {
     for (label, value) in [("delete", "\\x7f"), ("c1-control", "\\u0090"), ("non-character", "\\uFFFE")] {
         let cm = format!("{CONFIG_MAP}data:\n  x: \"bad{value} here\"\n");
         let t = tree(label, &[("kustomization.yaml", "resources:\n- cm.yaml\n"), ("cm.yaml", &cm)]);
-        let words = "yaml: control characters are not allowed";
-        fails_with(label, &t, ".", &format!("ConfigMap.v1.[noGrp]/a.[noNs]: {words}"), words);
+        // kustomize names the resource by its decoded map, as Go's `%#v` prints it.
+        let escaped = value.replace("\\uFFFE", "\\ufffe");
+        let words = format!(
+            r#"map[string]interface {{}}{{"apiVersion":"v1", "data":map[string]interface {{}}{{"x":"bad{escaped} here"}}, "kind":"ConfigMap", "metadata":map[string]interface {{}}{{"name":"a"}}}}: yaml: control characters are not allowed"#
+        );
+        fails_with(label, &t, ".", &words, &words);
     }
+    // Numbers, nulls, lists and escapes print as Go prints them.
+    let thing = "apiVersion: example.com/v1\nkind: Thing\nmetadata:\n  name: a\nspec:\n  f: 1.0\n  g: 1000000.0\n  g2: 1234567.5\n  h: 0.00001\n  h2: 0.0001\n  i: 42\n  n: null\n  e:\n  list: [1, \"two\", {k: v}]\n  empty: {}\n  s: \"tab\\there\\u00a0nb\\u200bz\\U0001F600\\a\"\n  bad: \"x\\x7f\"\n";
+    let t = tree("go-printed", &[("kustomization.yaml", "resources:\n- r.yaml\n"), ("r.yaml", thing)]);
+    let words = r#"map[string]interface {}{"apiVersion":"example.com/v1", "kind":"Thing", "metadata":map[string]interface {}{"name":"a"}, "spec":map[string]interface {}{"bad":"x\x7f", "e":interface {}(nil), "empty":map[string]interface {}{}, "f":1, "g":1e+06, "g2":1.2345675e+06, "h":1e-05, "h2":0.0001, "i":42, "list":[]interface {}{1, "two", map[string]interface {}{"k":"v"}}, "n":interface {}(nil), "s":"tab\there\u00a0nb\u200bz😀\a"}}: yaml: control characters are not allowed"#;
+    fails_with("go-printed", &t, ".", words, words);
     // A next-line character is fine in a value, not in a key.
     let cm = format!("{CONFIG_MAP}data:\n  \"k\\u0085\": v\n");
     let t = tree("nel-key", &[("kustomization.yaml", "resources:\n- cm.yaml\n"), ("cm.yaml", &cm)]);
-    let words = "yaml: line 1: did not find expected ',' or '}'";
+    let words = r#"map[string]interface {}{"apiVersion":"v1", "data":map[string]interface {}{"k\u0085":"v"}, "kind":"ConfigMap", "metadata":map[string]interface {}{"name":"a"}}: yaml: line 1: did not find expected ',' or '}'"#;
     fails_with("nel-key", &t, ".", words, words);
 }
 
@@ -216,4 +246,104 @@ fn field_spec_errors_name_the_field_and_the_object() {
     let words = "considering field 'metadata/labels' of object ConfigMap.v1.[noGrp]/cm.[noNs]: wrong node kind: \
                  expected MappingNode but got SequenceNode: node contents:\n- broken\n";
     fails_with("labels-on-a-list", &t, ".", words, words);
+}
+
+/// kyaml prints the node itself in a "wrong node kind" error: keys in the order written and
+/// quoted scalars with their quotes, kept when a transformer set their value.
+#[test]
+fn error_dumps_show_nodes_with_their_keys_in_order_and_their_quotes() {
+    const NS_TRANSFORMER: &str = "apiVersion: builtin\nkind: NamespaceTransformer\nmetadata:\n  name: x\n  namespace: prod\nfieldSpecs:\n- path: subjects\n  kind: RoleBinding\n- path: spec/nested\n  kind: Thing\n";
+    let with_transformer = "resources:\n- r.yaml\ntransformers:\n- t.yaml\n";
+    let cases: [(&str, &str, &str, &str); 5] = [
+        (
+            "subjects-set-keep-quotes",
+            with_transformer,
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: rb\nsubjects:\n- name: default\n  namespace: 'old'\n- name: default\n  namespace: \"other\"\n- name: default\n  namespace: plain\n- name: \"quoted-name\"\n  kind: 'User'\n  namespace: \"kept\"\n",
+            "of object RoleBinding.v1.rbac.authorization.k8s.io/rb.prod: wrong node kind: expected ScalarNode but got SequenceNode: node contents:\n- name: default\n  namespace: 'prod'\n- name: default\n  namespace: \"prod\"\n- name: default\n  namespace: prod\n- name: \"quoted-name\"\n  kind: 'User'\n  namespace: \"kept\"\n",
+        ),
+        (
+            "map-in-written-order",
+            with_transformer,
+            "apiVersion: example.com/v1\nkind: Thing\nmetadata:\n  name: t\nspec:\n  nested:\n    zeta: \"z\"\n    alpha: 'it''s'\n    mid: \"tab\\there\"\n    empty: ''\n    plain: 1\n",
+            "wrong node kind: expected ScalarNode but got MappingNode: node contents:\nzeta: \"z\"\nalpha: 'it''s'\nmid: \"tab\\there\"\nempty: ''\nplain: 1\n",
+        ),
+        (
+            "labels-on-a-quoted-scalar",
+            "resources:\n- r.yaml\nlabels:\n- pairs:\n    app: x\n  includeSelectors: true\n",
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  selector: \"app\"\n",
+            "considering field 'spec/selector' of object Service.v1.[noGrp]/s.[noNs]: wrong node kind: expected MappingNode but got ScalarNode: node contents:\n\"app\"\n",
+        ),
+        (
+            "labels-on-a-list",
+            "resources:\n- r.yaml\ncommonLabels:\n  app: x\n",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  selector:\n    matchLabels:\n    - 'a'\n    - \"b\"\n    - c\n",
+            "wrong node kind: expected MappingNode but got SequenceNode: node contents:\n- 'a'\n- \"b\"\n- c\n",
+        ),
+        (
+            "annotations-on-a-single-quoted-scalar",
+            "resources:\n- r.yaml\ncommonAnnotations:\n  note: x\n",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations: 'just text'\n",
+            "wrong node kind: expected MappingNode but got ScalarNode: node contents:\n'just text'\n",
+        ),
+    ];
+    for (label, kustomization, resource, words) in cases {
+        let t = tree(label, &[("kustomization.yaml", kustomization), ("t.yaml", NS_TRANSFORMER), ("r.yaml", resource)]);
+        fails_with(label, &t, ".", words, words);
+    }
+}
+
+/// kustomize's loader refuses a folder at or above one on the way to it: a kustomization
+/// reaching its own folder or an ancestor, or a base listing its overlay.
+#[test]
+fn folders_reaching_back_up_the_chain_are_cycles() {
+    let cm = CONFIG_MAP;
+    let t = tree(
+        "cycles",
+        &[
+            ("o/x/kustomization.yaml", "resources:\n- cm.yaml\n- sub\n"),
+            ("o/x/cm.yaml", cm),
+            ("o/x/sub/kustomization.yaml", "resources:\n- ..\n"),
+            ("self/kustomization.yaml", "resources:\n- .\n"),
+            ("up/cm.yaml", cm),
+            ("up/a/kustomization.yaml", "resources:\n- ../\n"),
+            ("base/kustomization.yaml", "resources:\n- ../overlay\n"),
+            ("overlay/kustomization.yaml", "resources:\n- ../base\n"),
+            ("comp/kustomization.yaml", "components:\n- c\n"),
+            ("comp/c/kustomization.yaml", "kind: Component\ncomponents:\n- ..\n"),
+        ],
+    );
+    let root = t.root.canonicalize().expect("scratch tree");
+    let at = |rel: &str| root.join(rel).display().to_string();
+    let cycle = |candidate: &str, visited: &str| {
+        format!("cycle detected: candidate root '{}' contains visited root '{}'", at(candidate), at(visited))
+    };
+    let from = |entry: &str, path: &str| {
+        format!("accumulating resources: accumulation err='accumulating resources from '{entry}': '{}' must resolve to a file'", at(path))
+    };
+    let cases = [
+        ("parent", "o/x/sub", format!("{}: {}", from("..", "o/x"), cycle("o/x", "o/x/sub"))),
+        (
+            "parent-through-child",
+            "o/x",
+            format!("{}: recursed accumulation of path '{}': {}: {}", from("sub", "o/x/sub"), at("o/x/sub"), from("..", "o/x"), cycle("o/x", "o/x/sub")),
+        ),
+        ("itself", "self", format!("{}: {}", from(".", "self"), cycle("self", "self"))),
+        // Refused before looking for a kustomization there.
+        ("ancestor-without-kustomization", "up/a", format!("{}: {}", from("../", "up"), cycle("up", "up/a"))),
+        (
+            "base-and-overlay",
+            "overlay",
+            format!("{}: recursed accumulation of path '{}': {}: {}", from("../base", "base"), at("base"), from("../overlay", "overlay"), cycle("overlay", "overlay")),
+        ),
+        ("component-parent", "comp/c", format!("accumulating components: loader.New \"{}\"", cycle("comp", "comp/c"))),
+    ];
+    for (label, dir, words) in &cases {
+        fails_with(label, &t, dir, words, words);
+    }
+    let unrestricted = format!(
+        "accumulating resources: accumulation err='accumulating resources from '../overlay': read {}: is a directory': {}",
+        at("overlay"),
+        cycle("overlay", "overlay")
+    );
+    fails_with_flags("base-and-overlay-unrestricted", &t, "overlay", &["--load-restrictor", "LoadRestrictionsNone"], &unrestricted, &unrestricted);
 }

@@ -1,0 +1,129 @@
+//! Values as Go's `fmt` prints them with `%q` and `%#v`, for kustomize's messages that quote a
+//! string or dump a decoded resource (`map[string]interface {}{...}`).
+use serde_json::{Number, Value};
+use std::fmt::Write as _;
+
+/// A string as Go's `%q` (and `%#v`) prints it: `strconv.Quote`.
+pub fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if !is_go_printable(c) => {
+                let _ = if (c as u32) < 0x10000 { write!(out, "\\u{:04x}", c as u32) } else { write!(out, "\\U{:08x}", c as u32) };
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Go's `unicode.IsPrint` for characters beyond ASCII, for the ones resources hold in practice:
+/// controls, format characters, spaces other than U+0020, line and paragraph separators,
+/// private use and non-characters are not printable.
+fn is_go_printable(c: char) -> bool {
+    let u = c as u32;
+    !matches!(u,
+        0x80..=0xA0 | 0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x1680 | 0x180E
+        | 0x2000..=0x200F | 0x2028..=0x202F | 0x205F..=0x2064 | 0x2066..=0x206F | 0x3000
+        | 0xE000..=0xF8FF | 0xFDD0..=0xFDEF | 0xFEFF | 0xFFF9..=0xFFFB | 0xFFFE | 0xFFFF
+        | 0xF0000..)
+        && (u & 0xFFFE) != 0xFFFE
+}
+
+/// A decoded resource as Go's `%#v` prints a `map[string]interface {}` (keys sorted).
+pub fn sharp_v(value: &Value) -> String {
+    let mut out = String::new();
+    write_sharp_v(value, &mut out);
+    out
+}
+
+fn write_sharp_v(value: &Value, out: &mut String) {
+    match value {
+        Value::Null => out.push_str("interface {}(nil)"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => write_number(n, out),
+        Value::String(s) => out.push_str(&quote(s)),
+        Value::Array(items) => {
+            out.push_str("[]interface {}{");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_sharp_v(item, out);
+            }
+            out.push('}');
+        }
+        Value::Object(map) => {
+            out.push_str("map[string]interface {}{");
+            let mut entries: Vec<_> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            for (i, (k, v)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&quote(k));
+                out.push(':');
+                write_sharp_v(v, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// An int as is; a float64 as Go's `%v` (`strconv.FormatFloat(f, 'g', -1, 64)`): the shortest
+/// digits, in exponent form (`1e+06`) below 1e-4 or from 1e6 on.
+fn write_number(n: &Number, out: &mut String) {
+    let Some(f) = n.as_f64().filter(|_| n.is_f64()) else {
+        let _ = write!(out, "{n}");
+        return;
+    };
+    if !f.is_finite() {
+        out.push_str(if f.is_nan() { "NaN" } else if f > 0.0 { "+Inf" } else { "-Inf" });
+        return;
+    }
+    // Rust's `{:e}` gives the shortest digits that read back: `d.ddde±x`.
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').expect("exponent");
+    let exp: i32 = exp.parse().expect("exponent digits");
+    if !(-4..6).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        let _ = write!(out, "{mantissa}e{sign}{:02}", exp.abs());
+    } else {
+        let _ = write!(out, "{f}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn strings_are_quoted_as_strconv_quote_does() {
+        assert_eq!(quote("a\"b\\c\td\u{7}"), r#""a\"b\\c\td\a""#);
+        assert_eq!(quote("bad\u{7f}\u{90}\u{fffe}é"), r#""bad\x7f\u0090\ufffeé""#);
+    }
+
+    #[test]
+    fn maps_print_sorted_with_go_type_names() {
+        let v = json!({"z": [1, 2.5, null, true], "a": {"k": "v"}, "e": {}, "f": 1e6, "g": 0.00001, "h": 123456.0});
+        assert_eq!(
+            sharp_v(&v),
+            r#"map[string]interface {}{"a":map[string]interface {}{"k":"v"}, "e":map[string]interface {}{}, "f":1e+06, "g":1e-05, "h":123456, "z":[]interface {}{1, 2.5, interface {}(nil), true}}"#
+        );
+    }
+}
