@@ -14,6 +14,7 @@ pub mod kustomization;
 pub mod patch;
 pub mod remote;
 pub mod resource;
+pub mod safe_write;
 pub mod stack;
 pub mod target;
 pub mod transform;

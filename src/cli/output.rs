@@ -1,16 +1,9 @@
-//! Writing a build's output: one stream, or one file per resource, never half-written.
-//!
-//! Every file is first written to a temporary file created exclusively (`O_EXCL`, random name,
-//! so a symlink planted in the folder is never followed) beside its destination, then renamed
-//! over it. A temporary file is removed on every error path; an existing destination keeps its
-//! permission bits, a new one gets the umask's.
-use std::io::Write;
+//! Writing a build's output: one stream, or one file per resource, never half-written
+//! (through `peerpods_build::safe_write`).
 use std::path::{Component, Path, PathBuf};
 
-use tempfile::NamedTempFile;
-
-/// The suffix of temporary output files (`.<name>.<random>.peerpods-build.tmp`).
-const TEMP_SUFFIX: &str = ".peerpods-build.tmp";
+pub use peerpods_build::safe_write::write_atomically;
+use peerpods_build::safe_write::{commit, stage};
 
 /// One file per resource, named as kustomize names them: `[group_]version_kind_name.yaml`, with the
 /// namespace (`default` for none) in front when the namespaced resources span several namespaces.
@@ -66,47 +59,6 @@ fn file_in(dir: &Path, name: &str) -> Result<PathBuf, String> {
         return Err(format!("the file name '{name}' is not a plain file name"));
     }
     Ok(path)
-}
-
-/// Writes through a temporary file, so a failure never leaves a half-written output.
-pub fn write_atomically(path: &Path, content: &str) -> Result<(), String> {
-    let staged = stage(path, content)?;
-    commit(staged, path)
-}
-
-/// `content` in a new temporary file beside `path`, with the mode `path` should end up with.
-/// Dropping the result (any error on the way) removes the file.
-fn stage(path: &Path, content: &str) -> Result<NamedTempFile, String> {
-    let folder = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let file_name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
-    let prefix = format!(".{}.", file_name.to_string_lossy());
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(TEMP_SUFFIX);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // The mode given to open(2), which the umask then narrows: what a new file gets.
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut temp = builder.tempfile_in(folder).map_err(|e| format!("writing {}: creating a temporary file in {}: {e}", path.display(), folder.display()))?;
-    temp.write_all(content.as_bytes())
-        .and_then(|()| temp.as_file().sync_data())
-        .map_err(|e| format!("writing {}: {e}", temp.path().display()))?;
-    // An existing regular file keeps its permission bits (a symlink is replaced, not followed).
-    if let Ok(existing) = std::fs::symlink_metadata(path) {
-        if existing.is_file() {
-            temp.as_file().set_permissions(existing.permissions()).map_err(|e| format!("writing {}: {e}", path.display()))?;
-        }
-    }
-    Ok(temp)
-}
-
-/// Renames a staged file over `path`.
-fn commit(staged: NamedTempFile, path: &Path) -> Result<(), String> {
-    staged.persist(path).map(drop).map_err(|e| format!("writing {}: {}", path.display(), e.error))
 }
 
 #[cfg(test)]

@@ -26,24 +26,12 @@ pub(super) fn read(file: &Path) -> Result<String, EditError> {
 }
 
 /// Writes `text` over `file` (through a symlink, keeping the file's permissions), after
-/// checking it still reads as a kustomization; a temporary file renamed into place means
-/// the file is never half-written.
+/// checking it still reads as a kustomization; never half-written ([`crate::safe_write`]).
 pub(super) fn write(file: &Path, text: &str) -> Result<(), EditError> {
     crate::target::parse_kustomization(text, file)
         .map_err(|e| Error::msg(format!("the edit would leave {} unreadable, nothing written: {e}", file.display())))?;
-    let io = |path: &Path, e: std::io::Error| Error::Io { path: path.to_path_buf(), message: e.to_string() };
-    let target = std::fs::canonicalize(file).map_err(|e| io(file, e))?;
-    let permissions = std::fs::metadata(&target).map_err(|e| io(&target, e))?.permissions();
-    let tmp = target.with_file_name(format!(
-        ".{}.peerpods-build-edit.tmp",
-        target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
-    ));
-    std::fs::write(&tmp, text).map_err(|e| io(&tmp, e))?;
-    let renamed = std::fs::set_permissions(&tmp, permissions).and_then(|_| std::fs::rename(&tmp, &target));
-    if let Err(e) = renamed {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io(&target, e).into());
-    }
+    let target = std::fs::canonicalize(file).map_err(|e| Error::Io { path: file.to_path_buf(), message: e.to_string() })?;
+    crate::safe_write::write_atomically(&target, text).map_err(Error::msg)?;
     Ok(())
 }
 

@@ -359,6 +359,26 @@ fn other_kustomization_file_names_are_edited() {
     }
 }
 
+/// The edited file is replaced through a fresh temporary file: a link planted where a
+/// temporary file could be expected is never followed, and the file keeps its mode.
+#[cfg(unix)]
+#[test]
+fn edits_never_follow_a_planted_link_and_keep_the_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = TempTree::new("edit-planted-link");
+    let victim = tmp.write("victim.txt", "untouched\n");
+    let file = tmp.write("app/kustomization.yaml", "resources: []\n");
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).unwrap();
+    for name in [".kustomization.yaml.peerpods-build-edit.tmp", ".kustomization.yaml.peerpods-build.tmp"] {
+        tmp.symlink(&victim.to_string_lossy(), &format!("app/{name}"));
+    }
+    let r = ours(&["edit", "set", "namespace", "--", "ns"], &tmp.path("app"));
+    assert!(r.success(), "{}", r.stderr);
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "untouched\n");
+    assert_eq!(fs::read_to_string(&file).unwrap(), "resources: []\nnamespace: ns\n");
+    assert_eq!(fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
+}
+
 /// Argo CD reads `version --short` through Masterminds' semver pattern and chooses its calls
 /// by the version: labels as separate arguments from 3.8.5, components from 3.7.0, Helm
 /// options from 5.3.0.
