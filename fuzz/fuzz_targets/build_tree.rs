@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
         std::fs::write(dir.join(file), parts.next().unwrap_or("")).expect("writing the tree");
     }
     for load_restrictor in [LoadRestrictor::RootOnly, LoadRestrictor::None] {
-        if let Ok(result) = build(&dir.join("app"), &BuildOptions { load_restrictor, reorder: None }) {
+        if let Ok(result) = build(&dir.join("app"), &BuildOptions { load_restrictor, ..BuildOptions::default() }) {
             let _ = result.to_yaml();
         }
     }
