@@ -161,7 +161,12 @@ fn parse_stream(text: &str, resource_mode: bool) -> Result<Vec<Document>, ParseE
                 // lines, saphyr wants them inside the enclosing block: indent them further
                 // (their leading blanks are folded away, so the value stays the same).
                 let start = Source::new(current).byte_offset(at);
-                patched = Some(indent_quoted_scalar(current, start).ok_or(error)?);
+                let indented = indent_quoted_scalar(current, start).ok_or_else(|| error.clone())?;
+                // Nothing left to indent: the scalar is refused for another reason.
+                if indented == current {
+                    return Err(error);
+                }
+                patched = Some(indented);
                 fixes += 1;
             }
             Err(Failure::TabAfterColon(error, _))
@@ -1393,6 +1398,20 @@ mod tests {
     use super::{parse_document, parse_documents, ParseError};
     use pretty_assertions::assert_eq;
     use serde_json::{json, Value};
+
+    #[test]
+    fn a_quoted_scalar_that_indenting_cannot_fix_is_refused_at_once() {
+        // A document end marker inside the scalar: once its other lines are indented, indenting
+        // again changes nothing, and the parse stops there instead of trying again and again.
+        let text = "a: \"x\n...b:\n  c d\"\n";
+        let once = super::indent_quoted_scalar(text, 3).unwrap();
+        assert_ne!(once, text);
+        assert_eq!(super::indent_quoted_scalar(&once, 3).as_deref(), Some(once.as_str()));
+        let error = parse_documents(text).unwrap_err();
+        assert!(error.message.contains("quoted scalar"), "{}", error.message);
+    }
+
+
 
     fn doc(text: &str) -> Value {
         parse_document(text).unwrap_or_else(|e| panic!("{text:?}: {e}"))
