@@ -32,8 +32,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
 fn have_git(label: &str) -> bool {
     let present = Command::new("git").arg("--version").output().is_ok_and(|o| o.status.success());
     if !present {
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "{label}: git is required under CI");
-        eprintln!("SKIP {label}: no git program");
+        crate::common::skip(label, "no git program");
     }
     present
 }
@@ -42,8 +41,7 @@ fn have_git(label: &str) -> bool {
 fn reference_here(label: &str) -> Option<&'static [String]> {
     let found = reference();
     if found.is_none() {
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "{label}: the reference kustomize is required under CI");
-        eprintln!("SKIP {label}: no reference kustomize; checked against our own cached/uncached builds only");
+        crate::common::skip(label, "no reference kustomize; checked against our own cached/uncached builds only");
     }
     found
 }
