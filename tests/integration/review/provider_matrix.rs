@@ -141,8 +141,8 @@ fn generator_keys(root: &Path, folder: &str, generator: &Value) -> Result<Vec<St
     }
     for env in strings(generator, "envs").into_iter().chain(strings(generator, "env")) {
         let path = root.join(folder).join(&env);
-        let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        keys.extend(text.lines().filter_map(env_key));
+        let env_file = peerpods_build::adaptor_settings::EnvFile::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        keys.extend(env_file.entries.into_iter().map(|entry| entry.key));
     }
     for file in strings(generator, "files") {
         let key = match file.split_once('=') {
@@ -152,15 +152,6 @@ fn generator_keys(root: &Path, folder: &str, generator: &Value) -> Result<Vec<St
         keys.push(key);
     }
     Ok(keys)
-}
-
-/// `KEY=value` or the documenting comment `# KEY=value`.
-fn env_key(line: &str) -> Option<String> {
-    let line = line.trim();
-    let line = line.strip_prefix('#').map(|rest| rest.strip_prefix(' ').unwrap_or(rest)).unwrap_or(line);
-    let (key, _) = line.split_once('=')?;
-    let is_name = !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !key.starts_with(|c: char| c.is_ascii_digit());
-    is_name.then(|| key.to_string())
 }
 
 fn write_settings(out: &mut String, root: &Path, providers: &[Provider]) -> Result<(), String> {
@@ -317,7 +308,12 @@ fn describe_target(target: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::env_key;
+    use peerpods_build::adaptor_settings::EnvFile;
+    use std::path::Path;
+
+    fn env_key(line: &str) -> Option<String> {
+        EnvFile::parse(Path::new("settings.env"), line).entries.into_iter().next().map(|entry| entry.key)
+    }
 
     #[test]
     fn env_keys_set_and_documented() {
