@@ -12,6 +12,7 @@ pub mod error;
 pub mod generate;
 pub mod kustomization;
 pub mod patch;
+pub mod process;
 pub mod remote;
 pub mod resource;
 pub mod safe_write;

@@ -6,9 +6,10 @@
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout};
 
 use super::DiffError;
+use crate::process::Program;
 use crate::kustomization::loader::{normalize, KUSTOMIZATION_FILE_NAMES};
 
 /// Files of one revision, written on demand into a temporary folder removed when dropped.
@@ -162,15 +163,12 @@ struct CatFile {
 
 impl CatFile {
     fn start(toplevel: &Path) -> Result<CatFile, DiffError> {
-        let mut child = Command::new("git")
+        let mut child = Program::new("git")
             .arg("-C")
             .arg(toplevel)
             .args(["cat-file", "--batch"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|e| DiffError::Git(format!("cannot run git: {e}")))?;
+            .spawn_conversation()
+            .map_err(|e| DiffError::Git(e.to_string()))?;
         let requests = child.stdin.take().expect("stdin is piped");
         let answers = BufReader::new(child.stdout.take().expect("stdout is piped"));
         Ok(CatFile { child, requests, answers })
@@ -236,16 +234,10 @@ fn write_entry(root: &Path, entry: &Entry, content: &[u8]) -> Result<(), DiffErr
 
 /// Runs `git -C dir args...` with the caller's environment; its stdout, or its stderr as the error.
 fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, DiffError> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| DiffError::Git(format!("cannot run git: {e}")))?;
-    if out.status.success() {
+    let out = Program::new("git").arg("-C").arg(dir).args(args).run().map_err(|e| DiffError::Git(e.to_string()))?;
+    if out.success() {
         Ok(out.stdout)
     } else {
-        Err(DiffError::Git(format!("git {} in {}: {}", args.join(" "), dir.display(), String::from_utf8_lossy(&out.stderr).trim())))
+        Err(DiffError::Git(format!("git {} in {}: {}", args.join(" "), dir.display(), out.stderr_text())))
     }
 }

@@ -1,9 +1,9 @@
 //! The `git` program, run as kustomize runs it: the user's environment (credentials, ssh
 //! config, proxies, CA settings) passes through, each command has a timeout.
-use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::process::{Program, ProcessError};
 
 use super::RemoteError;
 
@@ -23,49 +23,28 @@ const REPOSITORY_VARIABLES: [&str; 8] = [
 
 /// Runs `git args...` in `dir` for the repository `url`, with a timeout; returns stdout.
 pub fn run(dir: &Path, args: &[&str], url: &str, timeout: Duration) -> Result<String, RemoteError> {
-    let mut command = Command::new("git");
-    command.args(args).current_dir(dir).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut program = Program::new("git").args(args).current_dir(dir).timeout(timeout);
     for name in REPOSITORY_VARIABLES {
-        command.env_remove(name);
+        program = program.env_remove(name);
     }
     // A password prompt would wait for the timeout; fail at once unless the user asked for prompts.
     if std::env::var_os("GIT_TERMINAL_PROMPT").is_none() {
-        command.env("GIT_TERMINAL_PROMPT", "0");
+        program = program.env("GIT_TERMINAL_PROMPT", "0");
     }
     let shown = format!("git {}", args.join(" "));
-    let mut child = command.spawn().map_err(|e| RemoteError::new(url, "no 'git' program on PATH", e.to_string()))?;
-    let stdout = drain(child.stdout.take());
-    let stderr = drain(child.stderr.take());
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() >= timeout => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(RemoteError::new(url, "timed out", format!("'{shown}' took more than {timeout:?} (set ?timeout= in the URL)")));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(e) => return Err(RemoteError::new(url, "git failed", e.to_string())),
+    let finished = program.run().map_err(|error| match error {
+        ProcessError::NotFound { .. } => RemoteError::new(url, "no 'git' program on PATH", error.to_string()),
+        ProcessError::TimedOut { .. } => {
+            RemoteError::new(url, "timed out", format!("'{shown}' took more than {timeout:?} (set ?timeout= in the URL)"))
         }
-    };
-    let out = stdout.join().unwrap_or_default();
-    let err = stderr.join().unwrap_or_default();
-    if status.success() {
-        Ok(out)
+        other => RemoteError::new(url, "git failed", other.to_string()),
+    })?;
+    if finished.success() {
+        Ok(String::from_utf8_lossy(&finished.stdout).into_owned())
     } else {
-        Err(RemoteError::new(url, classify(&err), format!("'{shown}': {}", err.trim())))
+        let err = finished.stderr_text();
+        Err(RemoteError::new(url, classify(&err), format!("'{shown}': {err}")))
     }
-}
-
-fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<String> {
-    std::thread::spawn(move || {
-        let mut text = String::new();
-        if let Some(mut pipe) = pipe {
-            let _ = pipe.read_to_string(&mut text);
-        }
-        text
-    })
 }
 
 /// What went wrong, from git's message: the words users search for.
