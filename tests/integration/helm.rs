@@ -1,0 +1,278 @@
+//! `helmCharts` against the reference kustomize, both running the same `helm`: the stand-in on
+//! helm-python-sdk (`tools/helm-standin/helm`), as no helm binary is at hand. Each case folder
+//! under `tests/helm/cases` is built by both, each in its own copy (so that each pulls its own
+//! charts), and the outputs must be the same bytes; the error cases must fail alike, with the
+//! same message once the random temporary folder is set aside.
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::common::{self, Run, TempTree};
+
+/// The stand-in and the Python that has helm_python, or a visible skip.
+struct Helm {
+    standin: PathBuf,
+    python: String,
+}
+
+impl Helm {
+    fn find(label: &str) -> Option<Helm> {
+        let standin = common::manifest_dir().join("tools/helm-standin/helm");
+        let python = std::env::var("PEERPODS_HELM_PYTHON").ok().filter(|p| !p.is_empty()).unwrap_or_else(|| "python3".into());
+        let works = std::process::Command::new(&python).args(["-c", "import helm_python"]).output().is_ok_and(|o| o.status.success());
+        if !works {
+            common::skip(label, &format!("{python} cannot import helm_python (install helm-python-sdk, or set PEERPODS_HELM_PYTHON)"));
+            return None;
+        }
+        Some(Helm { standin, python })
+    }
+
+    fn env(&self) -> Vec<(&str, &str)> {
+        vec![("PEERPODS_HELM_PYTHON", self.python.as_str())]
+    }
+
+    fn command(&self) -> &str {
+        self.standin.to_str().expect("UTF-8 path")
+    }
+}
+
+/// The charts each case needs, and where (relative to the case folder).
+fn chart_places(case: &str) -> Vec<&'static str> {
+    match case {
+        "inherited-namespace" | "shared-base" => vec!["base/charts"],
+        "component" => vec!["monitoring/charts"],
+        "chart-home" => vec!["vendor/charts"],
+        "overlay-on-chart" | "repository" | "no-charts" => vec![],
+        _ => vec!["charts"],
+    }
+}
+
+/// A copy of every case, with its charts in place.
+fn cases_tree(label: &str, port: u16) -> TempTree {
+    let tree = TempTree::new(label);
+    let cases = common::manifest_dir().join("tests/helm/cases");
+    common::copy_dir(&cases, &tree.root);
+    for entry in fs::read_dir(&cases).unwrap() {
+        let case = entry.unwrap().file_name().to_string_lossy().into_owned();
+        for place in chart_places(&case) {
+            for chart in ["app", "plain"] {
+                common::copy_dir(&common::manifest_dir().join("tests/helm/charts").join(chart), &tree.root.join(&case).join(place).join(chart));
+            }
+        }
+    }
+    let repository = tree.root.join("repository/kustomization.yaml");
+    let text = fs::read_to_string(&repository).unwrap().replace("PORT", &port.to_string());
+    fs::write(&repository, text).unwrap();
+    tree
+}
+
+fn reference_build(dir: &Path, flags: &[&str], helm: &Helm, extra_env: &[(&str, &str)]) -> Option<Run> {
+    let command = common::reference()?;
+    let mut args: Vec<&str> = command[1..].iter().map(String::as_str).collect();
+    args.extend_from_slice(flags);
+    args.push(dir.to_str().unwrap());
+    let mut env = helm.env();
+    env.extend_from_slice(extra_env);
+    Some(common::run_program_env(&command[0], &args, dir, &env))
+}
+
+fn our_build(dir: &Path, flags: &[&str], helm: &Helm, cache: &Path, extra_env: &[(&str, &str)]) -> Run {
+    let mut args = vec!["build", "--cache-dir", cache.to_str().unwrap()];
+    args.extend_from_slice(flags);
+    args.push(dir.to_str().unwrap());
+    let mut env = helm.env();
+    env.extend_from_slice(extra_env);
+    common::ours_env(&args, dir, &env)
+}
+
+/// The error message without the program's own prefix and with the temporary folder named
+/// alike; ours also without the words naming the kustomization and chart, which kustomize lacks.
+fn normalized_error(stderr: &str, root: &Path) -> String {
+    let text = stderr.lines().filter(|l| !l.starts_with("SKIP") && !l.starts_with("# Warning")).collect::<Vec<_>>().join("\n");
+    let text = text.strip_prefix("error: ").or_else(|| text.strip_prefix("Error: ")).unwrap_or(&text);
+    let temp = regex::Regex::new(r"kustomize-helm-[A-Za-z0-9]+").unwrap();
+    let ours = regex::Regex::new(r"[^ '`]*kustomization\.yaml: (helmCharts|HelmChartInflationGenerator) '[^']*': |[^ '`]*helm\.yaml: HelmChartInflationGenerator '[^']*': ").unwrap();
+    let text = text.replace(root.to_str().unwrap(), "ROOT");
+    ours.replace_all(&temp.replace_all(&text, "kustomize-helm-TMP"), "").trim().to_string()
+}
+
+/// Builds `dir` (relative to each copy) with both programs and compares.
+fn compare(case: &str, flags: &[&str], extra_env: &[(&str, &str)], theirs: &Path, mine: &Path, helm: &Helm, cache: &Path) -> Result<(), String> {
+    let mut all = vec!["--enable-helm"];
+    if !flags.contains(&"--helm-command") {
+        all.extend(["--helm-command", helm.command()]);
+    }
+    all.extend_from_slice(flags);
+    let all: Vec<&str> = if flags.contains(&"--no-enable-helm") { flags.iter().copied().filter(|f| *f != "--no-enable-helm").collect() } else { all };
+    let Some(reference) = reference_build(&theirs.join(case), &all, helm, extra_env) else { return Ok(()) };
+    let ours = our_build(&mine.join(case), &all, helm, cache, extra_env);
+    if reference.success() != ours.success() {
+        return Err(format!(
+            "{case} {flags:?}: reference exit {:?}, ours {:?}\n--- reference stderr:\n{}\n--- our stderr:\n{}\n--- our stdout:\n{}",
+            reference.code, ours.code, reference.stderr, ours.stderr, ours.stdout
+        ));
+    }
+    if reference.success() {
+        if reference.stdout != ours.stdout {
+            return Err(format!("{case} {flags:?}: outputs differ\n--- reference:\n{}\n--- ours:\n{}", reference.stdout, ours.stdout));
+        }
+        if reference.stdout.trim().is_empty() {
+            return Err(format!("{case}: the reference printed nothing"));
+        }
+    } else {
+        let (want, got) = (normalized_error(&reference.stderr, theirs), normalized_error(&ours.stderr, mine));
+        if want != got {
+            return Err(format!("{case} {flags:?}: errors differ\n--- reference:\n{want}\n--- ours:\n{got}"));
+        }
+    }
+    Ok(())
+}
+
+/// A chart repository on 127.0.0.1 serving a folder, for a bounded time.
+struct Repository {
+    port: u16,
+    stop: Arc<AtomicBool>,
+    _dir: tempfile::TempDir,
+}
+
+impl Repository {
+    fn start(helm: &Helm) -> Repository {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("binding 127.0.0.1");
+        let port = listener.local_addr().unwrap().port();
+        let dir = tempfile::tempdir().unwrap();
+        let chart = common::manifest_dir().join("tests/helm/charts/app");
+        let script = "import sys, helm_python as h\nh.package(sys.argv[1], destination=sys.argv[2])\nh.repo_index_generate(sys.argv[2], base_url=sys.argv[3])\n";
+        let made = std::process::Command::new(&helm.python)
+            .args(["-c", script, chart.to_str().unwrap(), dir.path().to_str().unwrap(), &format!("http://127.0.0.1:{port}")])
+            .output()
+            .expect("running python");
+        assert!(made.status.success(), "packaging the test chart: {}", String::from_utf8_lossy(&made.stderr));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (root, stopped) = (dir.path().to_path_buf(), Arc::clone(&stop));
+        listener.set_nonblocking(true).unwrap();
+        std::thread::spawn(move || {
+            let deadline = Instant::now() + Duration::from_secs(300);
+            while !stopped.load(Ordering::Relaxed) && Instant::now() < deadline {
+                match listener.accept() {
+                    Ok((stream, _)) => serve(stream, &root),
+                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
+                }
+            }
+        });
+        Repository { port, stop, _dir: dir }
+    }
+}
+
+impl Drop for Repository {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+fn serve(stream: std::net::TcpStream, root: &Path) {
+    let _ = stream.set_nonblocking(false);
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut request = String::new();
+    if reader.read_line(&mut request).is_err() {
+        return;
+    }
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header).map_or(true, |n| n == 0) || header == "\r\n" {
+            break;
+        }
+    }
+    let path = request.split_whitespace().nth(1).unwrap_or("/").trim_start_matches('/').to_string();
+    let mut stream = stream;
+    let file = root.join(&path);
+    match (path.contains(".."), fs::read(&file)) {
+        (false, Ok(body)) => {
+            let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+            let _ = stream.write_all(&body);
+        }
+        _ => {
+            let _ = write!(stream, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        }
+    }
+}
+
+/// (case folder to build, extra flags, extra environment)
+const CASES: &[(&str, &[&str], &[(&str, &str)])] = &[
+    ("defaults", &[], &[]),
+    ("generated-name", &[], &[]),
+    ("inline-override", &[], &[]),
+    ("inline-merge", &[], &[]),
+    ("inline-replace", &[], &[]),
+    ("values-file", &[], &[]),
+    ("additional-values", &[], &[]),
+    ("crds", &[], &[]),
+    ("skip-tests", &[], &[]),
+    ("skip-hooks", &[], &[]),
+    ("chart-namespace", &[], &[]),
+    ("kustomization-namespace", &[], &[]),
+    ("inherited-namespace/overlay", &[], &[]),
+    ("versions-fields", &[], &[]),
+    ("versions-fields", &["--helm-kube-version", "v1.31.2", "--helm-api-versions", "example.com/v2"], &[]),
+    ("defaults", &["--helm-kube-version", "1.30.0", "--helm-api-versions", "monitoring.coreos.com/v1", "--helm-api-versions", "apps/v1"], &[]),
+    ("several-charts", &[], &[]),
+    ("component", &[], &[]),
+    ("shared-base/staging", &[], &[]),
+    ("shared-base/production", &[], &[]),
+    ("chart-home", &[], &[]),
+    ("deprecated-generator", &[], &[]),
+    ("builtin-generator", &[], &[]),
+    ("name-template", &[], &[]),
+    ("overlay-on-chart", &[], &[]),
+    ("repository", &[], &[]),
+    // Argo CD passes the helm flags to every Application, with or without charts.
+    ("no-charts", &["--helm-kube-version", "v1.31.0", "--helm-api-versions", "v1"], &[]),
+    ("no-charts", &["--no-enable-helm"], &[]),
+    // Errors.
+    ("error-missing-chart", &[], &[]),
+    ("error-values-not-yaml", &[], &[]),
+    ("error-template", &[], &[]),
+    ("error-merge-mode", &[], &[]),
+    ("error-no-name", &[], &[]),
+    ("error-values-outside", &[], &[]),
+    ("error-bad-release", &[], &[]),
+    ("defaults", &["--no-enable-helm"], &[]),
+    ("defaults", &["--helm-command", "no-such-helm-program"], &[]),
+    ("defaults", &[], &[("PEERPODS_HELM_STANDIN_VERSION", "v2.17.0")]),
+];
+
+#[test]
+fn helm_charts_render_as_the_reference_renders_them() {
+    let label = "helm charts against the reference";
+    let Some(helm) = Helm::find(label) else { return };
+    if common::reference().is_none() {
+        common::skip(label, common::NO_REFERENCE);
+        return;
+    }
+    let repository = Repository::start(&helm);
+    let (theirs, mine) = (cases_tree("helm-ref", repository.port), cases_tree("helm-ours", repository.port));
+    let cache = tempfile::tempdir().unwrap();
+    // Four at a time: most of the time goes to starting the stand-in's Python.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| loop {
+                let number = next.fetch_add(1, Ordering::SeqCst);
+                let Some((case, flags, env)) = CASES.get(number) else { break };
+                // A cache of its own for each case: the render cache is tested apart.
+                let cache = cache.path().join(number.to_string());
+                if let Err(e) = compare(case, flags, env, &theirs.root, &mine.root, &helm, &cache) {
+                    failures.lock().unwrap().push(e);
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(mine.root.join("repository/charts/app-1.2.0/app/Chart.yaml").is_file(), "the chart was pulled into chartHome/<name>-<version>");
+    assert!(failures.is_empty(), "{} of {} helm cases differ from the reference:\n\n{}", failures.len(), CASES.len(), failures.join("\n\n"));
+}
