@@ -254,6 +254,12 @@ impl<'a> Plugin<'a> {
         if self.chart.name.is_empty() {
             return Err(Error::msg("chart name cannot be empty"));
         }
+        // helm would read a word starting with '-' where it expects a name as a flag.
+        for (what, word) in [("chart name", &self.chart.name), ("releaseName", &self.chart.release_name)] {
+            if word.starts_with('-') {
+                return Err(Error::msg(format!("{what} '{word}' cannot start with '-'")));
+            }
+        }
         if self.chart_home.is_empty() {
             self.chart_home = DEFAULT_CHART_HOME.into();
         }
@@ -349,7 +355,8 @@ impl<'a> Plugin<'a> {
             )));
         }
         let stream = self.template()?;
-        let about = format!("{} {} release={} helm={version}", self.chart.name, self.chart.version, self.chart.release_name);
+        let chart = if self.chart.version.is_empty() { self.chart.name.clone() } else { format!("{} {}", self.chart.name, self.chart.version) };
+        let about = format!("{chart} release={} helm={version}", self.chart.release_name);
         cache.put(&key, &stream, &about).map_err(|e| Error::msg(format!("writing the helm render cache {}: {e}", cache.root().display())))?;
         Ok(stream)
     }

@@ -276,3 +276,86 @@ fn helm_charts_render_as_the_reference_renders_them() {
     assert!(mine.root.join("repository/charts/app-1.2.0/app/Chart.yaml").is_file(), "the chart was pulled into chartHome/<name>-<version>");
     assert!(failures.is_empty(), "{} of {} helm cases differ from the reference:\n\n{}", failures.len(), CASES.len(), failures.join("\n\n"));
 }
+
+/// A case folder with its charts, alone in a scratch tree.
+fn one_case(label: &str, case: &str) -> TempTree {
+    let tree = TempTree::new(label);
+    common::copy_dir(&common::manifest_dir().join("tests/helm/cases").join(case), &tree.root.join(case));
+    for place in chart_places(case) {
+        for chart in ["app", "plain"] {
+            common::copy_dir(&common::manifest_dir().join("tests/helm/charts").join(chart), &tree.root.join(case).join(place).join(chart));
+        }
+    }
+    tree
+}
+
+#[test]
+fn a_repeated_build_reuses_the_rendering_without_running_helm() {
+    let label = "helm render cache";
+    let Some(helm) = Helm::find(label) else { return };
+    let tree = one_case("helm-cache", "inline-override");
+    let dir = tree.root.join("inline-override");
+    let cache = tree.root.join("cache");
+    let flags = ["--enable-helm", "--helm-command", helm.command()];
+    let cold = our_build(&dir, &flags, &helm, &cache, &[]);
+    assert!(cold.success(), "{}", cold.stderr);
+    assert!(cold.stdout.contains("kind: Deployment"), "{}", cold.stdout);
+    // A stand-in that can no longer start: any helm call would fail the build.
+    let broken = [("PEERPODS_HELM_PYTHON", "/nonexistent/python")];
+    let warm = our_build(&dir, &flags, &helm, &cache, &broken);
+    assert!(warm.success(), "the warm build ran helm: {}", warm.stderr);
+    assert_eq!(warm.stdout, cold.stdout);
+    let offline = our_build(&dir, &["--enable-helm", "--helm-command", helm.command(), "--offline"], &helm, &cache, &broken);
+    assert!(offline.success(), "{}", offline.stderr);
+    assert_eq!(offline.stdout, cold.stdout);
+
+    // Another value is another rendering: helm runs again (and, broken, fails).
+    let kustomization = dir.join("kustomization.yaml");
+    let text = fs::read_to_string(&kustomization).unwrap();
+    fs::write(&kustomization, text.replace("replicas: 3", "replicas: 4")).unwrap();
+    let changed = our_build(&dir, &flags, &helm, &cache, &broken);
+    assert!(!changed.success(), "a changed value reused the old rendering:\n{}", changed.stdout);
+    let offline = our_build(&dir, &["--enable-helm", "--helm-command", helm.command(), "--offline"], &helm, &cache, &broken);
+    assert!(!offline.success());
+    assert!(offline.stderr.contains("--offline: chart 'app' has no rendering in the cache"), "{}", offline.stderr);
+    // A changed chart file is a changed rendering too.
+    fs::write(&kustomization, text).unwrap();
+    fs::write(dir.join("charts/app/templates/extra.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n").unwrap();
+    let edited = our_build(&dir, &flags, &helm, &cache, &[]);
+    assert!(edited.success(), "{}", edited.stderr);
+    assert!(edited.stdout.contains("name: extra"), "{}", edited.stdout);
+
+    let listed = common::ours(&["cache", "list", "--cache-dir", cache.to_str().unwrap()], &tree.root);
+    assert!(listed.success(), "{}", listed.stderr);
+    let renderings: Vec<&str> = listed.stdout.lines().filter(|l| l.starts_with("helm\t")).collect();
+    // The first rendering and the one with the edited chart (the failed build stored nothing).
+    assert_eq!(renderings.len(), 2, "{}", listed.stdout);
+    assert!(renderings.iter().all(|l| l.contains("\tapp release=web helm=")), "{}", listed.stdout);
+    let cleared = common::ours(&["cache", "clear", "--cache-dir", cache.to_str().unwrap()], &tree.root);
+    assert!(cleared.success(), "{}", cleared.stderr);
+    assert!(cleared.stderr.contains("2 helm rendering(s)"), "{}", cleared.stderr);
+    let listed = common::ours(&["cache", "list", "--cache-dir", cache.to_str().unwrap()], &tree.root);
+    assert!(!listed.stdout.contains("helm\t"), "{}", listed.stdout);
+}
+
+#[test]
+fn helm_runs_only_under_enable_helm_and_a_chart_is_needed_to_run_it() {
+    let label = "helm flags";
+    let Some(helm) = Helm::find(label) else { return };
+    let tree = one_case("helm-flags", "no-charts");
+    let dir = tree.root.join("no-charts");
+    let cache = tree.root.join("cache");
+    // Argo CD's flags with no chart: an ordinary build, and no helm is needed.
+    let argo = our_build(&dir, &["--enable-helm", "--helm-command", "/nonexistent/helm", "--helm-kube-version", "v1.31.0", "--helm-api-versions", "v1", "--helm-api-versions", "apps/v1"], &helm, &cache, &[]);
+    assert!(argo.success(), "{}", argo.stderr);
+    let plain = our_build(&dir, &[], &helm, &cache, &[]);
+    assert_eq!(argo.stdout, plain.stdout);
+    // A release name helm would take for a flag is refused before helm runs.
+    let tree = one_case("helm-dash", "defaults");
+    let dir = tree.root.join("defaults");
+    fs::write(dir.join("kustomization.yaml"), "helmCharts:\n- name: app\n  releaseName: --debug\n").unwrap();
+    let dashed = our_build(&dir, &["--enable-helm", "--helm-command", helm.command()], &helm, &cache, &[]);
+    assert!(!dashed.success());
+    assert!(dashed.stderr.contains("releaseName '--debug' cannot start with '-'"), "{}", dashed.stderr);
+    assert!(dashed.stderr.contains("kustomization.yaml: helmCharts 'app'"), "the error names the kustomization and the chart: {}", dashed.stderr);
+}
