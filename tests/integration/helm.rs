@@ -40,10 +40,13 @@ impl Helm {
     }
 }
 
+/// The test charts (`tests/helm/charts`), copied into every case that has charts.
+const CHARTS: [&str; 3] = ["app", "plain", "service"];
+
 /// The charts each case needs, and where (relative to the case folder).
 fn chart_places(case: &str) -> Vec<&'static str> {
     match case {
-        "inherited-namespace" | "shared-base" => vec!["base/charts"],
+        "inherited-namespace" | "shared-base" | "namespace-three-levels" => vec!["base/charts"],
         "component" => vec!["monitoring/charts"],
         "chart-home" => vec!["vendor/charts"],
         "overlay-on-chart" | "repository" | "no-charts" => vec![],
@@ -59,7 +62,7 @@ fn cases_tree(label: &str, port: u16) -> TempTree {
     for entry in fs::read_dir(&cases).unwrap() {
         let case = entry.unwrap().file_name().to_string_lossy().into_owned();
         for place in chart_places(&case) {
-            for chart in ["app", "plain"] {
+            for chart in CHARTS {
                 common::copy_dir(&common::manifest_dir().join("tests/helm/charts").join(chart), &tree.root.join(&case).join(place).join(chart));
             }
         }
@@ -216,6 +219,9 @@ const CASES: &[(&str, &[&str], &[(&str, &str)])] = &[
     ("chart-namespace", &[], &[]),
     ("kustomization-namespace", &[], &[]),
     ("inherited-namespace/overlay", &[], &[]),
+    // kustomize's own namespace tests (api/krusty/helmchartinflationgenerator_test.go), as cases.
+    ("namespace-three-levels/overlay", &[], &[]),
+    ("namespace-same", &[], &[]),
     ("versions-fields", &[], &[]),
     ("versions-fields", &["--helm-kube-version", "v1.31.2", "--helm-api-versions", "example.com/v2"], &[]),
     ("defaults", &["--helm-kube-version", "1.30.0", "--helm-api-versions", "monitoring.coreos.com/v1", "--helm-api-versions", "apps/v1"], &[]),
@@ -288,7 +294,7 @@ fn one_case(label: &str, case: &str) -> TempTree {
     let tree = TempTree::new(label);
     common::copy_dir(&common::manifest_dir().join("tests/helm/cases").join(case), &tree.root.join(case));
     for place in chart_places(case) {
-        for chart in ["app", "plain"] {
+        for chart in CHARTS {
             common::copy_dir(&common::manifest_dir().join("tests/helm/charts").join(chart), &tree.root.join(case).join(place).join(chart));
         }
     }
