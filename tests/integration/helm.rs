@@ -54,18 +54,22 @@ fn chart_places(case: &str) -> Vec<&'static str> {
     }
 }
 
+/// Copies the test charts where the case `case` (a folder of `root`) wants them.
+fn place_charts(root: &Path, case: &str) {
+    for place in chart_places(case) {
+        for chart in CHARTS {
+            common::copy_dir(&common::manifest_dir().join("tests/helm/charts").join(chart), &root.join(case).join(place).join(chart));
+        }
+    }
+}
+
 /// A copy of every case, with its charts in place.
 fn cases_tree(label: &str, port: u16) -> TempTree {
     let tree = TempTree::new(label);
     let cases = common::manifest_dir().join("tests/helm/cases");
     common::copy_dir(&cases, &tree.root);
     for entry in fs::read_dir(&cases).unwrap() {
-        let case = entry.unwrap().file_name().to_string_lossy().into_owned();
-        for place in chart_places(&case) {
-            for chart in CHARTS {
-                common::copy_dir(&common::manifest_dir().join("tests/helm/charts").join(chart), &tree.root.join(&case).join(place).join(chart));
-            }
-        }
+        place_charts(&tree.root, &entry.unwrap().file_name().to_string_lossy());
     }
     let repository = tree.root.join("repository/kustomization.yaml");
     let text = fs::read_to_string(&repository).unwrap().replace("PORT", &port.to_string());
@@ -293,11 +297,7 @@ fn helm_charts_render_as_the_reference_renders_them() {
 fn one_case(label: &str, case: &str) -> TempTree {
     let tree = TempTree::new(label);
     common::copy_dir(&common::manifest_dir().join("tests/helm/cases").join(case), &tree.root.join(case));
-    for place in chart_places(case) {
-        for chart in CHARTS {
-            common::copy_dir(&common::manifest_dir().join("tests/helm/charts").join(chart), &tree.root.join(case).join(place).join(chart));
-        }
-    }
+    place_charts(&tree.root, case);
     tree
 }
 
