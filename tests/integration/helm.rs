@@ -238,6 +238,7 @@ const CASES: &[(&str, &[&str], &[(&str, &str)])] = &[
     ("builtin-generator", &[], &[]),
     ("name-template", &[], &[]),
     ("overlay-on-chart", &[], &[]),
+    ("origin-annotations", &[], &[]),
     ("repository", &[], &[]),
     // Argo CD passes the helm flags to every Application, with or without charts.
     ("no-charts", &["--helm-kube-version", "v1.31.0", "--helm-api-versions", "v1"], &[]),
