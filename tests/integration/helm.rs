@@ -49,7 +49,9 @@ fn chart_places(case: &str) -> Vec<&'static str> {
         "inherited-namespace" | "shared-base" | "namespace-three-levels" => vec!["base/charts"],
         "component" => vec!["monitoring/charts"],
         "chart-home" => vec!["vendor/charts"],
-        "overlay-on-chart" | "repository" | "no-charts" => vec![],
+        // Outside the kustomization's folder, which the default values file must not be.
+        "error-chart-home-outside" => vec!["outside-charts"],
+        "overlay-on-chart" | "repository" | "error-pull-version" | "no-charts" => vec![],
         _ => vec!["charts"],
     }
 }
@@ -71,9 +73,11 @@ fn cases_tree(label: &str, port: u16) -> TempTree {
     for entry in fs::read_dir(&cases).unwrap() {
         place_charts(&tree.root, &entry.unwrap().file_name().to_string_lossy());
     }
-    let repository = tree.root.join("repository/kustomization.yaml");
-    let text = fs::read_to_string(&repository).unwrap().replace("PORT", &port.to_string());
-    fs::write(&repository, text).unwrap();
+    for case in ["repository", "error-pull-version"] {
+        let file = tree.root.join(case).join("kustomization.yaml");
+        let text = fs::read_to_string(&file).unwrap().replace("PORT", &port.to_string());
+        fs::write(&file, text).unwrap();
+    }
     tree
 }
 
@@ -251,6 +255,8 @@ const CASES: &[(&str, &[&str], &[(&str, &str)])] = &[
     ("error-no-name", &[], &[]),
     ("error-values-outside", &[], &[]),
     ("error-bad-release", &[], &[]),
+    ("error-chart-home-outside/kustomization", &[], &[]),
+    ("error-pull-version", &[], &[]),
     ("defaults", &["--no-enable-helm"], &[]),
     ("defaults", &["--helm-command", "no-such-helm-program"], &[]),
     ("defaults", &[], &[("PEERPODS_HELM_STANDIN_VERSION", "v2.17.0")]),
