@@ -318,13 +318,21 @@ fn remote_bases_and_http_files_are_localized_and_build_offline() {
     assert!(!dst.join(format!("{file_root}/escape")).exists());
 
     // A remote target: its scope is the repository, the default destination names folder and ref.
-    let run = ours(&["localize", &file_base, "--cache-dir", &cache, "--no-verify"], &tree.path("overlay"));
+    let run = ours(&["localize", &file_base, "--cache-dir", &cache], &tree.path("overlay"));
     assert!(run.success(), "{}", run.stderr);
+    assert!(run.stderr.contains("VERIFICATION SUCCESS"), "{}", run.stderr);
     assert!(tree.path("overlay/localized-dev-v1/dev/kustomization.yaml").is_file(), "{}", show(&tree_of(&tree.path("overlay"))));
     let run = ours(&["localize", &file_base, "elsewhere", "--scope", "overlay", "--cache-dir", &cache], &tree.root);
     assert_eq!(run.code, Some(1));
     assert!(run.stderr.contains("specified for remote localize target"), "{}", run.stderr);
     fs::remove_dir_all(tree.path("overlay/localized-dev-v1")).unwrap();
+    // A root with a `localized-files` folder of its own has no room for remote content.
+    tree.write("crowded/kustomization.yaml", &format!("resources:\n- {http_file}\n"));
+    tree.mkdir("crowded/localized-files");
+    let run = ours(&["localize", "crowded", "crowded-copy"], &tree.root);
+    assert_eq!(run.code, Some(1));
+    assert!(run.stderr.contains("already contains localized-files needed to store file"), "{}", run.stderr);
+    assert!(!tree.path("crowded-copy").exists());
 
     let Some(command) = reference() else {
         skip(label, crate::common::NO_REFERENCE);
