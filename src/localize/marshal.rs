@@ -1,7 +1,7 @@
 //! The localized kustomization file as kustomize writes it: its typed `Kustomization` marshalled
-//! through JSON to YAML (`sigs.k8s.io/yaml`), so every mapping's keys come out in go-yaml v2's
-//! order, empty fields are dropped (`omitempty`) and the few fields without `omitempty` are
-//! always written. Unknown fields cannot occur: decoding has refused them before.
+//! through JSON to YAML (`sigs.k8s.io/yaml`, go-yaml v2, which the project's emitter reproduces,
+//! key order included), so empty fields are dropped (`omitempty`) and the few fields without
+//! `omitempty` are always written. Unknown fields cannot occur: decoding has refused them before.
 use serde_json::{Map, Value};
 
 /// Fields whose values are user maps, written as they are (only sorted): a `false`, `""` or
@@ -33,10 +33,10 @@ pub fn kustomization_yaml(kustomization: &Value) -> String {
 }
 
 /// `value` (the field `field` of a struct, or an entry of that field's list) as Go's marshal
-/// writes it: struct fields at their zero value dropped, keys in go-yaml v2's order.
+/// writes it: struct fields at their zero value dropped. (The emitter orders keys as go-yaml v2.)
 fn as_typed(value: &Value, field: &str, user_map: bool) -> Value {
     match value {
-        Value::Object(map) if user_map => Value::Object(sorted(map.iter().map(|(k, v)| (k.clone(), sort_keys(v))).collect())),
+        Value::Object(_) if user_map => value.clone(),
         Value::Object(map) => {
             let mut fields: Vec<(String, Value)> = Vec::new();
             for (key, v) in map {
@@ -52,7 +52,7 @@ fn as_typed(value: &Value, field: &str, user_map: bool) -> Value {
                     fields.push((key.to_string(), as_typed(&zero(), key, false)));
                 }
             }
-            Value::Object(sorted(fields))
+            Value::Object(fields.into_iter().collect())
         }
         // A list's entries are of the list field's type.
         Value::Array(items) => Value::Array(items.iter().map(|item| as_typed(item, field, false)).collect()),
@@ -75,65 +75,6 @@ fn is_zero(value: &Value) -> bool {
         Value::Array(a) => a.is_empty(),
         Value::Object(m) => m.is_empty(),
     }
-}
-
-fn sort_keys(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(sorted(map.iter().map(|(k, v)| (k.clone(), sort_keys(v))).collect())),
-        Value::Array(items) => Value::Array(items.iter().map(sort_keys).collect()),
-        other => other.clone(),
-    }
-}
-
-fn sorted(mut fields: Vec<(String, Value)>) -> Map<String, Value> {
-    fields.sort_by(|(a, _), (b, _)| go_yaml_v2_key_order(a, b));
-    fields.into_iter().collect()
-}
-
-/// go-yaml v2's order of string keys (`keyList.Less`): letters after other characters, runs of
-/// digits compared as numbers.
-pub fn go_yaml_v2_key_order(a: &str, b: &str) -> std::cmp::Ordering {
-    use std::cmp::Ordering;
-    let (ar, br): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let less = |x: bool| if x { Ordering::Less } else { Ordering::Greater };
-    for i in 0..ar.len().min(br.len()) {
-        if ar[i] == br[i] {
-            continue;
-        }
-        let (al, bl) = (ar[i].is_alphabetic(), br[i].is_alphabetic());
-        if al && bl {
-            return ar[i].cmp(&br[i]);
-        }
-        if al || bl {
-            return less(bl);
-        }
-        let (mut an, mut bn) = (0i64, 0i64);
-        if ar[i] == '0' || br[i] == '0' {
-            // A zero inside a number is a digit like any other.
-            if ar[..i].iter().rev().take_while(|c| c.is_ascii_digit()).any(|&c| c != '0') {
-                an = 1;
-                bn = 1;
-            }
-        }
-        let mut ai = i;
-        while ai < ar.len() && ar[ai].is_ascii_digit() {
-            an = an.wrapping_mul(10).wrapping_add(ar[ai] as i64 - '0' as i64);
-            ai += 1;
-        }
-        let mut bi = i;
-        while bi < br.len() && br[bi].is_ascii_digit() {
-            bn = bn.wrapping_mul(10).wrapping_add(br[bi] as i64 - '0' as i64);
-            bi += 1;
-        }
-        if an != bn {
-            return an.cmp(&bn);
-        }
-        if ai != bi {
-            return ai.cmp(&bi);
-        }
-        return ar[i].cmp(&br[i]);
-    }
-    ar.len().cmp(&br.len())
 }
 
 #[cfg(test)]
@@ -164,10 +105,9 @@ mod tests {
     }
 
     #[test]
-    fn keys_sort_as_go_yaml_v2_sorts_them() {
-        let mut keys = vec!["b", "a10", "a2", "A", "_x", "a"];
-        keys.sort_by(|a, b| go_yaml_v2_key_order(a, b));
-        assert_eq!(keys, ["_x", "A", "a", "a2", "a10", "b"]);
+    fn keys_come_out_in_go_yaml_v2_order_and_an_empty_kustomization_is_braces() {
+        let k = json!({"b": {"a10": "x", "a2": "y", "A": "z", "_x": "w"}, "a": "1"});
+        assert_eq!(kustomization_yaml(&k), "a: \"1\"\nb:\n  _x: w\n  A: z\n  a2: \"y\"\n  a10: x\n");
         assert_eq!(kustomization_yaml(&json!({})), "{}\n");
     }
 }
