@@ -179,6 +179,7 @@ fn the_destination_must_be_new_and_messages_are_kustomizes() {
 }
 
 /// One shared case: its build folder, flags and expected output.
+#[derive(Clone)]
 struct SharedCase {
     dir: PathBuf,
     build: String,
@@ -212,8 +213,11 @@ fn check_shared_case(case: &SharedCase, command: &[String]) -> Result<bool, Stri
     let (target_text, scope_text) = (target.display().to_string(), files.display().to_string());
     let run = ours(&localize_args(&target_text, Some(&scope_text), "dst", false), &tree.root);
     if !run.success() {
+        // kustomize's localize refuses these too: a reference out of the scope or the root, a
+        // file in `bases`, a folder of plugin configurations in `generators`/`transformers`.
         let refused_as_kustomize_does = ["outside localize scope", "is not in or below", "must build at directory"];
-        if refused_as_kustomize_does.iter().any(|r| run.stderr.contains(r)) {
+        let plugin_folder = run.stderr.contains("unable to load resource entry") && run.stderr.contains("must resolve to a file");
+        if plugin_folder || refused_as_kustomize_does.iter().any(|r| run.stderr.contains(r)) {
             return Ok(false);
         }
         return Err(format!("{}: localize failed:\n{}", case.dir.display(), run.stderr));
@@ -227,6 +231,11 @@ fn check_shared_case(case: &SharedCase, command: &[String]) -> Result<bool, Stri
         (run.code, run.stdout)
     };
     let localized = build(&tree.path("dst").join(&case.build));
+    let name = case.dir.file_name().unwrap_or_default().to_string_lossy();
+    if let Some((_, why)) = NOT_LOCALIZED_BY_KUSTOMIZE.iter().find(|(case, _)| name == *case) {
+        // kustomize's localizer leaves this file behind as well: the copy cannot build.
+        return if localized.0 == Some(0) { Err(format!("{name}: expected the copy not to build ({why})")) } else { Ok(false) };
+    }
     let expected = fs::read_to_string(case.dir.join("expected.yaml")).unwrap_or_default();
     // expected.yaml may come from another kustomize version: then the reference builds the original too.
     if localized.0 == Some(0) && localized.1 == expected {
@@ -239,6 +248,13 @@ fn check_shared_case(case: &SharedCase, command: &[String]) -> Result<bool, Stri
         Err(format!("{}: the localized copy builds differently (exit {:?} vs {:?})", case.dir.display(), localized.0, original.0))
     }
 }
+
+/// Cases whose build reads a file through a field kustomize's localizer does not know, so that
+/// its copy (and ours) lacks the file.
+const NOT_LOCALIZED_BY_KUSTOMIZE: &[(&str, &str)] = &[
+    ("PatchTransformer__TestMultipleSMPatchesWithFilePath", "the plugin's field is spelled `Path`; the localizer looks at `path` only"),
+    ("ValueAddTransformer__TestValueAddTransformer", "ValueAddTransformer's targetFilePath is not among the localized plugin fields"),
+];
 
 /// Runs `check` over `cases` on two threads; panics listing the failures.
 fn check_all(label: &str, cases: &[SharedCase], command: &[String]) -> (usize, usize) {
@@ -271,8 +287,11 @@ fn localized_shared_cases_build_offline_as_the_originals() {
     assert!(realworld.len() > 50, "realworld cases missing");
     let (same, _) = check_all("realworld/cases", &realworld, command);
     assert!(same * 10 >= realworld.len() * 9, "too few realworld cases localized");
-    check_all("realworld/public (sample)", &sample(shared_cases(&shared.join("realworld/public")), 8), command);
-    check_all("conformance/krusty (sample)", &sample(shared_cases(&shared.join("conformance/krusty")), 12), command);
+    check_all("realworld/public (sample)", &sample(shared_cases(&shared.join("realworld/public")), 12), command);
+    let krusty = shared_cases(&shared.join("conformance/krusty"));
+    let known: Vec<SharedCase> = krusty.iter().filter(|c| NOT_LOCALIZED_BY_KUSTOMIZE.iter().any(|(n, _)| c.dir.ends_with(n))).cloned().collect();
+    check_all("conformance/krusty (sample)", &sample(krusty, 20), command);
+    check_all("conformance/krusty (not localized by kustomize either)", &known, command);
 }
 
 const SERVICE: &str = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - port: 80\n";
