@@ -178,6 +178,28 @@ fn the_destination_must_be_new_and_messages_are_kustomizes() {
     assert_eq!(crate::common::files_under(&tree.path("app/localized-app")), ["kustomization.yaml", "pod.yaml"]);
 }
 
+#[cfg(unix)]
+#[test]
+fn symlinks_are_resolved_and_none_leads_outside() {
+    let tree = TempTree::new("localize-links");
+    tree.write("app/real/pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n");
+    tree.symlink("real/pod.yaml", "app/link.yaml");
+    tree.write("app/kustomization.yaml", "resources:\n- link.yaml\n");
+    let run = ours(&["localize", "app", "copy"], &tree.root);
+    assert!(run.success(), "{}", run.stderr);
+    // As kustomize does, the copy is at the file's real place, and the entry says so.
+    assert_eq!(fs::read_to_string(tree.path("copy/kustomization.yaml")).unwrap(), "resources:\n- real/pod.yaml\n");
+    assert_eq!(crate::common::files_under(&tree.path("copy")), ["kustomization.yaml", "real/pod.yaml"]);
+
+    tree.write("secret.env", "TOKEN=1\n");
+    tree.symlink("../secret.env", "leaky/app.env");
+    tree.write("leaky/kustomization.yaml", "configMapGenerator:\n- name: c\n  envs:\n  - app.env\n");
+    let run = ours(&["localize", "leaky", "leaky-copy"], &tree.root);
+    assert_eq!(run.code, Some(1));
+    assert!(run.stderr.contains("is not in or below"), "{}", run.stderr);
+    assert!(!tree.path("leaky-copy").exists(), "a failed run leaves its destination behind");
+}
+
 /// One shared case: its build folder, flags and expected output.
 #[derive(Clone)]
 struct SharedCase {
