@@ -93,15 +93,16 @@ impl LocLoader {
     }
 
     fn child_unchecked(&self, args: &Args, path: &str) -> Result<LocLoader, String> {
-        let (loader, repository) = match RepoSpec::parse(path) {
-            Ok(spec) => {
+        let remote = RepoSpec::parse(path).ok();
+        let (loader, repository) = match &remote {
+            Some(spec) => {
                 if spec.git_ref.is_empty() {
                     return Err(format!("localize remote root {path:?} missing ref query string parameter"));
                 }
-                let (loader, checkout) = open_remote(&spec, &args.remote)?;
-                (loader, Some((spec, checkout)))
+                let (loader, checkout) = open_remote(spec, &args.remote)?;
+                (loader, Some((spec.clone(), checkout)))
             }
-            Err(_) => (self.loader.child(path).map_err(|e| e.to_string())?, self.repository.clone()),
+            None => (self.loader.child(path).map_err(|e| e.to_string())?, self.repository.clone()),
         };
         if let Some(visited) = self.visited.iter().find(|v| v.starts_with(loader.root())) {
             return Err(format!(
@@ -112,8 +113,7 @@ impl LocLoader {
         }
         let mut visited = self.visited.clone();
         visited.push(loader.root().to_path_buf());
-        let local = self.local && !matches!(RepoSpec::parse(path), Ok(_));
-        Ok(LocLoader { loader, repository, local, visited })
+        Ok(LocLoader { loader, repository, local: self.local && remote.is_none(), visited })
     }
 }
 

@@ -395,3 +395,16 @@ fn remote_bases_and_http_files_are_localized_and_build_offline() {
     assert!(localized.success(), "{}", localized.stderr);
     assert_eq!(localized.stdout, original.stdout);
 }
+
+#[test]
+fn absolute_paths_inside_the_root_become_relative() {
+    // kustomize's TestLocalizeResources: `/a/b/pod2.yaml` in the root `/a/b` is written `pod2.yaml`.
+    let tree = TempTree::new("localize-absolute");
+    tree.write("a/b/pod2.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: two\n");
+    let absolute = tree.path("a/b/pod2.yaml").display().to_string();
+    tree.write("a/b/kustomization.yaml", &format!("resources:\n- {absolute}\n"));
+    let run = ours(&["localize", "a/b", "dst", "--scope", "a"], &tree.root);
+    assert!(run.success(), "{}", run.stderr);
+    assert_eq!(fs::read_to_string(tree.path("dst/b/kustomization.yaml")).unwrap(), "resources:\n- pod2.yaml\n");
+    assert!(tree.path("dst/b/pod2.yaml").is_file());
+}
