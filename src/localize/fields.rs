@@ -163,7 +163,7 @@ impl Localizer<'_> {
         let file = |p: &str| self.localize_file(p);
         let file_source = |p: &str| self.localize_file_source(p);
         let resource = |p: &str| self.localize_k8s_resource(p);
-        let fields: &[(&str, &dyn Fn(&str) -> Result<String, String>)] = match kind.as_str() {
+        let fields: &[(&str, &LocalizePath)] = match kind.as_str() {
             "ConfigMapGenerator" | "SecretGenerator" => &[("env", &file), ("envs", &file), ("files", &file_source)],
             "HelmChartInflationGenerator" => &[("valuesFile", &file), ("additionalValuesFiles", &file)],
             "PatchTransformer" | "PatchJson6902Transformer" => &[("path", &file)],
@@ -194,8 +194,11 @@ impl Localizer<'_> {
     }
 }
 
+/// How one kind of path is localized: the entry as written to the entry as rewritten.
+type LocalizePath<'a> = dyn Fn(&str) -> Result<String, String> + 'a;
+
 /// One path field of a plugin configuration: a string or a list of them.
-fn localize_plugin_field(map: &mut Map<String, Value>, field: &str, localize: &dyn Fn(&str) -> Result<String, String>) -> Result<(), String> {
+fn localize_plugin_field(map: &mut Map<String, Value>, field: &str, localize: &LocalizePath) -> Result<(), String> {
     match map.get(field) {
         None | Some(Value::String(_)) | Some(Value::Array(_)) => each_path(map, field, localize),
         Some(Value::Object(_)) => Err("expected sequence or scalar node".into()),

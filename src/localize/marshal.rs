@@ -8,8 +8,11 @@ use serde_json::{Map, Value};
 /// empty value inside them is data, not an unset field.
 const USER_MAPS: &[&str] = &["annotations", "commonAnnotations", "commonLabels", "labels", "openapi", "pairs", "valuesInline", "valuesLocal"];
 
+/// A struct field's zero value.
+type Zero = fn() -> Value;
+
 /// Lists of structs whose entries have a field without `omitempty`, and that field's zero value.
-const ALWAYS_WRITTEN: &[(&str, &str, fn() -> Value)] = &[
+const ALWAYS_WRITTEN: &[(&str, &str, Zero)] = &[
     ("replicas", "count", || Value::from(0)),
     ("targets", "select", || Value::Null),
     ("vars", "name", || Value::from("")),

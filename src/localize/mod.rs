@@ -11,8 +11,8 @@
 //! not exist beforehand; on an error it is removed again.
 mod fields;
 mod loader;
-pub mod marshal;
-pub mod paths;
+mod marshal;
+mod paths;
 
 use std::path::{Path, PathBuf};
 
