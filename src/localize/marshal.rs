@@ -8,6 +8,17 @@ use serde_json::{Map, Value};
 /// empty value inside them is data, not an unset field.
 const USER_MAPS: &[&str] = &["annotations", "commonAnnotations", "commonLabels", "labels", "openapi", "pairs", "valuesInline", "valuesLocal"];
 
+/// Field names of the types under `Kustomization` that the decoder's canonical names
+/// (`kustomization::types`) leave out: Go's decoder matches them case-insensitively, and the
+/// marshal writes them as spelled here (`fieldpath:` comes out as `fieldPath:`).
+const MORE_FIELD_NAMES: &[&str] = &[
+    "additionalValuesFiles", "apiVersions", "chartHome", "chartName", "chartRepoName", "chartRepoUrl", "chartVersion",
+    "configHome", "debug", "delimiter", "devel", "encoding", "extraArgs", "fieldPath", "fieldPaths", "fieldref",
+    "helmBin", "helmHome", "includeCRDs", "index", "kubeVersion", "nameTemplate", "objref", "order", "reject",
+    "releaseName", "releaseNamespace", "repo", "select", "skipHooks", "skipTests", "source", "sourceValue", "targets",
+    "values", "valuesFile", "valuesInline", "valuesLocal", "valuesMerge",
+];
+
 /// A struct field's zero value.
 type Zero = fn() -> Value;
 
@@ -43,12 +54,13 @@ fn as_typed(value: &Value, field: &str, user_map: bool) -> Value {
         Value::Object(map) => {
             let mut fields: Vec<(String, Value)> = Vec::new();
             for (key, v) in map {
-                let inner_user_map = USER_MAPS.contains(&key.as_str()) || (key == "options" && matches!(field, "patches" | "patchesJson6902"));
+                let key = MORE_FIELD_NAMES.iter().find(|n| n.eq_ignore_ascii_case(key)).map_or(key.as_str(), |n| n);
+                let inner_user_map = USER_MAPS.contains(&key) || (key == "options" && matches!(field, "patches" | "patchesJson6902"));
                 let typed = as_typed(v, key, inner_user_map && v.is_object());
                 if is_zero(&typed) && !always_written(field, key) {
                     continue;
                 }
-                fields.push((key.clone(), typed));
+                fields.push((key.to_string(), typed));
             }
             for (list, key, zero) in ALWAYS_WRITTEN {
                 if *list == field && !fields.iter().any(|(k, _)| k == key) {
@@ -98,6 +110,16 @@ mod tests {
         assert_eq!(
             kustomization_yaml(&k),
             "replacements:\n- source:\n    name: x\n  targets:\n  - fieldPaths:\n    - a\n    select: null\nreplicas:\n- count: 0\n  name: app\n"
+        );
+    }
+
+    #[test]
+    fn field_names_are_written_as_go_spells_them() {
+        let k = json!({"vars": [{"name": "A", "objref": {"kind": "Bee", "name": "b"}, "FieldRef": {"fieldpath": "spec.x"}}],
+            "helmCharts": [{"name": "c", "valuesinline": {"fieldpath": 1}}]});
+        assert_eq!(
+            kustomization_yaml(&k),
+            "helmCharts:\n- name: c\n  valuesInline:\n    fieldpath: 1\nvars:\n- fieldref:\n    fieldPath: spec.x\n  name: A\n  objref:\n    kind: Bee\n    name: b\n"
         );
     }
 
