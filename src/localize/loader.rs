@@ -70,7 +70,7 @@ impl LocLoader {
     /// The cleaned path of the local file `path`, relative to this root (symlinks resolved).
     pub fn cleaned_relative(&self, path: &str) -> Result<PathBuf, String> {
         let real = self.loader.resolve(path).map_err(|e| e.to_string())?;
-        relative_to(&real, self.root())
+        Ok(relative_to(&real, self.root()))
     }
 
     /// The loader at the root `path` (a folder in this root's reach, or a git URL).
@@ -131,7 +131,7 @@ pub fn open_local(target: &Path) -> Result<Loader, String> {
 }
 
 /// `path` relative to `base` (both absolute and clean), with `..` where `path` is not below `base`.
-pub fn relative_to(path: &Path, base: &Path) -> Result<PathBuf, String> {
+pub fn relative_to(path: &Path, base: &Path) -> PathBuf {
     let path_parts: Vec<_> = path.components().collect();
     let base_parts: Vec<_> = base.components().collect();
     let common = path_parts.iter().zip(&base_parts).take_while(|(a, b)| a == b).count();
@@ -145,5 +145,5 @@ pub fn relative_to(path: &Path, base: &Path) -> Result<PathBuf, String> {
     if out.as_os_str().is_empty() {
         out.push(".");
     }
-    Ok(out)
+    out
 }

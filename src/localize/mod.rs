@@ -231,7 +231,7 @@ impl Localizer<'_> {
                 self.refuse_existing_localize_dir("root", path)?;
                 paths::localized_root_path(spec, checkout, child.root()).map_err(|e| format!("unable to parse host of remote root {path:?}: {e}"))?
             }
-            _ => loader::relative_to(child.root(), self.ldr.root())?,
+            _ => loader::relative_to(child.root(), self.ldr.root()),
         };
         let dst = normalize(&self.dst.join(&loc_path));
         self.create_dir(&dst).map_err(|e| format!("unable to create root {path:?} in localize destination: {e}"))?;
@@ -261,14 +261,14 @@ impl Localizer<'_> {
     }
 
     fn copy_chart_home(&self, path: &str, clean: bool) -> Result<String, String> {
-        let relative = loader::relative_to(&normalize(&self.ldr.root().join(path)), self.ldr.root())?;
+        let relative = loader::relative_to(&normalize(&self.ldr.root().join(path)), self.ldr.root());
         let relative_text = path_text(&relative);
         // A chart home may be where charts are pulled to, yet to exist; its scope is not checked then.
         if !self.ldr.root().join(&relative).exists() {
             return Ok(relative_text);
         }
         let home = self.ldr.child(self.args, &relative_text).map_err(|e| format!("invalid chart home: {e}"))?;
-        let to_dst = if clean { loader::relative_to(home.root(), self.ldr.root())? } else { relative };
+        let to_dst = if clean { loader::relative_to(home.root(), self.ldr.root()) } else { relative };
         let dst = normalize(&self.dst.join(&to_dst));
         if std::fs::symlink_metadata(&dst).is_err() {
             self.copy_dir(home.root(), &dst).map_err(|e| format!("unable to copy chart home {relative_text:?}: {e}"))?;
