@@ -408,3 +408,22 @@ fn absolute_paths_inside_the_root_become_relative() {
     assert_eq!(fs::read_to_string(tree.path("dst/b/kustomization.yaml")).unwrap(), "resources:\n- pod2.yaml\n");
     assert!(tree.path("dst/b/pod2.yaml").is_file());
 }
+
+#[test]
+fn a_copy_that_does_not_build_fails_verification() {
+    // The localizer looks at a plugin's `path` only; `Path` (which the build accepts) stays behind,
+    // in kustomize as here, and the copy's build fails.
+    let tree = TempTree::new("localize-verify");
+    tree.write("app/kustomization.yaml", "resources:\n- pod.yaml\ntransformers:\n- t.yaml\n");
+    tree.write("app/pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n");
+    tree.write("app/t.yaml", "apiVersion: builtin\nkind: PatchTransformer\nmetadata:\n  name: t\nPath: patch.yaml\n");
+    tree.write("app/patch.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n  labels:\n    patched: \"yes\"\n");
+    let run = ours(&["localize", "app", "copy"], &tree.root);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(run.stderr.contains("If your target directory requires flags to build"), "{}", run.stderr);
+    assert!(!run.stderr.contains("SUCCESS"), "{}", run.stderr);
+    // Localizing itself succeeded: the copy stays, for the user to look at.
+    assert!(tree.path("copy/t.yaml").is_file());
+    assert!(!tree.path("copy/patch.yaml").exists());
+    assert!(ours(&["localize", "app", "copy2", "--no-verify"], &tree.root).success());
+}
