@@ -9,6 +9,7 @@ pub mod diagnostics;
 pub mod diff;
 pub mod edit;
 pub mod error;
+pub mod functions;
 pub mod generate;
 pub mod kustomization;
 pub mod patch;
@@ -44,6 +45,8 @@ pub struct BuildOptions {
     pub reorder: Option<Reorder>,
     /// Where remote bases are cached, and whether to build from the cache alone.
     pub remote: remote::RemoteOptions,
+    /// Which plugin programs may run (`--enable-alpha-plugins`, `--enable-exec`, container flags).
+    pub plugins: functions::PluginOptions,
 }
 
 /// The result of a build: the resources to print and the warnings to show.
@@ -97,6 +100,7 @@ fn build_here(dir: &Path, options: &BuildOptions) -> Result<Build, BuildFailure>
     let loader = loader.map_err(|error| BuildFailure { error, diagnostics: Diagnostics::default() })?;
     let mut ctx = target::Context::new(options.load_restrictor, &loader);
     ctx.remote = options.remote.clone();
+    ctx.plugins = options.plugins.clone();
     match build_in(&mut ctx, loader, options) {
         Ok(resources) => Ok(Build { resources, diagnostics: ctx.diagnostics }),
         Err(error) => Err(BuildFailure { error, diagnostics: ctx.diagnostics }),

@@ -90,6 +90,8 @@ pub struct Context {
     pub deferred_errors: Vec<Error>,
     /// How remote bases are fetched (`--cache-dir`, `--offline`).
     pub remote: crate::remote::RemoteOptions,
+    /// Which plugin programs may run.
+    pub plugins: crate::functions::PluginOptions,
 }
 
 impl Context {
@@ -105,6 +107,7 @@ impl Context {
             tracks_origins: false,
             deferred_errors: Vec::new(),
             remote: Default::default(),
+            plugins: Default::default(),
         }
     }
 
@@ -121,6 +124,7 @@ impl Context {
             tracks_origins: self.tracks_origins,
             deferred_errors: Vec::new(),
             remote: self.remote.clone(),
+            plugins: self.plugins.clone(),
         }
     }
 
@@ -681,7 +685,11 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
         let source = if target.loader.is_file(entry) { ctx.relative(&target.loader.resolve(entry)?) } else { configured_in.clone() };
         for config in load_plugin_configs(ctx, target, entry)? {
             let origin = build_metadata::configured_by_config(&source, &config);
-            for mut generated in builtin_plugins::run_generator(&config, &target.loader)? {
+            let generated = match external_plugin(&ctx.plugins, target, &config, "generators") {
+                Some(plugin) => plugin.generate(&mut ctx.diagnostics)?,
+                None => builtin_plugins::run_generator(&config, &target.loader)?,
+            };
+            for mut generated in generated {
                 generated.origin = Some(origin.clone());
                 absorb(&mut acc.resources, generated)?;
             }
@@ -843,8 +851,12 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         let configs = load_plugin_configs(ctx, target, entry)?;
         let Accumulated { resources, .. } = acc;
         for config in configs {
-            let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
-            builtin_plugins::run_transformer(&config, resources, &target.loader, schema, &mut ctx.diagnostics, &name)?;
+            if let Some(plugin) = external_plugin(&ctx.plugins, target, &config, "transformers") {
+                plugin.transform(resources, &mut ctx.diagnostics)?;
+            } else {
+                let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
+                builtin_plugins::run_transformer(&config, resources, &target.loader, schema, &mut ctx.diagnostics, &name)?;
+            }
             if ctx.tracks_origins {
                 let run = ctx.record_transformations.then(|| build_metadata::configured_by_config(&source, &config));
                 build_metadata::transformer_ran(resources, run.as_ref());
@@ -854,11 +866,35 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     if !k.helm_charts.is_empty() || !k.helm_chart_inflation_generator.is_empty() {
         return Err(Error::msg(format!("{name}: helmCharts needs --enable-helm, which is not supported yet")));
     }
-    if let Some(entry) = k.validators.first() {
-        // Every validator is an external plugin (kustomize has no builtin one): it would be run.
-        return Err(Error::msg(format!(
-            "{name}: validators: '{entry}': external plugins disabled; validators run other programs, which peerpods-build never does"
-        )));
+    run_validators(ctx, target, acc)
+}
+
+/// `validators`: plugins that may only look (kustomize has no builtin one).
+fn run_validators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
+    for entry in &target.kustomization.validators {
+        for config in load_plugin_configs(ctx, target, entry)? {
+            let Some(plugin) = external_plugin(&ctx.plugins, target, &config, "validators") else {
+                let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
+                return Err(Error::msg(format!("{}: validators: builtin plugin '{kind}' is not supported as a validator", target.name())));
+            };
+            plugin.validate(&mut acc.resources, &mut ctx.diagnostics)?;
+        }
     }
     Ok(())
+}
+
+/// The plugin program a `generators`/`transformers`/`validators` config names, unless it is
+/// a builtin one.
+fn external_plugin<'a>(
+    options: &'a crate::functions::PluginOptions,
+    target: &'a Target,
+    config: &'a Value,
+    field: &str,
+) -> Option<crate::functions::Plugin<'a>> {
+    crate::functions::is_external(config).then(|| crate::functions::Plugin {
+        options,
+        config,
+        loader: &target.loader,
+        context: format!("{}: {field}", target.name()),
+    })
 }
