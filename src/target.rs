@@ -889,12 +889,13 @@ fn external_plugin<'a>(
     options: &'a crate::functions::PluginOptions,
     target: &'a Target,
     config: &'a Value,
-    field: &str,
+    field: &'static str,
 ) -> Option<crate::functions::Plugin<'a>> {
     crate::functions::is_external(config).then(|| crate::functions::Plugin {
         options,
         config,
         loader: &target.loader,
-        context: format!("{}: {field}", target.name()),
+        kustomization: target.name(),
+        field,
     })
 }

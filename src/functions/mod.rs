@@ -94,8 +94,10 @@ pub struct Plugin<'a> {
     pub options: &'a PluginOptions,
     pub config: &'a Value,
     pub loader: &'a Loader,
-    /// The kustomization file and field, for messages (`.../kustomization.yaml: transformers`).
-    pub context: String,
+    /// The kustomization file, for messages.
+    pub kustomization: String,
+    /// `generators`, `transformers` or `validators`.
+    pub field: &'static str,
 }
 
 /// How a config's program is called.
@@ -118,16 +120,23 @@ impl Plugin<'_> {
         )
     }
 
+    /// Where the plugin is configured, for messages (`.../kustomization.yaml: transformers`).
+    fn context(&self) -> String {
+        format!("{}: {}", self.kustomization, self.field)
+    }
+
+    /// kustomize's words for a plugin program without `--enable-alpha-plugins`.
     fn refused(&self) -> Error {
         let kind = self.config.get("kind").and_then(Value::as_str).unwrap_or("");
+        let loading = if self.field == "generators" { "loading generator plugins: failed to load generator: " } else { "" };
         Error::msg(format!(
-            "{}: external plugins disabled; unable to load external plugin '{kind}' (--enable-alpha-plugins runs it)",
-            self.context
+            "{}: {loading}external plugins disabled; unable to load external plugin '{kind}' (it runs only with --enable-alpha-plugins)",
+            self.context()
         ))
     }
 
     fn fail(&self, what: impl std::fmt::Display) -> Error {
-        Error::msg(format!("{}: plugin {}: {what}", self.context, self.name()))
+        Error::msg(format!("{}: plugin {}: {what}", self.context(), self.name()))
     }
 
     /// The program to call, or `None` for an exec function without `--enable-exec`.
@@ -140,7 +149,7 @@ impl Plugin<'_> {
         let Some(spec) = spec else {
             return self.exec_plugin_call(input).map(Some);
         };
-        spec::check_mounts(&spec, &self.name()).map_err(|e| Error::msg(format!("{}: {e}", self.context)))?;
+        spec::check_mounts(&spec, &self.name()).map_err(|e| Error::msg(format!("{}: {e}", self.context())))?;
         let program = match &spec {
             FunctionSpec { container, .. } if !container.image.is_empty() => {
                 let args = spec::docker_args(container, self.options, root).map_err(|e| self.fail(e))?;
@@ -151,7 +160,7 @@ impl Plugin<'_> {
             }
             FunctionSpec { exec, .. } if !exec.path.is_empty() => {
                 diagnostics.unmatched(
-                    &self.context,
+                    &self.context(),
                     &format!("exec function '{}' ({}) was skipped: it runs only with --enable-exec", exec.path, self.name()),
                 );
                 return Ok(None);
@@ -298,7 +307,9 @@ impl Plugin<'_> {
     }
 
     /// A validator: runs as a transformer, which must leave the resources as they were but for
-    /// a `validated-by` label (kustomize's `runValidators`).
+    /// a `validated-by` label, which stays (kustomize's `runValidators`). kustomize v5.8.1
+    /// compares the YAML nodes themselves, line numbers included, so every validator that
+    /// answers fails there; here the objects are compared.
     pub fn validate(&self, resources: &mut ResMap, diagnostics: &mut Diagnostics) -> Result<()> {
         let before: Vec<(String, Value)> = resources.iter().map(|r| (id_key(&r.current_id()), r.value.clone())).collect();
         self.transform(resources, diagnostics)?;

@@ -83,7 +83,8 @@ impl StorageMount {
     }
 
     fn docker_flag(&self, root: &Path) -> String {
-        let src = if Path::new(&self.src).is_absolute() { self.src.clone() } else { root.join(&self.src).display().to_string() };
+        // Go's `filepath.Join` cleans the joined path.
+        let src = if Path::new(&self.src).is_absolute() { self.src.clone() } else { crate::kustomization::loader::normalize(&root.join(&self.src)).display().to_string() };
         let mode = if self.rw { "" } else { ",readonly" };
         format!("type={},source={},target={}{mode}", self.mount_type, src, self.dst)
     }

@@ -18,6 +18,7 @@ mod fidelity_sharing;
 mod gitops;
 mod parallel_folders;
 mod peerpods;
+mod plugins;
 mod remote;
 mod review;
 mod security;
