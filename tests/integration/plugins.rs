@@ -137,42 +137,54 @@ fn as_container_functions(case_dir: &Path, scratch: &TempTree) -> PathBuf {
 #[test]
 fn plugin_kustomizations_build_as_the_reference_builds_them() {
     let Some(setup) = setup("plugins: cases") else { return };
-    let mut failures = Vec::new();
-    for case in CASES {
-        let dir = plugins_dir().join("cases").join(case.name);
-        let scratch = TempTree::new("plugins-case");
-        let reference_dir = if case.exec { as_container_functions(&dir, &scratch) } else { dir.clone() };
-        let (theirs, their_calls) = setup.reference(&reference_dir, case.args, true);
-        let mut args = vec!["--enable-alpha-plugins"];
-        if case.exec {
-            args.push("--enable-exec");
-        }
-        args.extend_from_slice(case.args);
-        let (mine, my_calls) = setup.ours(&dir, &args);
-        if !theirs.success() {
-            failures.push(format!("{}: the reference failed: {}", case.name, theirs.stderr));
-            continue;
-        }
-        if !mine.success() || mine.stdout != theirs.stdout {
-            failures.push(format!(
-                "{}: output differs (exit {:?})\n{}",
-                case.name,
-                mine.code,
-                show_difference(&theirs.stdout, &mine.stdout, &mine.stderr)
-            ));
-            continue;
-        }
-        // The same programs ran, in the same order, with the same argv; an exec function is
-        // the program itself here and a `docker run` there.
-        let ran = |calls: &[String]| -> Vec<String> { calls.iter().filter(|c| !case.exec || c.starts_with("[\"ran\"")).cloned().collect() };
-        if ran(&my_calls) != ran(&their_calls) {
-            failures.push(format!("{}: calls differ\nreference: {:#?}\nours: {:#?}", case.name, their_calls, my_calls));
-        }
-        if !case.name.starts_with("exec-skipped") && my_calls.is_empty() {
-            failures.push(format!("{}: no plugin ran", case.name));
-        }
-    }
+    // Four at a time: the time goes into starting programs, not into work.
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let setup = &setup;
+        let workers: Vec<_> = CASES
+            .chunks(CASES.len().div_ceil(4))
+            .map(|chunk| scope.spawn(move || chunk.iter().flat_map(|case| compare_case(setup, case)).collect::<Vec<_>>()))
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().expect("a comparison panicked")).collect()
+    });
     assert!(failures.is_empty(), "{} of {} cases differ:\n{}", failures.len(), CASES.len(), failures.join("\n\n"));
+}
+
+/// The differences between the reference's build of `case` and ours (none when they agree).
+fn compare_case(setup: &Setup, case: &Case) -> Vec<String> {
+    let mut failures = Vec::new();
+    let dir = plugins_dir().join("cases").join(case.name);
+    let scratch = TempTree::new("plugins-case");
+    let reference_dir = if case.exec { as_container_functions(&dir, &scratch) } else { dir.clone() };
+    let (theirs, their_calls) = setup.reference(&reference_dir, case.args, true);
+    let mut args = vec!["--enable-alpha-plugins"];
+    if case.exec {
+        args.push("--enable-exec");
+    }
+    args.extend_from_slice(case.args);
+    let (mine, my_calls) = setup.ours(&dir, &args);
+    if !theirs.success() {
+        failures.push(format!("{}: the reference failed: {}", case.name, theirs.stderr));
+        return failures;
+    }
+    if !mine.success() || mine.stdout != theirs.stdout {
+        failures.push(format!(
+            "{}: output differs (exit {:?})\n{}",
+            case.name,
+            mine.code,
+            show_difference(&theirs.stdout, &mine.stdout, &mine.stderr)
+        ));
+        return failures;
+    }
+    // The same programs ran, in the same order, with the same argv; an exec function is
+    // the program itself here and a `docker run` there.
+    let ran = |calls: &[String]| -> Vec<String> { calls.iter().filter(|c| !case.exec || c.starts_with("[\"ran\"")).cloned().collect() };
+    if ran(&my_calls) != ran(&their_calls) {
+        failures.push(format!("{}: calls differ\nreference: {:#?}\nours: {:#?}", case.name, their_calls, my_calls));
+    }
+    if !case.name.starts_with("exec-skipped") && my_calls.is_empty() {
+        failures.push(format!("{}: no plugin ran", case.name));
+    }
+    failures
 }
 
 #[test]
