@@ -212,8 +212,8 @@ fn go_json_type(value: &Value) -> &'static str {
 }
 
 /// Settings kustomize accepts and then does nothing with (or that this build does not apply):
-/// each is said, as a rule that matched nothing (`--strict` refuses them). `validators` and
-/// `helmCharts` are refused outright where they would run.
+/// each is said, as a rule that matched nothing (`--strict` refuses them). `helmCharts` is
+/// refused outright where it would run.
 fn ignored_settings(k: &Kustomization) -> Vec<String> {
     let mut ignored = Vec::new();
     for key in k.openapi.keys().filter(|key| !["path", "version"].contains(&key.as_str())) {
