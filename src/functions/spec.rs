@@ -148,6 +148,11 @@ fn climbs_out(path: &str) -> bool {
 
 /// `docker run`'s arguments for a container function, exactly as kyaml builds them.
 pub fn docker_args(spec: &ContainerSpec, options: &PluginOptions, root: &Path) -> Result<Vec<String>> {
+    // The image is the one argument docker takes after its options: one that looks like an
+    // option would be read as one (`--privileged`), so it is refused.
+    if spec.image.starts_with('-') {
+        return Err(Error::msg(format!("container image '{}' may not start with '-'", spec.image)));
+    }
     if spec.network && !options.network {
         return Err(Error::msg("network required but not enabled with --network"));
     }
@@ -272,6 +277,12 @@ mod tests {
         let options = PluginOptions { network: true, ..Default::default() };
         let args = docker_args(&spec, &options, Path::new("/k")).unwrap().join(" ");
         assert!(args.contains("--network host") && args.contains("--mount type=bind,source=/k/data,target=/d,readonly"), "{args}");
+    }
+
+    #[test]
+    fn an_image_that_reads_as_an_option_is_refused() {
+        let spec = ContainerSpec { image: "--privileged".into(), ..Default::default() };
+        assert!(docker_args(&spec, &PluginOptions::default(), Path::new("/k")).unwrap_err().to_string().contains("may not start with '-'"));
     }
 
     #[test]
