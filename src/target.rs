@@ -685,13 +685,17 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
         let source = if target.loader.is_file(entry) { ctx.relative(&target.loader.resolve(entry)?) } else { configured_in.clone() };
         for config in load_plugin_configs(ctx, target, entry)? {
             let origin = build_metadata::configured_by_config(&source, &config);
-            let generated = match external_plugin(&ctx.plugins, target, &config, "generators") {
+            let plugin = external_plugin(&ctx.plugins, target, &config, "generators");
+            let generated = match &plugin {
                 Some(plugin) => plugin.generate(&mut ctx.diagnostics)?,
                 None => builtin_plugins::run_generator(&config, &target.loader)?,
             };
             for mut generated in generated {
                 generated.origin = Some(origin.clone());
-                absorb(&mut acc.resources, generated)?;
+                absorb(&mut acc.resources, generated).map_err(|e| match &plugin {
+                    Some(plugin) => plugin.error(e),
+                    None => e,
+                })?;
             }
         }
     }

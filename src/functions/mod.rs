@@ -135,6 +135,11 @@ impl Plugin<'_> {
         ))
     }
 
+    /// `error` as met with this plugin: naming the kustomization, the field and the plugin.
+    pub fn error(&self, error: Error) -> Error {
+        self.fail(error)
+    }
+
     fn fail(&self, what: impl std::fmt::Display) -> Error {
         Error::msg(format!("{}: plugin {}: {what}", self.context(), self.name()))
     }

@@ -37,16 +37,22 @@ const CASES: &[Case] = &[
     case("container-label"),
     Case { name: "container-mounts-network", args: &["--network", "--mount", "type=bind,src=data,dst=/flag", "--as-current-user"], exec: false },
     Case { name: "exec-decrypt", args: &[], exec: true },
+    Case { name: "exec-envs", args: &["-e", "FLAG=from-flag", "-e", "OVERRIDDEN=flag"], exec: true },
     case("exec-plugin-generator"),
     case("exec-plugin-transformer"),
     // Without --enable-exec, here and in the reference: the exec functions are skipped.
     case("exec-skipped"),
     Case { name: "exec-transformer", args: &[], exec: true },
     case("fifo-positions"),
+    // A function that drops kustomize's internal annotations drops what they held (the hash
+    // wish, the earlier names a reference follows).
+    case("forgotten-state"),
     case("generator-hash"),
+    case("generator-in-component"),
     case("generator-merge"),
     case("inline-and-legacy-annotation"),
     case("json-output-results"),
+    case("move-and-local"),
     case("mixed-order"),
     case("plain-stream-output"),
     case("several-in-order"),
@@ -124,11 +130,11 @@ fn read_log(path: &str) -> Vec<String> {
 fn as_container_functions(case_dir: &Path, scratch: &TempTree) -> PathBuf {
     let copy = scratch.path("case");
     common::copy_dir(case_dir, &copy);
-    let exec = regex::Regex::new(r"exec: \{path: [^}]*/functions/([a-z-]+)\}").unwrap();
+    let exec = regex::Regex::new(r"exec: \{path: [^,}]*/functions/([a-z-]+)(, envs: \[[^\]]*\])?\}").unwrap();
     for file in common::files_under(&copy) {
         let path = copy.join(&file);
         let text = fs::read_to_string(&path).unwrap();
-        let rewritten = exec.replace_all(&text, "container: {image: fn.test/$1:v1}");
+        let rewritten = exec.replace_all(&text, "container: {image: fn.test/$1:v1$2}");
         fs::write(&path, rewritten.as_ref()).unwrap();
     }
     copy
@@ -258,10 +264,12 @@ struct ErrorCase {
 }
 
 const ERRORS: &[ErrorCase] = &[
+    ErrorCase { name: "defer-failure", args: &[], says: "failed: exit status 1; its stderr ends:\nkrm: failing late", reference_fails: true },
     ErrorCase { name: "duplicate-output", args: &[], says: "generated duplicate resource", reference_fails: true },
     ErrorCase { name: "exec-plugin-fails", args: &[], says: "exit status 2; its stderr ends:\nstamp: refusing, as configured", reference_fails: true },
     ErrorCase { name: "exec-plugin-missing", args: &[], says: "NoSuchPlugin does not exist", reference_fails: true },
     ErrorCase { name: "exit-status", args: &[], says: "failed: exit status 3; its stderr ends:\nkrm: cannot go on: the input is wrong", reference_fails: true },
+    ErrorCase { name: "generator-conflict", args: &[], says: "exists; behavior must be merge or replace", reference_fails: true },
     ErrorCase { name: "invalid-yaml", args: &[], says: "is not valid", reference_fails: true },
     ErrorCase { name: "mount-absolute", args: &[], says: "mount path '/etc' is not permitted", reference_fails: true },
     ErrorCase { name: "mount-outside", args: &[], says: "must be under the current kustomization directory", reference_fails: true },
