@@ -685,7 +685,7 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
         let source = if target.loader.is_file(entry) { ctx.relative(&target.loader.resolve(entry)?) } else { configured_in.clone() };
         for config in load_plugin_configs(ctx, target, entry)? {
             let origin = build_metadata::configured_by_config(&source, &config);
-            let plugin = external_plugin(&ctx.plugins, target, &config, "generators");
+            let plugin = external_plugin(&ctx.plugins, ctx.tracks_origins, target, &config, "generators");
             let generated = match &plugin {
                 Some(plugin) => plugin.generate(&mut ctx.diagnostics)?,
                 None => builtin_plugins::run_generator(&config, &target.loader)?,
@@ -855,15 +855,22 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         let configs = load_plugin_configs(ctx, target, entry)?;
         let Accumulated { resources, .. } = acc;
         for config in configs {
-            if let Some(plugin) = external_plugin(&ctx.plugins, target, &config, "transformers") {
-                plugin.transform(resources, &mut ctx.diagnostics)?;
-            } else {
-                let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
-                builtin_plugins::run_transformer(&config, resources, &target.loader, schema, &mut ctx.diagnostics, &name)?;
-            }
-            if ctx.tracks_origins {
-                let run = ctx.record_transformations.then(|| build_metadata::configured_by_config(&source, &config));
-                build_metadata::transformer_ran(resources, run.as_ref());
+            match external_plugin(&ctx.plugins, ctx.tracks_origins, target, &config, "transformers") {
+                Some(plugin) => {
+                    plugin.transform(resources, &mut ctx.diagnostics)?;
+                    if ctx.tracks_origins {
+                        let run = build_metadata::configured_by_config(&source, &config);
+                        build_metadata::plugin_ran(resources, &run, ctx.record_transformations);
+                    }
+                }
+                None => {
+                    let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
+                    builtin_plugins::run_transformer(&config, resources, &target.loader, schema, &mut ctx.diagnostics, &name)?;
+                    if ctx.tracks_origins {
+                        let run = ctx.record_transformations.then(|| build_metadata::configured_by_config(&source, &config));
+                        build_metadata::transformer_ran(resources, run.as_ref());
+                    }
+                }
             }
         }
     }
@@ -877,7 +884,7 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
 fn run_validators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
     for entry in &target.kustomization.validators {
         for config in load_plugin_configs(ctx, target, entry)? {
-            let Some(plugin) = external_plugin(&ctx.plugins, target, &config, "validators") else {
+            let Some(plugin) = external_plugin(&ctx.plugins, ctx.tracks_origins, target, &config, "validators") else {
                 let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
                 return Err(Error::msg(format!("{}: validators: builtin plugin '{kind}' is not supported as a validator", target.name())));
             };
@@ -891,6 +898,7 @@ fn run_validators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
 /// a builtin one.
 fn external_plugin<'a>(
     options: &'a crate::functions::PluginOptions,
+    tracks_origins: bool,
     target: &'a Target,
     config: &'a Value,
     field: &'static str,
@@ -901,5 +909,6 @@ fn external_plugin<'a>(
         loader: &target.loader,
         kustomization: target.name(),
         field,
+        tracks_origins,
     })
 }

@@ -98,6 +98,8 @@ pub struct Plugin<'a> {
     pub kustomization: String,
     /// `generators`, `transformers` or `validators`.
     pub field: &'static str,
+    /// Whether the build tracks origins (any `buildMetadata`): they travel as annotations then.
+    pub tracks_origins: bool,
 }
 
 /// How a config's program is called.
@@ -254,7 +256,7 @@ impl Plugin<'_> {
         let stdout = self.run(&call, diagnostics, matches!(call, Call::ExecPlugin { .. }))?;
         let mut generated = self.answer(&call, &stdout)?;
         for resource in &mut generated {
-            state::take_state(resource);
+            state::take_state(resource, false);
             let behavior = take_annotation(resource, "kustomize.config.k8s.io/behavior");
             let needs_hash = match take_annotation(resource, "kustomize.config.k8s.io/needs-hash") {
                 None => false,
@@ -277,7 +279,7 @@ impl Plugin<'_> {
     /// `UpdateResMapValues`: a known id keeps its place, a new one is appended, a missing one
     /// is removed).
     pub fn transform(&self, resources: &mut ResMap, diagnostics: &mut Diagnostics) -> Result<()> {
-        let items: Vec<Value> = resources.iter().map(|r| resource_list::with_id_annotation(state::with_state(r), &r.current_id())).collect();
+        let items: Vec<Value> = resources.iter().map(|r| resource_list::with_id_annotation(state::with_state(r, self.tracks_origins), &r.current_id())).collect();
         let is_function = spec::function_spec(self.config).ok().flatten().is_some();
         let input = if is_function { ResourceList::new(self.config, items).encode() } else { resource_list::encode_stream(&items) };
         let Some(call) = self.call(&input, diagnostics)? else { return Ok(()) };
@@ -289,19 +291,21 @@ impl Plugin<'_> {
     fn merge_back(&self, resources: &mut ResMap, output: Vec<Resource>) -> Result<()> {
         let mut kept = HashSet::new();
         for mut resource in output {
-            state::take_state(&mut resource);
+            state::take_state(&mut resource, self.tracks_origins);
             let id = resource.current_id();
             if !kept.insert(id_key(&id)) {
                 return Err(self.fail(format!("generated duplicate resource: {}", id_json(&id))));
             }
             let at = resources.positions_named(&id.name).into_iter().find(|&i| id_key(&resources.get(i).current_id()) == id_key(&id));
             match at {
-                // kustomize's `ResetRNode`: the object and the state it carries are replaced;
-                // where the resource came from stays.
+                // kustomize's `ResetRNode`: the object and the state it carries are replaced
+                // (origins too, when the build tracks them: they are annotations then).
                 Some(i) => {
                     let old = resources.get_mut(i);
-                    resource.origin = old.origin.take();
-                    resource.transformations = std::mem::take(&mut old.transformations);
+                    if !self.tracks_origins {
+                        resource.origin = old.origin.take();
+                        resource.transformations = std::mem::take(&mut old.transformations);
+                    }
                     *old = resource;
                 }
                 None => resources.append(resource).map_err(|e| self.fail(e))?,

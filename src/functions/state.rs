@@ -5,6 +5,7 @@
 //! answer.
 use serde_json::{Map, Value};
 
+use crate::build_metadata;
 use crate::resource::{Behavior, Gvk, ResId, Resource};
 
 const PREFIX: &str = "internal.config.kubernetes.io/";
@@ -16,9 +17,19 @@ const SUFFIXES: &str = "internal.config.kubernetes.io/suffixes";
 const BEHAVIOR: &str = "internal.config.kubernetes.io/generatorBehavior";
 const NEEDS_HASH: &str = "internal.config.kubernetes.io/needsHashSuffix";
 
-/// `resource`'s value with its state written as kustomize's internal annotations.
-pub fn with_state(resource: &Resource) -> Value {
+/// `resource`'s value with its state written as kustomize's internal annotations, and, when the
+/// build tracks them, its origin and the transformer runs so far, which kustomize also keeps as
+/// annotations while it builds.
+pub fn with_state(resource: &Resource, tracks_origins: bool) -> Value {
     let mut state = Map::new();
+    if tracks_origins {
+        if let Some(origin) = &resource.origin {
+            state.insert(build_metadata::ORIGIN.into(), Value::String(build_metadata::origin_text(origin)));
+        }
+        if !resource.transformations.is_empty() {
+            state.insert(build_metadata::TRANSFORMATIONS.into(), Value::String(build_metadata::transformations_text(&resource.transformations)));
+        }
+    }
     let join = |parts: Vec<&str>| Value::String(parts.join(","));
     if resource.generated {
         let behavior = match resource.behavior {
@@ -61,9 +72,23 @@ pub fn with_state(resource: &Resource) -> Value {
 }
 
 /// The state a plugin's answer carries (its internal annotations, which are taken off the
-/// value): what kustomize would know about the resource from now on.
-/// An earlier namespace reads `default` when it was empty; both are the same namespace.
-pub fn take_state(resource: &mut Resource) {
+/// value): what kustomize would know about the resource from now on. An earlier namespace
+/// reads `default` when it was empty; both are the same namespace. With `tracks_origins`, the
+/// origin and transformer runs are read back too (a resource the plugin made has none).
+pub fn take_state(resource: &mut Resource, tracks_origins: bool) {
+    if tracks_origins {
+        let mut text = |key: &str| match resource.value.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut)?.shift_remove(key) {
+            Some(Value::String(text)) => Some(text),
+            _ => None,
+        };
+        let origin = text(build_metadata::ORIGIN);
+        let runs = text(build_metadata::TRANSFORMATIONS);
+        resource.origin = origin.and_then(|t| crate::yaml::parse::parse_document(&t).ok()).filter(Value::is_object);
+        resource.transformations = match runs.and_then(|t| crate::yaml::parse::parse_document(&t).ok()) {
+            Some(Value::Array(runs)) => runs,
+            _ => Vec::new(),
+        };
+    }
     let Some(annotations) = resource.value.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut) else {
         clear(resource);
         return;
@@ -124,10 +149,10 @@ mod tests {
         r.needs_hash_suffix = true;
         r.prefixes = vec!["p-".into()];
         r.previous_ids = vec![ResId { gvk: Gvk::from_api_version("v1", "ConfigMap"), namespace: String::new(), name: "cfg".into() }];
-        let sent = with_state(&r);
+        let sent = with_state(&r, false);
         assert_eq!(sent["metadata"]["annotations"]["internal.config.kubernetes.io/previousNamespaces"], "default");
         let mut back = Resource::new(sent);
-        take_state(&mut back);
+        take_state(&mut back, false);
         assert_eq!(back.value, r.value);
         assert_eq!((back.generated, back.needs_hash_suffix, back.prefixes.clone()), (true, true, vec!["p-".to_string()]));
         assert_eq!(back.previous_ids, r.previous_ids);
@@ -137,7 +162,7 @@ mod tests {
     fn a_plugin_that_drops_the_annotations_drops_the_state() {
         let mut r = Resource::new(json!({"kind": "ConfigMap", "metadata": {"name": "c"}}));
         r.needs_hash_suffix = true;
-        take_state(&mut r);
+        take_state(&mut r, false);
         assert!(!r.needs_hash_suffix);
     }
 }

@@ -31,6 +31,8 @@ const fn case(name: &'static str) -> Case {
 const CASES: &[Case] = &[
     case("add-change-delete"),
     case("base-and-overlay"),
+    // Origins and transformer runs travel through plugins as annotations.
+    case("build-metadata"),
     case("configs-from-folder"),
     Case { name: "container-envs", args: &["-e", "FLAG=from-flag", "-e", "OVERRIDDEN=flag", "--env", "PLUGIN_TEST_EXPORTED"], exec: false },
     case("container-generator"),
