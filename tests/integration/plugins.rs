@@ -348,3 +348,13 @@ fn kpt_runs_the_exec_function_to_the_same_resources() {
     let ours = peerpods_build::yaml::parse::parse_documents(&mine.stdout).unwrap();
     assert_eq!(normalize(ours), normalize(kpt_items));
 }
+
+#[test]
+fn a_plugins_stderr_is_shown_and_its_results_ignored() {
+    let Some(setup) = setup("plugins: stderr") else { return };
+    let dir = plugins_dir().join("cases").join("json-output-results");
+    let (mine, _) = setup.ours(&dir, &["--enable-alpha-plugins"]);
+    assert!(mine.success(), "{}", mine.stderr);
+    assert!(mine.stderr.contains("a note on stderr"), "{}", mine.stderr);
+    assert!(!mine.stdout.contains("results") && !mine.stdout.contains("checked"), "{}", mine.stdout);
+}
