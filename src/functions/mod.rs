@@ -235,17 +235,14 @@ impl Plugin<'_> {
         };
         let invalid = |message: String| self.fail(format!("the output of '{what}' is not valid: {message}"));
         let objects = resource_list::decode_output(stdout).map_err(|e| invalid(format!("{}:{}: {}", e.line, e.column, e.message)))?;
+        // Read as a resource file is read (lists expanded, metadata checked), from our text of it.
         let origin = PathBuf::from(format!("the output of {}", self.name()));
-        let mut resources = Vec::new();
-        for object in objects {
-            let text = crate::yaml::emit::emit_stream([&object]);
-            let (found, deferred) = crate::target::resources_from_file(&origin, &text).map_err(|e| invalid(e.to_string()))?;
-            if let Some(e) = deferred {
-                return Err(invalid(e.to_string()));
-            }
-            resources.extend(found);
+        let text = crate::yaml::emit::emit_stream(objects.iter());
+        let (resources, deferred) = crate::target::resources_from_file(&origin, &text).map_err(|e| invalid(e.to_string()))?;
+        match deferred {
+            Some(e) => Err(invalid(e.to_string())),
+            None => Ok(resources),
         }
-        Ok(resources)
     }
 
     /// A generator: the resources it makes (kustomize's `Generate` and `UpdateResourceOptions`).
