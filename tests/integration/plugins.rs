@@ -65,6 +65,8 @@ const CASES: &[Case] = &[
 struct Setup {
     reference: &'static [String],
     path: String,
+    /// Variables set after (over) the usual ones.
+    extra_env: Vec<(&'static str, String)>,
 }
 
 fn setup(label: &str) -> Option<Setup> {
@@ -74,17 +76,19 @@ fn setup(label: &str) -> Option<Setup> {
     };
     let standin = plugins_dir().join("bin");
     let path = format!("{}:{}", standin.display(), std::env::var("PATH").unwrap_or_default());
-    Some(Setup { reference, path })
+    Some(Setup { reference, path, extra_env: Vec::new() })
 }
 
 impl Setup {
     fn env<'a>(&'a self, log: &'a str) -> Vec<(&'a str, String)> {
-        vec![
+        let mut env = vec![
             ("PATH", self.path.clone()),
             ("PLUGIN_STANDIN_LOG", log.to_string()),
             ("KUSTOMIZE_PLUGIN_HOME", plugins_dir().join("home").display().to_string()),
             ("PLUGIN_TEST_EXPORTED", "exported-value".to_string()),
-        ]
+        ];
+        env.extend(self.extra_env.iter().cloned());
+        env
     }
 
     /// Runs the reference on `dir` with `--enable-alpha-plugins` (when `enabled`) and `args`;
@@ -357,4 +361,20 @@ fn a_plugins_stderr_is_shown_and_its_results_ignored() {
     assert!(mine.success(), "{}", mine.stderr);
     assert!(mine.stderr.contains("a note on stderr"), "{}", mine.stderr);
     assert!(!mine.stdout.contains("results") && !mine.stdout.contains("checked"), "{}", mine.stdout);
+}
+
+#[test]
+fn exec_plugins_are_found_under_xdg_config_home_without_kustomize_plugin_home() {
+    let Some(mut setup) = setup("plugins: XDG_CONFIG_HOME") else { return };
+    let config_home = TempTree::new("plugins-xdg");
+    config_home.symlink(plugins_dir().join("home").to_str().unwrap(), "kustomize/plugin");
+    setup.extra_env = vec![("KUSTOMIZE_PLUGIN_HOME", String::new()), ("XDG_CONFIG_HOME", config_home.root.display().to_string())];
+    let dir = plugins_dir().join("cases").join("exec-plugin-transformer");
+    let (mine, calls) = setup.ours(&dir, &["--enable-alpha-plugins"]);
+    assert!(mine.success(), "{}", mine.stderr);
+    let (theirs, their_calls) = setup.reference(&dir, &[], true);
+    assert!(theirs.success(), "{}", theirs.stderr);
+    assert_eq!(mine.stdout, theirs.stdout);
+    assert_eq!(calls, their_calls);
+    assert_eq!(calls, vec![r#"["ran", "Stamp", "one", "two", "first", "second line", "third"]"#]);
 }
