@@ -91,10 +91,8 @@ pub fn run(args: &BuildArgs) -> Result<(), String> {
     if args.check {
         return check::run(args, run);
     }
-    for (on, flag) in [(args.enable_helm, "--enable-helm")] {
-        if on {
-            return Err(format!("{flag} is not supported yet: peerpods-build runs no helm"));
-        }
+    if args.enable_helm {
+        return Err("--enable-helm is not supported yet: peerpods-build does not run helm".into());
     }
     let load_restrictor = match args.load_restrictor.as_str() {
         "LoadRestrictionsRootOnly" | "rootOnly" => LoadRestrictor::RootOnly,
