@@ -685,7 +685,7 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
         let source = if target.loader.is_file(entry) { ctx.relative(&target.loader.resolve(entry)?) } else { configured_in.clone() };
         for config in load_plugin_configs(ctx, target, entry)? {
             let origin = build_metadata::configured_by_config(&source, &config);
-            let plugin = external_plugin(&ctx.plugins, ctx.tracks_origins, target, &config, "generators");
+            let plugin = external_plugin(&ctx.plugins, ctx.tracks_origins, target, &config, &source, "generators");
             let generated = match &plugin {
                 Some(plugin) => plugin.generate(&mut ctx.diagnostics)?,
                 None => builtin_plugins::run_generator(&config, &target.loader)?,
@@ -855,7 +855,7 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         let configs = load_plugin_configs(ctx, target, entry)?;
         let Accumulated { resources, .. } = acc;
         for config in configs {
-            match external_plugin(&ctx.plugins, ctx.tracks_origins, target, &config, "transformers") {
+            match external_plugin(&ctx.plugins, ctx.tracks_origins, target, &config, &source, "transformers") {
                 Some(plugin) => {
                     plugin.transform(resources, &mut ctx.diagnostics)?;
                     if ctx.tracks_origins {
@@ -883,8 +883,9 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
 /// `validators`: plugins that may only look (kustomize has no builtin one).
 fn run_validators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
     for entry in &target.kustomization.validators {
+        let source = if target.loader.is_file(entry) { ctx.relative(&target.loader.resolve(entry)?) } else { ctx.relative(&target.file) };
         for config in load_plugin_configs(ctx, target, entry)? {
-            let Some(plugin) = external_plugin(&ctx.plugins, ctx.tracks_origins, target, &config, "validators") else {
+            let Some(plugin) = external_plugin(&ctx.plugins, ctx.tracks_origins, target, &config, &source, "validators") else {
                 let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
                 return Err(Error::msg(format!("{}: validators: builtin plugin '{kind}' is not supported as a validator", target.name())));
             };
@@ -901,6 +902,7 @@ fn external_plugin<'a>(
     tracks_origins: bool,
     target: &'a Target,
     config: &'a Value,
+    source: &str,
     field: &'static str,
 ) -> Option<crate::functions::Plugin<'a>> {
     crate::functions::is_external(config).then(|| crate::functions::Plugin {
@@ -910,5 +912,6 @@ fn external_plugin<'a>(
         kustomization: target.name(),
         field,
         tracks_origins,
+        source: source.to_string(),
     })
 }

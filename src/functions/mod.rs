@@ -100,6 +100,8 @@ pub struct Plugin<'a> {
     pub field: &'static str,
     /// Whether the build tracks origins (any `buildMetadata`): they travel as annotations then.
     pub tracks_origins: bool,
+    /// The file the config came from, relative to the top kustomization (for its origin).
+    pub source: String,
 }
 
 /// How a config's program is called.
@@ -120,6 +122,16 @@ impl Plugin<'_> {
             field(self.config.get("kind")),
             field(self.config.pointer("/metadata/name"))
         )
+    }
+
+    /// The config as a function reads it: with its origin, which kustomize keeps on it as an
+    /// annotation while it tracks origins.
+    fn function_config(&self) -> std::borrow::Cow<'_, Value> {
+        if !self.tracks_origins {
+            return std::borrow::Cow::Borrowed(self.config);
+        }
+        let origin = crate::build_metadata::origin_text(&crate::build_metadata::file_origin(&self.source));
+        std::borrow::Cow::Owned(resource_list::with_annotation(self.config.clone(), crate::build_metadata::ORIGIN, &origin))
     }
 
     /// Where the plugin is configured, for messages (`.../kustomization.yaml: transformers`).
@@ -248,7 +260,7 @@ impl Plugin<'_> {
     /// A generator: the resources it makes (kustomize's `Generate` and `UpdateResourceOptions`).
     pub fn generate(&self, diagnostics: &mut Diagnostics) -> Result<Vec<Resource>> {
         let is_function = spec::function_spec(self.config).ok().flatten().is_some();
-        let input = if is_function { ResourceList::for_generator(self.config).encode() } else { Vec::new() };
+        let input = if is_function { ResourceList::for_generator(&self.function_config()).encode() } else { Vec::new() };
         let Some(call) = self.call(&input, diagnostics)? else { return Ok(Vec::new()) };
         let stdout = self.run(&call, diagnostics, matches!(call, Call::ExecPlugin { .. }))?;
         let mut generated = self.answer(&call, &stdout)?;
@@ -278,7 +290,7 @@ impl Plugin<'_> {
     pub fn transform(&self, resources: &mut ResMap, diagnostics: &mut Diagnostics) -> Result<()> {
         let items: Vec<Value> = resources.iter().map(|r| resource_list::with_id_annotation(state::with_state(r, self.tracks_origins), &r.current_id())).collect();
         let is_function = spec::function_spec(self.config).ok().flatten().is_some();
-        let input = if is_function { ResourceList::new(self.config, items).encode() } else { resource_list::encode_stream(&items) };
+        let input = if is_function { ResourceList::new(&self.function_config(), items).encode() } else { resource_list::encode_stream(&items) };
         let Some(call) = self.call(&input, diagnostics)? else { return Ok(()) };
         let stdout = self.run(&call, diagnostics, false)?;
         let output = self.answer(&call, &stdout)?;
@@ -299,6 +311,7 @@ impl Plugin<'_> {
                 // (origins too, when the build tracks them: they are annotations then).
                 Some(i) => {
                     let old = resources.get_mut(i);
+                    state::keep_affixes_of(&mut resource, old);
                     if !self.tracks_origins {
                         resource.origin = old.origin.take();
                         resource.transformations = std::mem::take(&mut old.transformations);

@@ -135,6 +135,12 @@ pub fn without_bookkeeping(mut object: Value) -> Value {
     object
 }
 
+/// `object` with the annotation `key: value`.
+pub fn with_annotation(mut object: Value, key: &str, value: &str) -> Value {
+    set_annotation(&mut object, key, value);
+    object
+}
+
 fn set_annotation(object: &mut Value, key: &str, value: &str) {
     let Some(object) = object.as_object_mut() else { return };
     let metadata = object.entry("metadata").or_insert_with(|| Value::Object(Map::new()));

@@ -42,8 +42,8 @@ pub fn with_state(resource: &Resource, tracks_origins: bool) -> Value {
     if resource.needs_hash_suffix {
         state.insert(NEEDS_HASH.into(), Value::String("enabled".into()));
     }
-    if !resource.prefixes.is_empty() {
-        state.insert(PREFIXES.into(), join(resource.prefixes.iter().map(String::as_str).collect()));
+    if let Some(prefixes) = affixes_text(&resource.prefixes) {
+        state.insert(PREFIXES.into(), Value::String(prefixes));
     }
     if !resource.previous_ids.is_empty() {
         let ids = &resource.previous_ids;
@@ -52,8 +52,8 @@ pub fn with_state(resource: &Resource, tracks_origins: bool) -> Value {
         let namespaces = ids.iter().map(|id| if id.namespace.is_empty() { "default" } else { id.namespace.as_str() }).collect();
         state.insert(PREVIOUS_NAMESPACES.into(), join(namespaces));
     }
-    if !resource.suffixes.is_empty() {
-        state.insert(SUFFIXES.into(), join(resource.suffixes.iter().map(String::as_str).collect()));
+    if let Some(suffixes) = affixes_text(&resource.suffixes) {
+        state.insert(SUFFIXES.into(), Value::String(suffixes));
     }
     let mut value = resource.value.clone();
     if state.is_empty() {
@@ -69,6 +69,24 @@ pub fn with_state(resource: &Resource, tracks_origins: bool) -> Value {
         }
     }
     value
+}
+
+/// Affixes as kustomize lists them: the empty ones (a prefix run that added no suffix) are
+/// not written.
+fn affixes_text(affixes: &[String]) -> Option<String> {
+    let written: Vec<&str> = affixes.iter().map(String::as_str).filter(|a| !a.is_empty()).collect();
+    (!written.is_empty()).then(|| written.join(","))
+}
+
+/// After [`take_state`] on a plugin's answer for `old`: affixes that read as `old`'s are
+/// `old`'s (with the empty entries the annotations leave out).
+pub fn keep_affixes_of(resource: &mut Resource, old: &Resource) {
+    if affixes_text(&resource.prefixes) == affixes_text(&old.prefixes) {
+        resource.prefixes = old.prefixes.clone();
+    }
+    if affixes_text(&resource.suffixes) == affixes_text(&old.suffixes) {
+        resource.suffixes = old.suffixes.clone();
+    }
 }
 
 /// The state a plugin's answer carries (its internal annotations, which are taken off the

@@ -378,3 +378,29 @@ fn exec_plugins_are_found_under_xdg_config_home_without_kustomize_plugin_home() 
     assert_eq!(calls, their_calls);
     assert_eq!(calls, vec![r#"["ran", "Stamp", "one", "two", "first", "second line", "third"]"#]);
 }
+
+/// The inputs `tests/plugins/functions/tee-input` saw, one parsed ResourceList per call.
+fn function_inputs(copy: &Path) -> Vec<serde_json::Value> {
+    let text = fs::read_to_string(copy).unwrap_or_default();
+    text.split("#####\n").filter(|t| !t.trim().is_empty()).map(|t| peerpods_build::yaml::parse::parse_document(t).unwrap()).collect()
+}
+
+#[test]
+fn functions_read_the_resource_list_kustomize_sends() {
+    let Some(mut setup) = setup("plugins: protocol") else { return };
+    for name in ["generator-input", "inline-config-input", "transformer-input"] {
+        let dir = plugins_dir().join("protocol").join(name);
+        let scratch = TempTree::new("plugins-protocol");
+        let (ours_copy, their_copy) = (scratch.path("ours"), scratch.path("theirs"));
+        setup.extra_env = vec![("PLUGIN_INPUT_COPY", ours_copy.display().to_string())];
+        let (mine, _) = setup.ours(&dir, &["--enable-alpha-plugins"]);
+        setup.extra_env = vec![("PLUGIN_INPUT_COPY", their_copy.display().to_string())];
+        let (theirs, _) = setup.reference(&dir, &[], true);
+        assert!(mine.success() && theirs.success(), "{name}: {}{}", mine.stderr, theirs.stderr);
+        assert_eq!(mine.stdout, theirs.stdout, "{name}");
+        let (sent, expected) = (function_inputs(&ours_copy), function_inputs(&their_copy));
+        assert_eq!(sent.len(), 1, "{name}: one call");
+        // The same objects (key order aside: both are YAML mappings).
+        assert_eq!(sent, expected, "{name}: the ResourceList differs");
+    }
+}
