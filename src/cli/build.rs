@@ -3,6 +3,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use peerpods_build::functions::{parse_timeout, PluginOptions};
 use peerpods_build::kustomization::LoadRestrictor;
 use peerpods_build::{build, BuildOptions, Reorder};
 
@@ -46,17 +47,52 @@ pub struct BuildArgs {
     /// Pass --debug to helm template (its stderr and output shown when it fails).
     #[arg(long)]
     helm_debug: bool,
-    /// Run KRM function plugins: not supported yet.
+    /// Run plugins that are other programs: KRM functions in containers (`docker run`) and
+    /// old-style exec plugins from the plugin home.
     #[arg(long)]
     enable_alpha_plugins: bool,
-    /// Run exec plugins: not supported yet.
+    /// With --enable-alpha-plugins, also run exec KRM functions (`exec: {path}`); without it
+    /// they are skipped with a warning, as kustomize skips them.
     #[arg(long)]
     enable_exec: bool,
+    /// Give container functions that ask for it (`network: true`) the host's network.
+    #[arg(long)]
+    network: bool,
+    /// Accepted as kustomize accepts it (which does not use it either).
+    #[arg(long, default_value = "bridge")]
+    network_name: String,
+    /// A storage mount for every container function (`type=bind,src=DIR,dst=PATH[,rw=true]`; repeatable).
+    #[arg(long = "mount")]
+    mounts: Vec<String>,
+    /// An environment variable for functions, `NAME=value` or `NAME` to pass ours (repeatable).
+    #[arg(short = 'e', long = "env")]
+    env: Vec<String>,
+    /// Run container functions with our uid:gid instead of `nobody`.
+    #[arg(long)]
+    as_current_user: bool,
+    /// Stop a plugin program running longer than this (seconds, or with s/m/h; 0: no limit).
+    /// kustomize has no such limit.
+    #[arg(long, default_value = "10m")]
+    function_timeout: String,
     #[command(flatten)]
     remote: super::cache::RemoteArgs,
 }
 
 impl BuildArgs {
+    /// What the plugin flags allow.
+    fn plugin_options(&self) -> Result<PluginOptions, String> {
+        Ok(PluginOptions {
+            enable_alpha_plugins: self.enable_alpha_plugins,
+            enable_exec: self.enable_exec,
+            network: self.network,
+            network_name: self.network_name.clone(),
+            mounts: self.mounts.clone(),
+            env: self.env.clone(),
+            as_current_user: self.as_current_user,
+            timeout: parse_timeout(&self.function_timeout)?,
+        })
+    }
+
     /// The same build, written to `output` instead (for `--check`).
     pub(super) fn rendering_into(&self, output: &Path) -> BuildArgs {
         BuildArgs { output: Some(output.to_path_buf()), check: false, ..self.clone() }
@@ -66,11 +102,6 @@ impl BuildArgs {
 pub fn run(args: &BuildArgs) -> Result<(), String> {
     if args.check {
         return check::run(args, run);
-    }
-    for (on, flag) in [(args.enable_alpha_plugins, "--enable-alpha-plugins"), (args.enable_exec, "--enable-exec")] {
-        if on {
-            return Err(format!("{flag} is not supported yet: peerpods-build runs no plugin programs"));
-        }
     }
     let load_restrictor = match args.load_restrictor.as_str() {
         "LoadRestrictionsRootOnly" | "rootOnly" => LoadRestrictor::RootOnly,
@@ -83,7 +114,13 @@ pub fn run(args: &BuildArgs) -> Result<(), String> {
         Some("none") => Some(Reorder::None),
         Some(other) => return Err(format!("illegal value for --reorder: '{other}' (legacy or none)")),
     };
-    let options = BuildOptions { load_restrictor, reorder, remote: args.remote.options(), helm: helm_options(args) };
+    let options = BuildOptions {
+        load_restrictor,
+        reorder,
+        remote: args.remote.options(),
+        helm: helm_options(args),
+        plugins: args.plugin_options()?,
+    };
     if args.dirs.len() > 1 {
         return run_builds(args, &options);
     }

@@ -20,6 +20,7 @@ mod helm;
 mod localize;
 mod parallel_folders;
 mod peerpods;
+mod plugins;
 mod remote;
 mod review;
 mod security;
