@@ -359,7 +359,46 @@ fn enable_every_component(sandbox: &Sandbox, provider: &str) -> Vec<&'static str
     );
     sandbox.enable("registry-auth");
     sandbox.enable("external-plugin");
+    // The provider's own opt-in components, with their required setting.
+    for (component, key, annotation) in PROVIDER_COMPONENTS {
+        if component.split('-').next() == Some(provider) {
+            sandbox.write(&format!("components/{component}/identity.env"), &format!("# required\n{key}=from-a-test\n"));
+            sandbox.enable(component);
+            expected.push(annotation);
+        }
+    }
     expected
+}
+
+/// The components only one provider uses (named after it), the setting each
+/// requires, and what the output then holds.
+const PROVIDER_COMPONENTS: [(&str, &str, &str); 2] = [
+    ("azure-workload-identity", "CLIENT_ID", "azure.workload.identity/client-id: from-a-test"),
+    ("alibabacloud-rrsa", "ROLE_NAME", "pod-identity.alibabacloud.com/role-name: from-a-test"),
+];
+
+/// A component named after a provider is owned, in CODEOWNERS, by that
+/// provider's teams (overlays/<provider>/MAINTAINERS), and every component
+/// folder so named is one the tests enable.
+#[test]
+fn provider_components_are_owned_by_their_provider() {
+    let rules = codeowners();
+    let providers = provider_folders();
+    for entry in fs::read_dir(repo().join("components")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        let Some(provider) = providers.iter().find(|p| name.starts_with(&format!("{p}-"))) else {
+            continue;
+        };
+        assert!(
+            PROVIDER_COMPONENTS.iter().any(|(component, _, _)| *component == name),
+            "components/{name} is not in PROVIDER_COMPONENTS, so no test enables it"
+        );
+        let teams = maintainers(provider);
+        for file in files_under(&repo().join("components").join(&name)) {
+            let path = relative(&file);
+            assert_eq!(owners_of(&rules, &path), teams.as_slice(), "CODEOWNERS: owners of {path}");
+        }
+    }
 }
 
 fn renders_with_every_component_same_as_kustomize(provider: &str) {
@@ -1484,7 +1523,7 @@ fn complete_install_renders_same_as_kustomize(provider: &str) {
     for needle in [
         &format!("CLOUD_PROVIDER: {provider}") as &str,
         "name: cloud-api-adaptor-daemonset",
-        "name: peerpod-ctrl-controller-manager",
+        "name: peerpodctrl-controller-manager",
         "name: peerpods.confidentialcontainers.org",
         "name: peer-pods-webhook-controller-manager",
         "kind: MutatingWebhookConfiguration",
@@ -1934,4 +1973,74 @@ fn existing_ssh_and_tls_secret_names_replace_every_reference() {
     }
     assert_eq!(output.matches("secretName: my-ssh-keys").count(), 2, "{output}");
     assert_eq!(output.matches("secretName: my-tls").count(), 1, "{output}");
+}
+
+// ---------------------------------------------------------------------------
+// Images: only from registries that exist
+
+/// The prefixes of data/image-registries.txt.
+fn listed_registries() -> Vec<String> {
+    let text = fs::read_to_string(repo().join("data/image-registries.txt")).unwrap();
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Registries that no longer serve images; never on the list.
+const REMOVED_REGISTRIES: &[&str] = &["gcr.io/kubebuilder/", "k8s.gcr.io/"];
+
+fn image_allowed(image: &str, registries: &[String]) -> bool {
+    !REMOVED_REGISTRIES.iter().any(|gone| image.starts_with(gone))
+        && registries.iter().any(|registry| image.starts_with(registry.as_str()))
+}
+
+/// Every image a container or init container of a rendering names.
+fn rendered_images(yaml: &str) -> BTreeSet<String> {
+    let docs = peerpods_build::yaml::parse::parse_documents(yaml).expect("rendering parses");
+    let mut images = BTreeSet::new();
+    for doc in &docs {
+        let pod = match doc.pointer("/spec/template/spec") {
+            Some(pod) => pod,
+            None => continue,
+        };
+        for list in ["containers", "initContainers"] {
+            for container in pod.get(list).and_then(Value::as_array).into_iter().flatten() {
+                images.insert(str_at(container, &["image"]).to_owned());
+            }
+        }
+    }
+    images
+}
+
+/// Every image that overlays/* and complete/* render, also with every
+/// component enabled, comes from a registry of data/image-registries.txt, a
+/// list that holds no removed registry.
+#[test]
+fn images_come_from_listed_registries() {
+    let registries = listed_registries();
+    for gone in REMOVED_REGISTRIES {
+        assert!(
+            !registries.iter().any(|r| r.starts_with(gone) || gone.starts_with(r.as_str())),
+            "data/image-registries.txt lists {gone}, which no longer serves images"
+        );
+    }
+    assert!(!image_allowed("gcr.io/kubebuilder/kube-rbac-proxy:v0.13.0", &registries));
+    assert!(!image_allowed("docker.io/library/busybox", &registries));
+    let mut seen = BTreeSet::new();
+    for provider in provider_folders() {
+        for dir in [format!("overlays/{provider}"), format!("complete/{provider}")] {
+            for image in rendered_images(&engine_build(repo(), &dir)) {
+                assert!(image_allowed(&image, &registries), "{dir} renders {image}, not from a listed registry");
+                seen.insert(image);
+            }
+        }
+        let sandbox = Sandbox::new(&provider, "images");
+        enable_every_component(&sandbox, &provider);
+        for image in rendered_images(&sandbox.build()) {
+            assert!(image_allowed(&image, &registries), "{provider} with every component renders {image}");
+        }
+    }
+    assert!(seen.iter().any(|image| image.starts_with("registry.k8s.io/kubebuilder/kube-rbac-proxy:")), "{seen:?}");
 }
