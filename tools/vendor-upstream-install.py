@@ -110,7 +110,8 @@ def vendor_chart(scratch, commit):
     return target
 
 
-def render_components(chart_dir, commit):
+def component_text(chart_dir, alias, commit):
+    """The rendering of one subchart of the chart in chart_dir, as the component ships it."""
     import helm_python
 
     chart = helm_python.Chart.load(chart_dir)
@@ -118,18 +119,23 @@ def render_components(chart_dir, commit):
     with open(os.path.join(chart_dir, "providers/libvirt.yaml"), encoding="utf-8") as f:
         values = yaml.safe_load(f)
     rendered = chart.render(values, name="peerpods", namespace=NAMESPACE, is_install=True)
+    prefix = f"peerpods/charts/{alias}/"
+    docs = [doc for crd in chart.crds if crd["filename"].startswith(prefix)
+            for doc in documents(crd["data"])]
+    for path in sorted(p for p in rendered if p.startswith(prefix + "templates/")):
+        docs.extend(documents(rendered[path]))
+    header = (f"# Rendered from confidential-containers/cloud-api-adaptor {commit},\n"
+              f"# the {alias} subchart of {CHART} (data/upstream-chart),\n"
+              f"# by tools/vendor-upstream-install.py; do not edit.\n")
+    return header + "---\n".join(docs)
+
+
+def render_components(chart_dir, commit):
     for alias, output in COMPONENTS.items():
-        prefix = f"peerpods/charts/{alias}/"
-        docs = [doc for crd in chart.crds if crd["filename"].startswith(prefix)
-                for doc in documents(crd["data"])]
-        for path in sorted(p for p in rendered if p.startswith(prefix + "templates/")):
-            docs.extend(documents(rendered[path]))
-        header = (f"# Rendered from confidential-containers/cloud-api-adaptor {commit},\n"
-                  f"# the {alias} subchart of {CHART} (data/upstream-chart),\n"
-                  f"# by tools/vendor-upstream-install.py; do not edit.\n")
+        text = component_text(chart_dir, alias, commit)
         with open(os.path.join(REPO, output), "w", encoding="utf-8") as out:
-            out.write(header + "---\n".join(docs))
-        print(f"{output}: {len(docs)} objects", file=sys.stderr)
+            out.write(text)
+        print(f"{output}: {text.count(chr(10) + 'kind: ')} objects", file=sys.stderr)
 
 
 def main():

@@ -1492,20 +1492,38 @@ fn shares_no_block_of_six_lines_with_another_provider(provider: &str) {
     );
 }
 
+/// The adaptor image is pinned in one place; the one other tag the tree
+/// sets is kube-rbac-proxy's, moved off the removed gcr.io/kubebuilder in the
+/// two vendored controllers.
 #[test]
 fn base_pins_the_image_once() {
     let mut pins = Vec::new();
+    let mut moved = Vec::new();
     for folder in ["base", "components", "overlays"] {
         for file in files_under(&repo().join(folder)) {
             let text = fs::read_to_string(&file).unwrap_or_default();
+            let mut image = "";
             for (number, line) in text.lines().enumerate() {
                 let line = line.trim();
+                if let Some(name) = line.strip_prefix("- name:") {
+                    image = name.trim();
+                }
                 if line.starts_with("newTag:") || line.starts_with("digest:") {
-                    pins.push(format!("{}:{}", relative(&file), number + 1));
+                    let at = format!("{}:{}", relative(&file), number + 1);
+                    if image == "gcr.io/kubebuilder/kube-rbac-proxy" {
+                        moved.push(at);
+                    } else {
+                        pins.push(at);
+                    }
                 }
             }
         }
     }
+    assert_eq!(moved.len(), 2, "kube-rbac-proxy tags: {moved:?}");
+    assert!(
+        moved.iter().all(|at| at.starts_with("components/peerpod-ctrl/") || at.starts_with("components/webhook/")),
+        "{moved:?}"
+    );
     assert_eq!(
         pins.len(),
         1,
@@ -1547,6 +1565,12 @@ fn every_provider_has_a_complete_install_and_no_other() {
 #[test]
 fn upstream_renderings_come_from_the_pinned_commit() {
     let pin = pinned_tag();
+    let source = fs::read_to_string(repo().join("data/upstream-chart/SOURCE")).unwrap();
+    assert_eq!(
+        source.lines().next().unwrap_or_default(),
+        format!("confidential-containers/cloud-api-adaptor {pin}"),
+        "data/upstream-chart: rerun tools/vendor-upstream-install.py for the pinned commit"
+    );
     for file in ["components/peerpod-ctrl/upstream.yaml", "components/webhook/upstream.yaml"] {
         let text = fs::read_to_string(repo().join(file)).unwrap();
         let first = text.lines().next().unwrap_or_default();
@@ -1558,40 +1582,70 @@ fn upstream_renderings_come_from_the_pinned_commit() {
     }
 }
 
-/// The upstream renderings of peerpod-ctrl and the webhook, where available,
-/// hold the same objects, keys, images, volumes, labels and rules as the
-/// vendored ones, but for the namespace the install never owns. The shared
-/// cases come from commits a little older than the pin; their one other
-/// difference is where the kube-rbac-proxy image comes from.
+/// Exit status of tools/upstream-parity.py when helm-python-sdk (or PyYAML)
+/// is not installed.
+const PARITY_TOOLS_MISSING: i32 = 3;
+
+/// docs/upstream-parity.md is what tools/upstream-parity.py makes of the tree
+/// and the vendored chart, every difference it lists has a reason in
+/// docs/upstream-parity-reasons.yaml (and every reason a difference), and the
+/// vendored peerpod-ctrl and webhook are the chart's subcharts rendered.
+/// `PEERPODS_PYTHON` names the Python with helm-python-sdk (default python3).
 #[test]
-fn vendored_controllers_match_upstream_cases() {
-    for (case, file) in [
-        ("caa-peerpod-ctrl-default", "components/peerpod-ctrl/upstream.yaml"),
-        ("caa-webhook-default", "components/webhook/upstream.yaml"),
-    ] {
-        let path = shared().join("realworld/cases").join(case).join("expected.yaml");
-        let Ok(expected) = fs::read_to_string(&path) else {
-            skip(&format!("{case}: {} missing; vendored rendering not compared", path.display()));
-            continue;
-        };
-        let mut upstream = inventory(&expected);
-        upstream.remove("Namespace/confidential-containers-system");
-        let ours = inventory(&fs::read_to_string(repo().join(file)).unwrap());
-        let moved_image = |inventory: Inventory| -> Inventory {
-            inventory
-                .into_iter()
-                .map(|(id, mut entry)| {
-                    entry.facets = entry
-                        .facets
-                        .into_iter()
-                        .map(|f| f.replace("=registry.k8s.io/kubebuilder/", "=gcr.io/kubebuilder/"))
-                        .collect();
-                    (id, entry)
-                })
-                .collect()
-        };
-        assert_eq!(moved_image(ours), moved_image(upstream), "{file} and {case}");
+fn upstream_parity_report_is_current_and_explained() {
+    let python = std::env::var("PEERPODS_PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    let build = format!("{} build", env!("CARGO_BIN_EXE_peerpods-build"));
+    let outcome = Command::new(&python)
+        .arg(repo().join("tools/upstream-parity.py"))
+        .args(["--check", "--build", &build])
+        .stdin(Stdio::null())
+        .output();
+    let output = match outcome {
+        Ok(output) => output,
+        Err(e) => return crate::common::skip("upstream parity", &format!("cannot run {python} ({e})")),
+    };
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if output.status.code() == Some(PARITY_TOOLS_MISSING) {
+        return crate::common::skip("upstream parity", stderr.trim());
     }
+    assert!(output.status.success(), "tools/upstream-parity.py --check:\n{stderr}");
+}
+
+/// The parity check itself fails on a difference it cannot explain: here a
+/// scratch copy of the tree whose complete aws install pulls another
+/// peerpod-ctrl image.
+#[test]
+fn upstream_parity_fails_on_an_unexplained_difference() {
+    let python = std::env::var("PEERPODS_PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    let scratch = std::env::temp_dir().join(format!("peerpods-test-{}-parity", std::process::id()));
+    let _ = fs::remove_dir_all(&scratch);
+    for part in ["base", "components", "overlays", "complete", "data", "docs", "tools"] {
+        copy_tree(&repo().join(part), &scratch.join(part));
+    }
+    let overlay = scratch.join("complete/aws/kustomization.yaml");
+    let text = fs::read_to_string(&overlay).unwrap();
+    fs::write(&overlay, format!("{text}\nimages:\n- name: quay.io/confidential-containers/peerpod-ctrl\n  newTag: v9\n")).unwrap();
+    let build = format!("{} build", env!("CARGO_BIN_EXE_peerpods-build"));
+    let outcome = Command::new(&python)
+        .arg(scratch.join("tools/upstream-parity.py"))
+        .args(["--check", "--build", &build])
+        .stdin(Stdio::null())
+        .output();
+    let _ = fs::remove_dir_all(&scratch);
+    let output = match outcome {
+        Ok(output) => output,
+        Err(e) => return crate::common::skip("upstream parity", &format!("cannot run {python} ({e})")),
+    };
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if output.status.code() == Some(PARITY_TOOLS_MISSING) {
+        return crate::common::skip("upstream parity", stderr.trim());
+    }
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("aws changed Deployment/confidential-containers-system/peerpodctrl-controller-manager spec.template.spec.containers[name=manager].image"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("docs/upstream-parity.md is not current"), "{stderr}");
 }
 
 // ---------------------------------------------------------------------------
@@ -2043,4 +2097,34 @@ fn images_come_from_listed_registries() {
         }
     }
     assert!(seen.iter().any(|image| image.starts_with("registry.k8s.io/kubebuilder/kube-rbac-proxy:")), "{seen:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Identity: opt-in components with a required setting
+
+/// Each provider's identity component, once enabled, reports its setting
+/// while it is empty (with file:line), renders it into the ServiceAccount
+/// once set, and never renders the build-local ConfigMap that carries it.
+#[test]
+fn identity_components_require_their_setting() {
+    for (component, key, annotation) in PROVIDER_COMPONENTS {
+        let provider = component.split('-').next().unwrap();
+        let sandbox = Sandbox::new(provider, "identity");
+        sandbox.enable(component);
+        let overlay = sandbox.overlay();
+        let run = crate::common::ours(&["check-settings", &overlay], &sandbox.root);
+        let env = fs::read_to_string(repo().join(format!("components/{component}/identity.env"))).unwrap();
+        let line = env.lines().position(|l| l == format!("{key}=")).expect("the key, empty") + 1;
+        let finding = format!(
+            "components/{component}/identity.env:{line}: {provider}: {key}: required by the identity component that reads it, but empty"
+        );
+        assert!(!run.success() && run.stderr.contains(&finding), "{finding}\n{}", run.stderr);
+        sandbox.write(&format!("components/{component}/identity.env"), &format!("# required\n{key}=from-a-test\n"));
+        let run = crate::common::ours(&["check-settings", &overlay], &sandbox.root);
+        assert!(!run.stderr.contains(key), "{}", run.stderr);
+        let output = sandbox.build();
+        assert_contains(&output, annotation, component);
+        assert!(!output.contains("peer-pods-identity"), "{output}");
+        sandbox.assert_same_as_reference(&format!("{overlay} with {component}"), &output);
+    }
 }
