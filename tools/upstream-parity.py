@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Compare complete/<provider> with upstream's Helm chart at the pinned commit.
 
-    tools/upstream-parity.py [--build CMD] [--check]
+    tools/upstream-parity.py [--build CMD] [--helm CMD] [--check]
 
 For every provider folder under overlays/, renders the vendored chart
 (data/upstream-chart/peerpods, see tools/vendor-upstream-install.py) with its
 `providers/<provider>.yaml` values, release `peerpods` in namespace
-confidential-containers-system, CRDs included, kata-deploy left out; builds
+confidential-containers-system, CRDs included, kata-deploy left out, with
+`helm template` (default: tools/helm-standin/helm, run under this Python); builds
 `complete/<provider>` with CMD (default: target/debug/peerpods-build build);
 and lists every difference, resource by resource and field by field: a
 resource only one side renders, or a field whose value differs.
@@ -32,7 +33,7 @@ import subprocess
 import sys
 
 try:
-    import helm_python
+    import helm_python  # noqa: F401 (the helm stand-in and the vendoring tool need it)
     import yaml
 except ImportError as missing:
     print(f"upstream-parity: {missing} (python3 -m pip install helm-python-sdk pyyaml)", file=sys.stderr)
@@ -54,13 +55,16 @@ def load_vendor_tool():
     return module
 
 
-def render_chart(chart, provider):
-    """The chart's resources for one provider, as helm template --include-crds renders them."""
-    with open(os.path.join(CHART, "providers", f"{provider}.yaml"), encoding="utf-8") as f:
-        values = yaml.safe_load(f) or {}
-    rendered = chart.render(values, name="peerpods", namespace=NAMESPACE, is_install=True)
-    texts = [crd["data"] for crd in chart.crds] + [rendered[path] for path in sorted(rendered)]
-    return [doc for text in texts for doc in yaml.safe_load_all(text) if doc]
+def render_chart(helm, provider):
+    """The chart's resources for one provider, as `helm template --include-crds` renders them."""
+    values = os.path.join(CHART, "providers", f"{provider}.yaml")
+    env = dict(os.environ, PEERPODS_HELM_PYTHON=sys.executable)
+    run = subprocess.run(shlex.split(helm) + ["template", "peerpods", CHART, "--namespace", NAMESPACE,
+                                              "-f", values, "--include-crds"],
+                         capture_output=True, text=True, env=env)
+    if run.returncode != 0:
+        sys.exit(f"upstream-parity: helm template for {provider} failed:\n{run.stderr}")
+    return [doc for doc in yaml.safe_load_all(run.stdout) if doc]
 
 
 def build_ours(build, provider):
@@ -200,15 +204,15 @@ def vendored_components_are_current(chart_errors):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(REPO, "target/debug/peerpods-build") + " build")
+    parser.add_argument("--helm", default=os.path.join(REPO, "tools/helm-standin/helm"))
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
-    chart = helm_python.Chart.load(CHART)
     reasons = load_reasons()
     used = set()
     unexplained = []
     rows_by_provider = {}
     for provider in sorted(os.listdir(os.path.join(REPO, "overlays"))):
-        upstream = by_id(render_chart(chart, provider))
+        upstream = by_id(render_chart(args.helm, provider))
         ours = by_id(build_ours(args.build, provider))
         rows = []
         for difference in differences(provider, upstream, ours):
