@@ -2128,3 +2128,50 @@ fn identity_components_require_their_setting() {
         sandbox.assert_same_as_reference(&format!("{overlay} with {component}"), &output);
     }
 }
+
+// ---------------------------------------------------------------------------
+// The headline command warns about the settings a fresh clone leaves empty
+
+/// `peerpods-build overlays/<p>` warns on stderr about each setting
+/// `check-settings` reports (the same lines, as warnings), keeps stdout the
+/// rendering, and `--strict` fails with nothing on stdout; once the required
+/// settings are filled in, neither warns.
+#[test]
+fn build_warns_about_each_missing_or_invalid_setting() {
+    let filled = crate::common::filled_peer_pods_tree("headline");
+    let mut warned = BTreeSet::new();
+    for provider in provider_folders() {
+        let dir = format!("overlays/{provider}");
+        let checked = crate::common::ours(&["check-settings", &dir], repo());
+        let findings: Vec<&str> = checked
+            .stderr
+            .lines()
+            .filter(|line| line.starts_with(&format!("{dir}/")) || line.starts_with("components/"))
+            .collect();
+        let built = crate::common::ours(&["build", &dir], repo());
+        assert!(built.success(), "{dir}: {}", built.stderr);
+        for finding in &findings {
+            assert!(built.stderr.contains(&format!("Warning: {finding}\n")), "{dir}: no warning for {finding}:\n{}", built.stderr);
+        }
+        if findings.is_empty() {
+            assert!(checked.success() && !built.stderr.contains("adaptor setting"), "{dir}: {}", built.stderr);
+        } else {
+            warned.insert(provider.clone());
+            let strict = crate::common::ours(&["build", "--strict", &dir], repo());
+            assert!(!strict.success() && strict.stdout.is_empty(), "{dir} --strict: {}", strict.stderr);
+            assert!(strict.stderr.contains("--strict: "), "{}", strict.stderr);
+        }
+        if let Some(reference) = reference_build(repo(), &dir) {
+            assert!(built.stdout == reference, "{dir}: the warning changed stdout");
+        }
+        let fresh = crate::common::ours(&["build", "--strict", &dir], &filled.root);
+        assert!(fresh.success() && !fresh.stderr.contains("adaptor setting"), "{dir} filled in: {}", fresh.stderr);
+        assert!(!fresh.stdout.is_empty());
+    }
+    for provider in ["aws", "gcp", "azure", "alibabacloud"] {
+        assert!(warned.contains(provider), "a fresh overlays/{provider} leaves required settings empty: {warned:?}");
+    }
+    // Without the peer pods ConfigMap there is nothing to check.
+    let other = crate::common::ours(&["build", "--strict", "tests/fixtures/configmap_generator"], repo());
+    assert!(other.success() && !other.stderr.contains("adaptor setting"), "{}", other.stderr);
+}
