@@ -125,24 +125,7 @@ fn dockerfile_layout_runs_the_plugin_generate() {
     let volume = tree.mkdir("volume");
     let before = files_under(&layout);
 
-    // A remote base, and an Application folder that uses it.
-    let repo = tree.mkdir("repo");
-    tree.write("repo/base/kustomization.yaml", "resources:\n- configmap.yaml\n");
-    tree.write("repo/base/configmap.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-a-remote-base\ndata:\n  a: b\n");
-    for args in [
-        &["init", "-q"][..],
-        &["add", "."],
-        &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base"],
-        &["tag", "v1"],
-    ] {
-        let run = run_program("git", args, &repo);
-        assert!(run.success(), "git {args:?}: {}", run.stderr);
-    }
-    let app = tree.mkdir("checkout/app");
-    tree.write(
-        "checkout/app/kustomization.yaml",
-        &format!("resources:\n- file://{}//base?ref=v1\n", repo.display()),
-    );
+    let app = app_with_a_remote_base(&tree);
 
     let plugin = peerpods_build::yaml::parse::parse_documents(
         &fs::read_to_string(manifest_dir().join("deploy/argocd/cmp/plugin.yaml")).unwrap(),
@@ -175,6 +158,63 @@ fn dockerfile_layout_runs_the_plugin_generate() {
     assert!(plain.stdout.contains("name: from-a-remote-base"), "{}", plain.stdout);
     assert!(!files_under(&volume).is_empty(), "the remote base was not cached on the volume");
     assert_eq!(files_under(&layout), before, "the build wrote into the image's file system");
+}
+
+/// A git repository `repo/` with a kustomization in `base/` at tag v1, and `checkout/app/`, a
+/// kustomization that takes it as a remote base (`file://.../repo//base?ref=v1`); returns the app.
+fn app_with_a_remote_base(tree: &TempTree) -> PathBuf {
+    let repo = tree.mkdir("repo");
+    tree.write("repo/base/kustomization.yaml", "resources:\n- configmap.yaml\n");
+    tree.write("repo/base/configmap.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-a-remote-base\ndata:\n  a: b\n");
+    for args in [
+        &["init", "-q"][..],
+        &["add", "."],
+        &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base"],
+        &["tag", "v1"],
+    ] {
+        let run = run_program("git", args, &repo);
+        assert!(run.success(), "git {args:?}: {}", run.stderr);
+    }
+    tree.write("checkout/app/kustomization.yaml", &format!("resources:\n- {}\n", remote_base_url(tree)));
+    tree.path("checkout/app")
+}
+
+fn remote_base_url(tree: &TempTree) -> String {
+    format!("file://{}//base?ref=v1", tree.path("repo").display())
+}
+
+/// A remote fetch slower than a second (git behind a wrapper that waits 1.5 s before a fetch)
+/// prints one `fetching URL ...` line on stderr under `--progress`, none under `--quiet` or
+/// when stderr is no terminal; a fast one (the cache warm) prints none; stdout never has it.
+#[test]
+fn slow_fetches_print_one_progress_line() {
+    let Some(git) = on_path("git") else {
+        return skip("progress", "git is not installed");
+    };
+    let tree = TempTree::new("progress");
+    let app = app_with_a_remote_base(&tree);
+    let wrapper = tree.write(
+        "slow/git",
+        &format!("#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = fetch ] && sleep 1.5 && break; done\nexec {} \"$@\"\n", git.display()),
+    );
+    fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", tree.path("slow").display(), std::env::var("PATH").unwrap_or_default());
+    let line = format!("fetching {} ...", remote_base_url(&tree));
+    let build = |flags: &[&str], cache: &str, slow: bool| {
+        let cache = tree.path(cache);
+        let mut args = vec!["build", app.to_str().unwrap(), "--cache-dir", cache.to_str().unwrap()];
+        args.extend(flags);
+        let env: Vec<(&str, &str)> = if slow { vec![("PATH", path.as_str())] } else { Vec::new() };
+        let run = common::ours_env(&args, &tree.root, &env);
+        assert!(run.success(), "{flags:?}: {}", run.stderr);
+        assert!(run.stdout.contains("from-a-remote-base") && !run.stdout.contains("fetching"), "{}", run.stdout);
+        run.stderr.lines().filter(|l| l.starts_with("fetching ")).map(str::to_owned).collect::<Vec<_>>()
+    };
+    assert_eq!(build(&["--progress"], "cache-1", true), [line.clone()]);
+    assert_eq!(build(&["--quiet"], "cache-2", true), Vec::<String>::new());
+    assert_eq!(build(&[], "cache-3", true), Vec::<String>::new(), "stderr is no terminal here");
+    // The cache is warm and git fast: nothing to report.
+    assert_eq!(build(&["--progress"], "cache-1", false), Vec::<String>::new());
 }
 
 /// One target's archive, as the release workflow names it (TAG is `v<version>`).
