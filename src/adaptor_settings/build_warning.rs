@@ -19,10 +19,11 @@ pub fn renders_adaptor_settings(build: &Build) -> bool {
 }
 
 /// The warnings of the settings check of the kustomization in `dir`, one per problem, or none
-/// when the output holds no adaptor settings. A remote or unreadable kustomization graph gives one
-/// warning saying the check could not run.
+/// when the output holds no adaptor settings or `dir` is a URL. A kustomization graph the check
+/// cannot read gives one warning saying so.
 pub fn settings_warnings(dir: &Path, build: &Build) -> Vec<String> {
-    if !renders_adaptor_settings(build) {
+    // `build URL`: the settings come from a repository the check cannot walk.
+    if !dir.is_dir() || !renders_adaptor_settings(build) {
         return Vec::new();
     }
     let table = SettingsTable::embedded();
