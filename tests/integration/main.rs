@@ -16,6 +16,7 @@ mod emit_roundtrip;
 mod fidelity;
 mod fidelity_sharing;
 mod gitops;
+mod helm;
 mod install;
 mod localize;
 mod parallel_folders;
