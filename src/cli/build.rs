@@ -139,6 +139,7 @@ pub fn run(args: &BuildArgs) -> Result<(), String> {
     if args.strict && !result.diagnostics.unmatched.is_empty() {
         return Err(format!("--strict: {} rule(s) matched nothing", result.diagnostics.unmatched.len()));
     }
+    check_adaptor_settings(&args.dirs[0], &result, args.strict)?;
     let written = match &args.output {
         None => {
             let yaml = result.to_yaml();
@@ -182,6 +183,7 @@ fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
             if args.strict && !result.diagnostics.unmatched.is_empty() {
                 return Err(format!("--strict: {} rule(s) matched nothing", result.diagnostics.unmatched.len()));
             }
+            check_adaptor_settings(dir, &result, args.strict)?;
             let file = out_dir.join(format!("{}.yaml", output_name(dir)?));
             write_atomically(&file, &result.to_yaml())
         });
@@ -194,6 +196,24 @@ fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
         0 => Ok(()),
         n => Err(format!("{n} of {} builds failed", args.dirs.len())),
     }
+}
+
+/// When the output holds the peer pods settings, warns about each setting the adaptor would
+/// not start with (`check-settings`' findings); `--strict` makes them an error.
+fn check_adaptor_settings(dir: &Path, result: &peerpods_build::Build, strict: bool) -> Result<(), String> {
+    use peerpods_build::adaptor_settings::{settings_hint, settings_warnings};
+    let warnings = settings_warnings(dir, result);
+    if warnings.is_empty() {
+        return Ok(());
+    }
+    for warning in &warnings {
+        eprintln!("{warning}");
+    }
+    eprintln!("{}", settings_hint(dir, warnings.len()));
+    if strict {
+        return Err(format!("--strict: {} adaptor setting(s) missing or invalid", warnings.len()));
+    }
+    Ok(())
 }
 
 /// The name of a directory's output file: its last component (of its real path, for `.`).

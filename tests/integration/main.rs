@@ -17,6 +17,7 @@ mod fidelity;
 mod fidelity_sharing;
 mod gitops;
 mod helm;
+mod install;
 mod localize;
 mod parallel_folders;
 mod peerpods;
