@@ -22,4 +22,5 @@ mod remote;
 mod review;
 mod security;
 mod stress;
+mod tools_present;
 mod several_overlays;
