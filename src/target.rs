@@ -188,7 +188,14 @@ pub fn parse_kustomization(text: &str, file: &Path) -> Result<(Vec<String>, Kust
             )))
         }
     };
-    let value = crate::kustomization::types::canonicalize_field_names(value);
+    let value = crate::kustomization::go_json::decode_kustomization(value).map_err(|e| {
+        let at = match crate::yaml::locate::position(text, &e.at) {
+            Some((line, column)) => format!("{}:{line}:{column}", file.display()),
+            None => file.display().to_string(),
+        };
+        let hint = e.suggestion.map(|name| format!(" (did you mean \"{name}\"?)")).unwrap_or_default();
+        Error::msg(format!("invalid Kustomization: {at}: {}{hint}", e.message))
+    })?;
     let warnings = deprecated_field_warnings(&value);
     let empty = crate::kustomization::types::is_empty_kustomization(&value);
     let kustomization: Kustomization = serde_json::from_value(value)
@@ -220,11 +227,6 @@ fn ignored_settings(k: &Kustomization) -> Vec<String> {
             "originAnnotations" | "transformerAnnotations" => {}
             "managedByLabel" => ignored.push("buildMetadata: 'managedByLabel' is not applied (its value names the kustomize binary)".into()),
             other => ignored.push(format!("buildMetadata: '{other}' is not an option and has no effect")),
-        }
-    }
-    for patch in k.patches.iter().chain(&k.patches_json6902) {
-        for option in patch.options.keys().filter(|o| !["allowNameChange", "allowKindChange"].contains(&o.as_str())) {
-            ignored.push(format!("patches: option '{option}' is not an option and has no effect"));
         }
     }
     if k.helm_globals.is_some() && k.helm_charts.is_empty() {

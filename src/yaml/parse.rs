@@ -110,8 +110,10 @@ pub fn parse_document(text: &str) -> Result<Value, ParseError> {
     Ok(found.unwrap_or(Value::Null))
 }
 
-/// Parses one document where a repeated mapping key replaces the earlier value instead of being an
-/// error: kustomize decodes kustomization files that way (its strict decoding was reverted).
+/// Parses one document as kustomize reads a kustomization file (sigs.k8s.io/yaml over go-yaml
+/// v2): a repeated mapping key replaces the earlier value instead of being an error (its strict
+/// decoding was reverted), and the YAML 1.1 booleans `y`, `yes`, `on`, `n`, `no`, `off` (in
+/// their three spellings) are booleans.
 pub fn parse_document_last_key_wins(text: &str) -> Result<Value, ParseError> {
     LAST_KEY_WINS.with(|flag| flag.set(true));
     let result = parse_document(text);
@@ -122,6 +124,15 @@ pub fn parse_document_last_key_wins(text: &str) -> Result<Value, ParseError> {
 thread_local! {
     /// Set only for the duration of [`parse_document_last_key_wins`] on this thread.
     static LAST_KEY_WINS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// go-yaml v2's booleans that YAML 1.2 (go-yaml v3) reads as strings.
+fn yaml_1_1_boolean(text: &str) -> Option<bool> {
+    match text {
+        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => Some(true),
+        "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => Some(false),
+        _ => None,
+    }
 }
 
 /// One document of a stream.
@@ -1028,6 +1039,9 @@ pub(super) fn resolve_scalar(text: &str, style: ScalarStyle, tag: TagKind) -> Re
         TagKind::Str | TagKind::Other | TagKind::Merge => Ok((string(), None)),
         TagKind::None if style != ScalarStyle::Plain => Ok((string(), None)),
         TagKind::None => {
+            if let Some(b) = yaml_1_1_boolean(text).filter(|_| LAST_KEY_WINS.with(|flag| flag.get())) {
+                return Ok((Value::Bool(b), None));
+            }
             let resolved = resolve_plain(text, true);
             refuse_non_finite(&resolved, text)?;
             let in_flow = match resolved {
