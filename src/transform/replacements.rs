@@ -940,7 +940,7 @@ impl Matcher {
     /// `[field=regex]` (or `[=regex]` for scalars): the elements whose field's YAML text matches.
     fn seq(&mut self, node: &mut Value, path: &[String], at: &mut Vec<Step>, may_create: bool) -> std::result::Result<(), String> {
         let (field, pattern) = split_list_selector(&path[0])?;
-        let re = Regex::new(&pattern).map_err(|e| format!("error parsing regexp: {e}"))?;
+        let re = Regex::new(&super::select::go_regexp_syntax(&pattern)).map_err(|e| format!("error parsing regexp: {e}"))?;
         elements(node)?;
         let before = self.hits.len();
         if let Value::Array(items) = node {

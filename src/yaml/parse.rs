@@ -126,6 +126,28 @@ thread_local! {
     static LAST_KEY_WINS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+/// A folded scalar as go-yaml folds it, from the value YAML 1.2 gives (saphyr's): go-yaml puts
+/// one more line break before a more-indented line that follows a line of normal indentation
+/// (go-yaml issue 827), and kustomize prints that.
+fn go_yaml_folding(folded: &str) -> String {
+    let mut out = String::with_capacity(folded.len() + 8);
+    let mut previous_content_more_indented = true;
+    for (i, line) in folded.split('\n').enumerate() {
+        let more_indented = line.starts_with([' ', '\t']);
+        if i > 0 {
+            if more_indented && !previous_content_more_indented {
+                out.push('\n');
+            }
+            out.push('\n');
+        }
+        out.push_str(line);
+        if !line.is_empty() {
+            previous_content_more_indented = more_indented;
+        }
+    }
+    out
+}
+
 /// go-yaml v2's booleans that YAML 1.2 (go-yaml v3) reads as strings.
 fn yaml_1_1_boolean(text: &str) -> Option<bool> {
     match text {
@@ -484,6 +506,9 @@ impl<'a> Builder<'a> {
             // The last line of the file has no line break: go-yaml's clip (and keep) chomping
             // keeps only the line breaks that are there, saphyr adds one.
             text.to_mut().pop();
+        }
+        if style == ScalarStyle::Folded && (text.contains("\n ") || text.contains("\n\t")) {
+            text = Cow::Owned(go_yaml_folding(&text));
         }
         let kind = TagKind::of(tag);
         let merge = style == ScalarStyle::Plain && text == "<<" && matches!(kind, TagKind::None | TagKind::Merge);

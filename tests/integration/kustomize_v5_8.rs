@@ -1,0 +1,90 @@
+//! kustomize v5.8.1's rules, each pinned by several cases of `tests/kustomize_v5_8/`, built with
+//! the reference (kustomize v5.8.1) and compared with the second reference (v5.6.0): where v5.6.0
+//! agrees, and where it does not (the README lists those differences).
+//!
+//! A case is a folder with a kustomization: `expected.yaml` is the reference's output, or
+//! `expected-error.txt` a line that both the reference's error and ours contain.
+use std::fs;
+use std::path::PathBuf;
+
+use crate::common::{check_build_fixture, manifest_dir, ours, reference_run, reference_v5_6_run};
+
+/// What kustomize v5.6.0 does with a case.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum V5_6 {
+    /// The same output, or an error with the same line.
+    Same,
+    /// Something else: a behaviour that changed in v5.7 or v5.8.
+    Differs,
+}
+use V5_6::{Differs, Same};
+
+fn case_dir(name: &str) -> PathBuf {
+    manifest_dir().join("tests").join("kustomize_v5_8").join(name)
+}
+
+fn check(cases: &[(&str, V5_6)]) {
+    for &(name, v5_6) in cases {
+        check_case(name, v5_6);
+    }
+}
+
+fn check_case(name: &str, v5_6: V5_6) {
+    let dir = case_dir(name);
+    let dir_arg = dir.to_str().expect("UTF-8 path");
+    let (expected, error) = if dir.join("expected.yaml").is_file() {
+        check_build_fixture(&dir, name);
+        (fs::read_to_string(dir.join("expected.yaml")).unwrap(), None)
+    } else {
+        let want = fs::read_to_string(dir.join("expected-error.txt")).unwrap_or_else(|e| panic!("{name}: expected-error.txt: {e}"));
+        let want = want.trim().to_owned();
+        assert!(!want.is_empty(), "{name}: expected-error.txt is empty");
+        let r = ours(&["build", dir_arg], &manifest_dir());
+        assert!(!r.success(), "{name}: peerpods-build succeeded where kustomize fails with `{want}`");
+        assert!(r.stderr.contains(&want), "{name}: the error lacks `{want}`:\n{}", r.stderr);
+        if let Some(reference) = reference_run(&[dir_arg], &manifest_dir(), name) {
+            assert!(!reference.success(), "{name}: the reference succeeds");
+            assert!(reference.stderr.contains(&want), "{name}: the reference's error lacks `{want}`:\n{}", reference.stderr);
+        }
+        (String::new(), Some(want))
+    };
+    let Some(old) = reference_v5_6_run(&[dir_arg], &manifest_dir(), name) else { return };
+    let agrees = match &error {
+        None => old.success() && old.stdout == expected,
+        Some(want) => !old.success() && old.stderr.contains(want.as_str()),
+    };
+    assert_eq!(agrees, v5_6 == Same, "{name}: kustomize v5.6.0 was expected to {}:\n{}{}", if v5_6 == Same { "agree" } else { "differ" }, old.stdout, old.stderr);
+}
+
+/// Every case below, by folder.
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING];
+
+#[test]
+fn every_case_folder_is_checked() {
+    let listed: std::collections::BTreeSet<&str> = CASES.iter().flat_map(|c| c.iter().map(|(n, _)| *n)).collect();
+    let on_disk: std::collections::BTreeSet<String> = fs::read_dir(manifest_dir().join("tests/kustomize_v5_8"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let on_disk: std::collections::BTreeSet<&str> = on_disk.iter().map(String::as_str).collect();
+    pretty_assertions::assert_eq!(listed, on_disk, "the tests and the folders of tests/kustomize_v5_8/ disagree");
+    for name in on_disk {
+        let dir = case_dir(name);
+        assert!(dir.join("kustomization.yaml").is_file(), "{name}: no kustomization.yaml");
+        assert!(dir.join("expected.yaml").is_file() != dir.join("expected-error.txt").is_file(), "{name}: one of expected.yaml, expected-error.txt");
+    }
+}
+
+const BRACES: &[(&str, V5_6)] = &[("brace-literal-in-target-name", Same), ("brace-repetition-in-target-name", Same)];
+
+#[test]
+fn a_brace_in_a_target_that_opens_no_repetition_is_a_literal() {
+    check(BRACES);
+}
+
+const FOLDING: &[(&str, V5_6)] = &[("folded-more-indented-lines", Same), ("folded-consecutive-more-indented", Same)];
+
+#[test]
+fn folded_scalars_fold_as_go_yaml_folds_them() {
+    check(FOLDING);
+}
