@@ -57,7 +57,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -87,4 +87,37 @@ const FOLDING: &[(&str, V5_6)] = &[("folded-more-indented-lines", Same), ("folde
 #[test]
 fn folded_scalars_fold_as_go_yaml_folds_them() {
     check(FOLDING);
+}
+
+const TYPES: &[(&str, V5_6)] = &[
+    ("types-accepted-forms", Same),
+    ("types-bool-field-given-string", Same),
+    ("types-generator-literal-number", Same),
+    ("types-image-tag-number", Same),
+    ("types-images-is-a-map", Same),
+    ("types-label-pair-yaml11-bool", Same),
+    ("types-namespace-octal-number", Same),
+    ("types-patches-entry-is-a-string", Same),
+    ("types-replica-count-fraction", Same),
+    ("types-unknown-key-in-image", Same),
+    ("types-unknown-key-namePrefx", Same),
+];
+
+#[test]
+fn kustomization_fields_decode_with_gos_types_and_wording() {
+    check(TYPES);
+}
+
+#[test]
+fn an_unknown_key_is_named_with_its_line_and_column_and_the_closest_field() {
+    for (name, at, hint) in [
+        ("types-unknown-key-namePrefx", "kustomization.yaml:3:1: ", "(did you mean \"namePrefix\"?)"),
+        ("types-unknown-key-in-image", "kustomization.yaml:5:3: ", "(did you mean \"newTag\"?)"),
+        ("types-image-tag-number", "kustomization.yaml:5:3: ", ""),
+    ] {
+        let dir = case_dir(name);
+        let r = ours(&["build", dir.to_str().unwrap()], &manifest_dir());
+        let line = r.stderr.lines().find(|l| l.contains("json: ")).unwrap_or_else(|| panic!("{name}: no decoding error:\n{}", r.stderr));
+        assert!(line.contains(at) && line.ends_with(hint), "{name}: {line}");
+    }
 }
