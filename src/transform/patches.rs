@@ -266,7 +266,7 @@ fn apply_json6902_to_selected(resources: &mut ResMap, target: &Selector, ops: &V
         // kustomize applies JSON patches to the resource as JSON: a null is `null` from then on.
         r.empty_nulls = None;
         r.quoted = None;
-        apply_json6902(&mut r.value, ops)
+        with_annotations_present(&mut r.value, |value| apply_json6902(value, ops))
             .map_err(|e| Error::msg(format!("{e} (patching {})", r.previous_ids.last().expect("just remembered"))))?;
         // kustomize rebuilds the patched resource from JSON: no node is shared any more.
         r.nodes.forget_all();
@@ -278,6 +278,27 @@ fn apply_json6902_to_selected(resources: &mut ResMap, target: &Selector, ops: &V
     }
     warn_unchanged(unchanged, diagnostics, kustomization, described);
     Ok(())
+}
+
+/// Runs `patch` on a resource whose `metadata.annotations` exists: while kustomize patches, every
+/// resource carries its internal `internal.config.kubernetes.io/previous*` annotations, so a JSON
+/// patch can `add /metadata/annotations/x` to a resource that has none. The map added for it is
+/// removed again when it stays empty, as kustomize drops an empty map with its internal entries.
+fn with_annotations_present<T>(value: &mut Value, patch: impl FnOnce(&mut Value) -> T) -> T {
+    let metadata = value.get_mut("metadata").and_then(Value::as_object_mut);
+    let added = match metadata {
+        Some(m) if !m.contains_key("annotations") => m.insert("annotations".to_owned(), Value::Object(Default::default())).is_none(),
+        _ => false,
+    };
+    let result = patch(value);
+    if added {
+        if let Some(m) = value.get_mut("metadata").and_then(Value::as_object_mut) {
+            if m.get("annotations").and_then(Value::as_object).is_some_and(|a| a.is_empty()) {
+                m.remove("annotations");
+            }
+        }
+    }
+    result
 }
 
 /// Positions of the resources a selector picks, in build order.

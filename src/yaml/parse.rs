@@ -126,6 +126,12 @@ thread_local! {
     static LAST_KEY_WINS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+/// Whether `path` is a value of `metadata.annotations` of a document. (The items of a List
+/// reach kustomize through JSON, where such a null is `null` whatever its text.)
+fn is_annotation_value(path: &[Step]) -> bool {
+    matches!(path, [Step::Key(m), Step::Key(a), Step::Key(_)] if m == "metadata" && a == "annotations")
+}
+
 /// A folded scalar as go-yaml folds it, from the value YAML 1.2 gives (saphyr's): go-yaml puts
 /// one more line break before a more-indented line that follows a line of normal indentation
 /// (go-yaml issue 827), and kustomize prints that.
@@ -520,7 +526,15 @@ impl<'a> Builder<'a> {
         } else {
             resolve_scalar(&text, style, kind).map_err(|m| ParseError::at(span.start, m))?
         };
-        if self.resource_mode && !is_key {
+        // kustomize sets every resource's annotations again as strings: a null there is its text.
+        let annotation_null = self.resource_mode
+            && !is_key
+            && block.is_null()
+            && style == ScalarStyle::Plain
+            && kind == TagKind::None
+            && self.block_path().is_some_and(|path| is_annotation_value(&path));
+        let block = if annotation_null { Value::String(text.to_string()) } else { block };
+        if self.resource_mode && !is_key && !annotation_null {
             if text.is_empty() && block.is_null() && style == ScalarStyle::Plain {
                 if let Some(path) = self.block_path() {
                     self.empty_nulls.push(path);

@@ -57,7 +57,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -120,4 +120,20 @@ fn an_unknown_key_is_named_with_its_line_and_column_and_the_closest_field() {
         let line = r.stderr.lines().find(|l| l.contains("json: ")).unwrap_or_else(|| panic!("{name}: no decoding error:\n{}", r.stderr));
         assert!(line.contains(at) && line.ends_with(hint), "{name}: {line}");
     }
+}
+
+const ANNOTATIONS: &[(&str, V5_6)] = &[
+    ("annotation-nulls-in-list-items", Same),
+    ("annotation-nulls-keep-label-nulls", Same),
+    ("annotation-from-patch-nonstring", Same),
+    ("annotation-from-json-patch-nonstring", Same),
+    ("json-patch-into-missing-annotations", Same),
+    ("json-patch-annotations-replaced", Same),
+];
+
+/// Annotation values are strings (a null is its text, a patch's number or boolean its text);
+/// while patches run, every resource has annotations (kustomize's internal ones).
+#[test]
+fn annotations_are_strings_and_exist_while_patches_run() {
+    check(ANNOTATIONS);
 }
