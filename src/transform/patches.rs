@@ -157,7 +157,12 @@ pub fn apply_patches_strategic_merge(
 ) -> Result<()> {
     for entry in entries {
         let (text, origin) = if loader.is_file(entry) || !entry.contains('\n') && !entry.contains(':') {
-            let (file, text) = loader.read(entry)?;
+            let (file, text) = loader.read(entry).map_err(|e| match e {
+                Error::Io { .. } => Error::msg(format!(
+                    "trouble configuring builtin PatchStrategicMergeTransformer with config: `\npaths:\n- {entry}\n`: {e}"
+                )),
+                other => other,
+            })?;
             (text, file.display().to_string())
         } else {
             (entry.clone(), "inline patch".to_string())
@@ -190,7 +195,10 @@ pub fn apply_inline_strategic_merge(resources: &mut ResMap, text: &str, schema: 
 /// One `patches` entry (strategic merge or JSON 6902, with or without a target).
 pub fn apply_patch(resources: &mut ResMap, entry: &Patch, loader: &Loader, schema: &Schema, diagnostics: &mut Diagnostics, kustomization: &str) -> Result<()> {
     let described = describe(entry);
-    let (text, origin) = patch_text(&entry.path, &entry.patch, loader, &described)?;
+    let (text, origin) = patch_text(&entry.path, &entry.patch, loader, &described).map_err(|e| match e {
+        Error::Io { .. } => plugin_config_error("PatchTransformer", entry, format!("failed to get the patch file from path({}): {e}", entry.path)),
+        other => other,
+    })?;
     let allow = (
         entry.options.get("allowNameChange").copied().unwrap_or(false),
         entry.options.get("allowKindChange").copied().unwrap_or(false),
@@ -242,7 +250,10 @@ pub fn apply_patch_json6902(resources: &mut ResMap, entry: &Patch, loader: &Load
     let (text, origin) = match (entry.path.is_empty(), entry.patch.trim().is_empty()) {
         (true, true) => return Err(Error::msg("empty file path and empty jsonOp")),
         (false, false) => return Err(Error::msg("must specify a file path or jsonOp, not both")),
-        _ => patch_text(&entry.path, &entry.patch, loader, &described)?,
+        _ => patch_text(&entry.path, &entry.patch, loader, &described).map_err(|e| match e {
+            Error::Io { .. } => plugin_config_error("PatchJson6902Transformer", entry, e.to_string()),
+            other => other,
+        })?,
     };
     let ops = match parse_patch_text(&text, &origin)? {
         LoadedPatch::Json6902(ops) => ops,
@@ -315,6 +326,38 @@ pub fn select(resources: &ResMap, target: &Selector) -> Result<Vec<usize>> {
         return Ok(resources.as_slice().par_iter().enumerate().filter(|(_, r)| compiled.matches(r)).map(|(i, _)| i).collect());
     }
     Ok(resources.iter().enumerate().filter(|(_, r)| compiled.matches(r)).map(|(i, _)| i).collect())
+}
+
+/// kustomize's error for a patch plugin it could not configure: the entry as the plugin's
+/// YAML config (keys sorted, empty fields left out), then the cause.
+fn plugin_config_error(plugin: &str, entry: &Patch, cause: String) -> Error {
+    let mut config = String::new();
+    let true_options: Vec<&String> = entry.options.iter().filter(|(_, on)| **on).map(|(name, _)| name).collect();
+    if !true_options.is_empty() {
+        config.push_str("options:\n");
+        let mut sorted = true_options;
+        sorted.sort();
+        for name in sorted {
+            config.push_str(&format!("  {name}: true\n"));
+        }
+    }
+    config.push_str(&format!("path: {}\n", entry.path));
+    if let Some(t) = &entry.target {
+        config.push_str("target:\n");
+        let fields = [
+            ("annotationSelector", &t.annotation_selector),
+            ("group", &t.group),
+            ("kind", &t.kind),
+            ("labelSelector", &t.label_selector),
+            ("name", &t.name),
+            ("namespace", &t.namespace),
+            ("version", &t.version),
+        ];
+        for (key, value) in fields.iter().filter(|(_, v)| !v.is_empty()) {
+            config.push_str(&format!("  {key}: {value}\n"));
+        }
+    }
+    Error::msg(format!("trouble configuring builtin {plugin} with config: `\n{config}`: {cause}"))
 }
 
 /// A short description of a patch entry for messages.
