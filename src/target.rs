@@ -173,7 +173,8 @@ impl Target {
 /// warnings its fields call for and whether it is empty (kustomize refuses an empty one).
 pub fn parse_kustomization(text: &str, file: &Path) -> Result<(Vec<String>, Kustomization, bool)> {
     let value = crate::yaml::parse::parse_document_last_key_wins(text).map_err(|e| {
-        let at = Error::Parse { file: file.display().to_string(), line: e.line, column: e.column, message: e.message.clone() };
+        let message = format!("yaml: line {}: {}", e.line, crate::yaml::go_syntax::go_yaml_error_wording(&e.message));
+        let at = Error::Parse { file: file.display().to_string(), line: e.line, column: e.column, message };
         Error::msg(format!("invalid Kustomization: {at}"))
     })?;
     let value = match value {

@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -161,4 +161,12 @@ const MISSING_FILES: &[(&str, V5_6)] = &[
 #[test]
 fn missing_patch_and_generator_files_are_worded_as_kustomize_words_them() {
     check(MISSING_FILES);
+}
+
+const YAML_SYNTAX: &[(&str, V5_6)] = &[("yaml-template-tag", Same), ("yaml-mapping-value-in-scalar", Same), ("yaml-tab-indentation", Same)];
+
+/// A kustomization file that does not parse: go-yaml's words and line, after our line:column.
+#[test]
+fn kustomization_syntax_errors_use_go_yamls_words() {
+    check(YAML_SYNTAX);
 }
