@@ -313,13 +313,7 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
             Some((spec, checkout)) => Loader::in_repository(checkout, &spec.kust_root()),
             None => target.loader.child(component),
         };
-        let loader = loader.map_err(|e| {
-            if Path::new(component).is_absolute() {
-                Error::msg(format!("accumulating components: loader.New \"{e}\""))
-            } else {
-                e.context(format!("accumulating components: accumulateDirectory: \"{component}\""))
-            }
-        })?;
+        let loader = loader.map_err(|e| Error::msg(format!("accumulating components: loader.New {}", go_quote(&e.to_string()))))?;
         if let Some(cycle) = cycle_error(ctx, loader.root()) {
             return Err(Error::msg(format!("accumulating components: loader.New {}", go_quote(&cycle))));
         }
@@ -423,7 +417,14 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
         } else if kinds[position] == EntryKind::File {
             let (file, text) = target.loader.read(entry).map_err(|e| e.context("accumulating resources"))?;
             let origin = build_metadata::file_origin(&ctx.relative(&file));
-            let (resources, invalid) = resources_from_file(&file, &text)?;
+            // kustomize then tries the file as a kustomization folder, unless its YAML is malformed.
+            let (resources, invalid) = resources_from_file(&file, &text).map_err(|e| match e {
+                Error::Parse { .. } => e,
+                other => Error::msg(format!(
+                    "accumulating resources: accumulation err='accumulating resources from '{entry}': {other}': must build at directory: '{}': file is not directory",
+                    file.display()
+                )),
+            })?;
             ctx.deferred_errors.extend(invalid);
             for mut resource in resources {
                 resource.origin = Some(origin.clone());

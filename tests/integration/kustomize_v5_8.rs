@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -169,4 +169,18 @@ const YAML_SYNTAX: &[(&str, V5_6)] = &[("yaml-template-tag", Same), ("yaml-mappi
 #[test]
 fn kustomization_syntax_errors_use_go_yamls_words() {
     check(YAML_SYNTAX);
+}
+
+const NOT_FOLDERS: &[(&str, V5_6)] = &[
+    ("resource-plain-map", Same),
+    ("resource-list-of-strings", Same),
+    ("component-missing-folder", Same),
+    ("component-is-a-file", Same),
+];
+
+/// A resources entry that holds no resource is then tried as a folder, and says both; a
+/// components entry must be a folder (`loader.New`).
+#[test]
+fn entries_that_are_not_what_they_must_be_are_worded_as_kustomize_words_them() {
+    check(NOT_FOLDERS);
 }
