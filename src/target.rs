@@ -700,7 +700,7 @@ fn absorb(resources: &mut ResMap, mut generated: Resource) -> Result<()> {
     let mut matches = resources.positions_named(&id.name);
     matches.retain(|&i| resources.get(i).all_ids().iter().any(|other| crate::transform::select::same_id(other, &id)));
     match (matches.as_slice(), generated.behavior) {
-        ([], Behavior::Create) => resources.append(generated),
+        ([], Behavior::Create | Behavior::Unspecified) => resources.append(generated),
         ([], _) => Err(Error::msg(format!("id {id} does not exist; cannot merge or replace"))),
         ([i], Behavior::Merge | Behavior::Replace) => {
             let old = std::mem::replace(resources.get_mut(*i), Resource::new(Value::Null));
@@ -713,7 +713,10 @@ fn absorb(resources: &mut ResMap, mut generated: Resource) -> Result<()> {
             resources.replace(*i, generated);
             Ok(())
         }
-        ([_], Behavior::Create) => Err(Error::msg(format!("id {id} exists; behavior must be merge or replace"))),
+        ([_], create) => {
+            let behavior = if create == Behavior::Create { "create" } else { "unspecified" };
+            Err(Error::msg(format!("id {id} exists; can not use behavior: '{behavior}', behavior must be merge or replace")))
+        }
         (_, _) => Err(Error::msg(format!("found multiple objects that could accept merge of {id}"))),
     }
 }

@@ -28,7 +28,8 @@ pub fn generate(
     let behavior = match args.behavior.as_str() {
         "merge" => Behavior::Merge,
         "replace" => Behavior::Replace,
-        _ => Behavior::Create,
+        "create" => Behavior::Create,
+        _ => Behavior::Unspecified,
     };
     let pairs = key_value_pairs(args, loader)?;
 

@@ -15,7 +15,7 @@ use crate::yaml::parse::parse_documents;
 /// A patch read from a file or written inline.
 #[derive(Clone)]
 pub enum LoadedPatch {
-    /// One or more strategic merge patches (each a partial object).
+    /// Strategic merge patches (each a partial object); none for a patch holding no document.
     Strategic(Vec<Value>),
     /// An RFC 6902 operation list.
     Json6902(Value),
@@ -36,7 +36,8 @@ fn parse_patch_text_once(text: &str, origin: &str) -> Result<LoadedPatch> {
     })?;
     let docs: Vec<Value> = docs.into_iter().filter(|d| !d.is_null()).collect();
     match docs.first() {
-        None => Err(Error::msg(format!("patch appears to be empty; {origin}"))),
+        // Nothing, or only comments: kustomize v5.8 skips such a `patches` entry; the other fields refuse it.
+        None => Ok(LoadedPatch::Strategic(Vec::new())),
         // kustomize reads a JSON 6902 patch as one document: later documents are ignored.
         Some(Value::Array(_)) => Ok(LoadedPatch::Json6902(docs.into_iter().next().unwrap())),
         Some(_) if docs.iter().all(Value::is_object) => Ok(LoadedPatch::Strategic(docs)),
@@ -170,6 +171,9 @@ pub fn apply_patches_strategic_merge(
         let LoadedPatch::Strategic(patches) = parse_patch_text(&text, &origin)? else {
             return Err(Error::msg(format!("{origin}: a patchesStrategicMerge entry must be a strategic merge patch, not a list")));
         };
+        if patches.is_empty() {
+            return Err(empty_patch(&origin));
+        }
         for patch in patches {
             let target = unique_target(resources, &patch_id(&patch))?;
             let unchanged = merge_selected(resources, &[target], &patch, (false, false), schema)?;
@@ -184,6 +188,9 @@ pub fn apply_inline_strategic_merge(resources: &mut ResMap, text: &str, schema: 
     let LoadedPatch::Strategic(list) = parse_patch_text(text, "inline patch")? else {
         return Err(Error::msg("a strategic merge patch must be a mapping, not a list"));
     };
+    if list.is_empty() {
+        return Err(empty_patch("inline patch"));
+    }
     for patch in list {
         let target = unique_target(resources, &patch_id(&patch))?;
         let unchanged = merge_selected(resources, &[target], &patch, (false, false), schema)?;
@@ -204,6 +211,10 @@ pub fn apply_patch(resources: &mut ResMap, entry: &Patch, loader: &Loader, schem
         entry.options.get("allowKindChange").copied().unwrap_or(false),
     );
     match parse_patch_text(&text, &origin)? {
+        LoadedPatch::Strategic(patches) if patches.is_empty() => {
+            diagnostics.unmatched(kustomization, &format!("patch {described} holds no document and has no effect"));
+            Ok(())
+        }
         LoadedPatch::Strategic(patches) => match &entry.target {
             Some(target) => {
                 if patches.len() > 1 {
@@ -326,6 +337,10 @@ pub fn select(resources: &ResMap, target: &Selector) -> Result<Vec<usize>> {
         return Ok(resources.as_slice().par_iter().enumerate().filter(|(_, r)| compiled.matches(r)).map(|(i, _)| i).collect());
     }
     Ok(resources.iter().enumerate().filter(|(_, r)| compiled.matches(r)).map(|(i, _)| i).collect())
+}
+
+fn empty_patch(origin: &str) -> Error {
+    Error::msg(format!("patch appears to be empty; {origin}"))
 }
 
 /// kustomize's error for a patch plugin it could not configure: the entry as the plugin's

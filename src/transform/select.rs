@@ -133,6 +133,18 @@ impl CompiledSelector {
         }
     }
 
+    /// Whether `id` matches the group, version, kind, name and namespace patterns, the namespace
+    /// as the id holds it (empty for none): how kustomize v5.8 matches replacement targets
+    /// (`TargetSelectorRegex`); labels and annotations are left to [`CompiledSelector::matches`].
+    pub fn matches_id(&self, id: &ResId) -> bool {
+        let ok = |re: &Option<Pattern>, text: &str| re.as_ref().is_none_or(|re| re.is_match(text));
+        ok(&self.group, &id.gvk.group)
+            && ok(&self.version, &id.gvk.version)
+            && ok(&self.kind, &id.gvk.kind)
+            && ok(&self.name, &id.name)
+            && ok(&self.namespace, &id.namespace)
+    }
+
     /// Whether `r` is selected: name and namespace may match the original or the current id.
     pub fn matches(&self, r: &Resource) -> bool {
         let api_version = r.api_version();

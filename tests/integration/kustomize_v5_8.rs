@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, IMAGE_VOLUMES, GENERATOR_CONFLICTS, &[("empty-patch-files-skipped", Differs)]];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -183,4 +183,58 @@ const NOT_FOLDERS: &[(&str, V5_6)] = &[
 #[test]
 fn entries_that_are_not_what_they_must_be_are_worded_as_kustomize_words_them() {
     check(NOT_FOLDERS);
+}
+
+const REPLACEMENTS: &[(&str, V5_6)] = &[
+    ("replacement-select-regex", Differs),
+    ("replacement-reject-regex", Differs),
+    ("replacement-select-default-namespace", Differs),
+    ("replacement-static-value", Differs),
+    ("replacement-static-value-and-source", Differs),
+];
+
+/// Replacement targets: `select` and `reject` id fields are regular expressions, the namespace
+/// compared as written (`default` no longer selects a resource without one); `sourceValue` is
+/// a static source.
+#[test]
+fn replacements_select_by_regular_expression_and_take_static_values() {
+    check(REPLACEMENTS);
+}
+
+const IMAGE_VOLUMES: &[(&str, V5_6)] = &[("images-in-image-volumes", Differs), ("images-volume-without-image", Same)];
+
+/// The images transformer also sets `volumes[].image.reference` (image volumes).
+#[test]
+fn images_are_set_in_image_volumes() {
+    check(IMAGE_VOLUMES);
+}
+
+const GENERATOR_CONFLICTS: &[(&str, V5_6)] = &[("generator-conflict-unspecified", Differs), ("generator-conflict-create", Differs)];
+
+/// A generated object whose id exists, without merge or replace: the error names the behavior.
+#[test]
+fn a_generator_conflict_names_its_behavior() {
+    check(GENERATOR_CONFLICTS);
+}
+
+/// A `patches` file holding nothing or only comments is skipped (kustomize v5.6.0 refused it);
+/// peerpods-build says so, as a rule that changes nothing.
+#[test]
+fn empty_patch_files_are_skipped_with_a_warning() {
+    let name = "empty-patch-files-skipped";
+    let dir = case_dir(name);
+    let dir_arg = dir.to_str().unwrap();
+    let expected = fs::read_to_string(dir.join("expected.yaml")).unwrap();
+    let r = ours(&["build", dir_arg], &manifest_dir());
+    assert!(r.success(), "{}", r.stderr);
+    pretty_assertions::assert_eq!(r.stdout, expected);
+    assert_eq!(r.stderr.matches("holds no document and has no effect").count(), 2, "{}", r.stderr);
+    assert!(!ours(&["build", dir_arg, "--strict"], &manifest_dir()).success(), "--strict accepted an empty patch");
+    if let Some(reference) = reference_run(&[dir_arg], &manifest_dir(), name) {
+        assert!(reference.success(), "{}", reference.stderr);
+        pretty_assertions::assert_eq!(reference.stdout, expected);
+    }
+    if let Some(old) = reference_v5_6_run(&[dir_arg], &manifest_dir(), name) {
+        assert!(!old.success(), "kustomize v5.6.0 accepted an empty patch file");
+    }
 }
