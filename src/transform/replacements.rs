@@ -1570,14 +1570,16 @@ mod tests {
     }
 
     #[test]
-    fn default_namespace_selects_resources_without_one() {
+    fn default_namespace_selects_a_source_without_one_but_no_target_without_one() {
+        // v5.8: a target's namespace is a regular expression over the namespace as written.
         let out = run(
             vec![cm("src", json!({"v": "hello"})), deploy("a", json!({"x": "old"}))],
             json!([{"source": {"kind": "ConfigMap", "namespace": "default", "fieldPath": "data.v"},
-                    "targets": [{"select": {"name": "a", "namespace": "default"}, "fieldPaths": ["spec.x"]}]}]),
+                    "targets": [{"select": {"name": "a", "namespace": "default"}, "fieldPaths": ["spec.x"]},
+                                {"select": {"name": "a", "namespace": ""}, "fieldPaths": ["spec.y"], "options": {"create": true}}]}]),
         )
         .unwrap();
-        assert_eq!(out[1]["spec"]["x"], json!("hello"));
+        assert_eq!((out[1]["spec"]["x"].clone(), out[1]["spec"]["y"].clone()), (json!("old"), json!("hello")));
     }
 
     #[test]
@@ -1589,7 +1591,15 @@ mod tests {
                     "targets": [{"select": {"namespace": "default"}, "fieldPaths": ["metadata.annotations.ns"], "options": {"create": true}}]}]),
         )
         .unwrap();
-        assert_eq!(out[0]["metadata"]["annotations"], json!({"ns": "myns"}));
+        // A cluster-scoped source is found in `default`; a target without a namespace is not (v5.8).
+        assert_eq!(out[0]["metadata"]["annotations"], Value::Null);
+        assert_eq!(out[1]["metadata"]["annotations"], Value::Null);
+        let out = run(
+            vec![json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "myns"}}), cm("src", json!({"v": "x"}))],
+            json!([{"source": {"kind": "Namespace", "namespace": "default"},
+                    "targets": [{"select": {"kind": "ConfigMap"}, "fieldPaths": ["metadata.annotations.ns"], "options": {"create": true}}]}]),
+        )
+        .unwrap();
         assert_eq!(out[1]["metadata"]["annotations"], json!({"ns": "myns"}));
     }
 
@@ -1696,7 +1706,7 @@ mod tests {
     #[test]
     fn path_entries_hold_one_replacement_or_a_list() {
         let one = r#"{"source": {"kind": "ConfigMap", "name": "src", "fieldPath": "data.v", "bogus": 1},
-                      "sourceValue": "x", "targets": [{"select": {"kind": "Deployment"}, "fieldPaths": ["spec.img"]}]}"#;
+                      "sourceValues": "x", "targets": [{"select": {"kind": "Deployment"}, "fieldPaths": ["spec.img"]}]}"#;
         let list = r#"[{"source": {"kind": "ConfigMap", "name": "src", "fieldPath": "data.v"},
                         "targets": [{"select": {"kind": "Deployment"}, "fieldPaths": ["spec.img"]}]},
                        {"source": {"kind": "ConfigMap", "name": "src", "fieldPath": "data.n"},
