@@ -189,14 +189,8 @@ pub fn parse_kustomization(text: &str, file: &Path) -> Result<(Vec<String>, Kust
             )))
         }
     };
-    let value = crate::kustomization::go_json::decode_kustomization(value).map_err(|e| {
-        let at = match crate::yaml::locate::position(text, &e.at) {
-            Some((line, column)) => format!("{}:{line}:{column}", file.display()),
-            None => file.display().to_string(),
-        };
-        let hint = e.suggestion.map(|name| format!(" (did you mean \"{name}\"?)")).unwrap_or_default();
-        Error::msg(format!("invalid Kustomization: {at}: {}{hint}", e.message))
-    })?;
+    let value = crate::kustomization::go_json::decode_kustomization(value)
+        .map_err(|e| Error::msg(format!("invalid Kustomization: {}", e.describe(file, Some(text), ""))))?;
     let warnings = deprecated_field_warnings(&value);
     let empty = crate::kustomization::types::is_empty_kustomization(&value);
     let kustomization: Kustomization = serde_json::from_value(value)
@@ -290,8 +284,14 @@ pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     let mut files = Vec::new();
     for path in &k.configurations {
         let (file, text) = target.loader.read(path)?;
-        for doc in parse_file(&file, &text)? {
-            files.push(FieldSpecTables::from_config_value(&doc.value)?);
+        let docs = parse_file(&file, &text)?;
+        let single = docs.len() == 1;
+        for doc in docs {
+            use crate::kustomization::go_json::{decode_document, TRANSFORMER_CONFIG};
+            let value = decode_document(doc.value, &TRANSFORMER_CONFIG).map_err(|e| {
+                Error::msg(e.describe(&file, Some(text.as_str()).filter(|_| single), "error unmarshaling JSON: while decoding JSON: "))
+            })?;
+            files.push(FieldSpecTables::from_config_value(&value)?);
         }
     }
     let level = if files.is_empty() {

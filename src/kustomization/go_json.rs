@@ -286,6 +286,38 @@ pub const KUSTOMIZATION: GoStruct = GoStruct {
     ],
 };
 
+const FIELD_SPECS: GoType = GoType::List(&GoType::Struct(&FIELD_SPEC));
+
+const NAME_BACK_REFERENCES: GoStruct = GoStruct {
+    name: "NameBackReferences",
+    qualified: "builtinconfig.NameBackReferences",
+    fields: &[
+        field("group", "Gvk.group", STRING),
+        field("version", "Gvk.version", STRING),
+        field("kind", "Gvk.kind", STRING),
+        field("fieldSpecs", "fieldSpecs", FIELD_SPECS),
+    ],
+};
+
+/// kustomize's `builtinconfig.TransformerConfig`, the document of a `configurations` file.
+pub const TRANSFORMER_CONFIG: GoStruct = GoStruct {
+    name: "TransformerConfig",
+    qualified: "builtinconfig.TransformerConfig",
+    fields: &[
+        field("namePrefix", "namePrefix", FIELD_SPECS),
+        field("nameSuffix", "nameSuffix", FIELD_SPECS),
+        field("namespace", "namespace", FIELD_SPECS),
+        field("commonLabels", "commonLabels", FIELD_SPECS),
+        field("labels", "labels", FIELD_SPECS),
+        field("templateLabels", "templateLabels", FIELD_SPECS),
+        field("commonAnnotations", "commonAnnotations", FIELD_SPECS),
+        field("nameReference", "nameReference", GoType::List(&GoType::Struct(&NAME_BACK_REFERENCES))),
+        field("varReference", "varReference", FIELD_SPECS),
+        field("images", "images", FIELD_SPECS),
+        field("replicas", "replicas", FIELD_SPECS),
+    ],
+};
+
 /// Why a value does not decode, and where.
 #[derive(Debug, PartialEq)]
 pub struct DecodeError {
@@ -295,6 +327,19 @@ pub struct DecodeError {
     pub suggestion: Option<&'static str>,
     /// The path of the offending key or item in the document.
     pub at: Vec<Step>,
+}
+
+impl DecodeError {
+    /// The error as one line after its file, `FILE:LINE:COLUMN: <prefix><message>` (the position
+    /// found in `text`, when `text` holds this one document), with the closest field as a hint.
+    pub fn describe(&self, file: &std::path::Path, text: Option<&str>, prefix: &str) -> String {
+        let at = match text.and_then(|text| crate::yaml::locate::position(text, &self.at)) {
+            Some((line, column)) => format!("{}:{line}:{column}", file.display()),
+            None => file.display().to_string(),
+        };
+        let hint = self.suggestion.map(|name| format!(" (did you mean \"{name}\"?)")).unwrap_or_default();
+        format!("{at}: {prefix}{}{hint}", self.message)
+    }
 }
 
 impl GoType {
@@ -353,12 +398,19 @@ impl Context<'_> {
 /// Decodes `value` (a kustomization document) as `types.Kustomization`: the value with every key
 /// spelled as its field, or the first error in document order.
 pub fn decode_kustomization(value: Value) -> Result<Value, DecodeError> {
+    decode_document(value, &KUSTOMIZATION)
+}
+
+/// Decodes one document as the Go struct `strukt` (a `configurations` file as
+/// [`TRANSFORMER_CONFIG`]); a document that is not a mapping is returned as it is, for the
+/// caller's own wording.
+pub fn decode_document(value: Value, strukt: &'static GoStruct) -> Result<Value, DecodeError> {
     let mut at = Vec::new();
     let object = match value {
         Value::Object(object) => object,
         other => return Ok(other),
     };
-    decode_struct(object, &KUSTOMIZATION, &mut Context { strukt: KUSTOMIZATION.name, fields: Vec::new(), at: &mut at })
+    decode_struct(object, strukt, &mut Context { strukt: strukt.name, fields: Vec::new(), at: &mut at })
 }
 
 fn decode_struct(object: Map<String, Value>, strukt: &'static GoStruct, outer: &mut Context) -> Result<Value, DecodeError> {
@@ -488,6 +540,19 @@ mod tests {
         assert_eq!(decode_kustomization(json!({"zzzzzz": 1})).unwrap_err().suggestion, None);
         let e = decode_kustomization(json!({"images": [{"name": "a"}, {"newtags": "1"}]})).unwrap_err();
         assert_eq!((e.suggestion, e.at), (Some("newTag"), vec![Step::Key("images".into()), Step::Index(1), Step::Key("newtags".into())]));
+    }
+
+    #[test]
+    fn configurations_decode_as_transformer_configs() {
+        let config = json!({"namespace": [{"path": "subjects/namespace", "kind": "RoleBinding", "apiGroup": "x"}]});
+        assert_eq!(decode_document(config, &TRANSFORMER_CONFIG).unwrap_err().message, "json: unknown field \"apiGroup\"");
+        let config = json!({"namePrefix": [{"path": "spec/x", "version": 1}]});
+        assert_eq!(
+            decode_document(config, &TRANSFORMER_CONFIG).unwrap_err().message,
+            "json: cannot unmarshal number into Go struct field FieldSpec.namePrefix.Gvk.version of type string"
+        );
+        let config = json!({"NAMEREFERENCE": [{"Kind": "Secret", "fieldspecs": [{"path": "spec/x"}]}]});
+        assert_eq!(decode_document(config, &TRANSFORMER_CONFIG).unwrap(), json!({"nameReference": [{"kind": "Secret", "fieldSpecs": [{"path": "spec/x"}]}]}));
     }
 
     #[test]

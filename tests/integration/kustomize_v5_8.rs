@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, IMAGE_VOLUMES, GENERATOR_CONFLICTS, &[("empty-patch-files-skipped", Differs)]];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, &[("empty-patch-files-skipped", Differs)]];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -237,4 +237,18 @@ fn empty_patch_files_are_skipped_with_a_warning() {
     if let Some(old) = reference_v5_6_run(&[dir_arg], &manifest_dir(), name) {
         assert!(!old.success(), "kustomize v5.6.0 accepted an empty patch file");
     }
+}
+
+const CONFIGURATIONS: &[(&str, V5_6)] = &[
+    ("configurations-unknown-field", Same),
+    ("configurations-number-for-string", Same),
+    ("varreference-wildcard", Same),
+    ("varreference-wildcard-unreached", Same),
+];
+
+/// `configurations` files decode strictly, as transformer configs; a var reference path with a
+/// `*` is refused where it is walked.
+#[test]
+fn configurations_decode_strictly_and_var_references_have_no_wildcard() {
+    check(CONFIGURATIONS);
 }
