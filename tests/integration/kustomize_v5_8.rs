@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, &[("empty-patch-files-skipped", Differs)]];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, &[("empty-patch-files-skipped", Differs)]];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -251,4 +251,14 @@ const CONFIGURATIONS: &[(&str, V5_6)] = &[
 #[test]
 fn configurations_decode_strictly_and_var_references_have_no_wildcard() {
     check(CONFIGURATIONS);
+}
+
+const OPTIONS_AND_NAMESPACES: &[(&str, V5_6)] = &[("patch-options-unknown", Differs), ("namespace-not-propagated-to-bases", Same)];
+
+/// `patches[].options` is a struct with two fields (an unknown option is refused); an overlay's
+/// namespace reaches the resources of its bases by the namespace transformer only (v5.8.1
+/// propagates it to `helmCharts` alone).
+#[test]
+fn patch_options_are_typed_and_namespaces_are_not_propagated_to_bases() {
+    check(OPTIONS_AND_NAMESPACES);
 }
