@@ -426,10 +426,20 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                 )),
             })?;
             ctx.deferred_errors.extend(invalid);
+            // kustomize reads the file into a map of its own (a repeated id is an error there), merges
+            // that into the level's, and on any error tries the file as a folder, and says both.
+            let failed = |stage: &str, e: Error| {
+                Error::msg(format!(
+                    "accumulating resources: accumulation err='{stage} resources from '{entry}': {e}': must build at directory: '{}': file is not directory",
+                    file.display()
+                ))
+            };
+            let mut own = ResMap::default();
             for mut resource in resources {
                 resource.origin = Some(origin.clone());
-                acc.resources.append(resource).map_err(|e| e.context("accumulating resources"))?;
+                own.append(resource).map_err(|e| failed("accumulating", e))?;
             }
+            acc.resources.append_all(own).map_err(|e| failed("merging", e))?;
         } else if kinds[position] == EntryKind::Folder {
             let sub = match prebuilt[position].take() {
                 // Valid unless an earlier entry installed a custom schema, which it would have used.
@@ -443,16 +453,19 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                     ))
                 })?),
             };
-            let sub = sub.map_err(|e| {
-                // kustomize tried the entry as a file first and quotes why that failed.
-                let joined = target.loader.display_relative(entry);
-                let not_a_file = match target.loader.restrictor() {
-                    LoadRestrictor::RootOnly => format!("'{joined}' must resolve to a file"),
-                    LoadRestrictor::None => format!("read {joined}: is a directory"),
-                };
-                e.context(format!("accumulating resources: accumulation err='accumulating resources from '{entry}': {not_a_file}'"))
-            })?;
-            absorb_sub(acc, sub)?;
+            // kustomize tried the entry as a file first and quotes why that failed.
+            let joined = target.loader.display_relative(entry);
+            let not_a_file = match target.loader.restrictor() {
+                LoadRestrictor::RootOnly => format!("'{joined}' must resolve to a file"),
+                LoadRestrictor::None => format!("read {joined}: is a directory"),
+            };
+            let failed = format!("accumulating resources: accumulation err='accumulating resources from '{entry}': {not_a_file}'");
+            let sub = sub.map_err(|e| e.context(&failed))?;
+            // A resource id the folder brings again names the folder that brought it.
+            acc.resources
+                .append_all(sub.resources)
+                .map_err(|e| Error::msg(format!("{failed}: recursed merging from path '{joined}': {e}")))?;
+            absorb_sub(acc, Accumulated { resources: ResMap::default(), ..sub })?;
         } else if kinds[position] == EntryKind::Git {
             let sub = accumulate_git_entry(ctx, entry).map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
             absorb_sub(acc, sub)?;

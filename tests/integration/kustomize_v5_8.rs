@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, &[("empty-patch-files-skipped", Differs)]];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, &[("empty-patch-files-skipped", Differs)]];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -261,4 +261,12 @@ const OPTIONS_AND_NAMESPACES: &[(&str, V5_6)] = &[("patch-options-unknown", Diff
 #[test]
 fn patch_options_are_typed_and_namespaces_are_not_propagated_to_bases() {
     check(OPTIONS_AND_NAMESPACES);
+}
+
+const DUPLICATES: &[(&str, V5_6)] = &[("duplicate-id-two-files", Same), ("duplicate-id-two-folders", Same), ("duplicate-id-one-file", Same)];
+
+/// A resource id that comes twice names the file or folder that brought the second copy.
+#[test]
+fn a_duplicate_id_names_the_entry_that_brought_it_again() {
+    check(DUPLICATES);
 }
