@@ -185,7 +185,7 @@ pub fn parse_kustomization(text: &str, file: &Path) -> Result<(Vec<String>, Kust
             return Err(Error::msg(format!(
                 "invalid Kustomization: {}: json: cannot unmarshal {} into Go value of type types.Kustomization",
                 file.display(),
-                go_json_type(&other)
+                crate::kustomization::go_json::json_kind(&other)
             )))
         }
     };
@@ -196,17 +196,6 @@ pub fn parse_kustomization(text: &str, file: &Path) -> Result<(Vec<String>, Kust
     let kustomization: Kustomization = serde_json::from_value(value)
         .map_err(|e| Error::msg(format!("invalid Kustomization: {}: {e}", file.display())))?;
     Ok((warnings, kustomization, empty))
-}
-/// The JSON type name Go's decoder uses in "cannot unmarshal X into ...".
-fn go_json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 /// Settings kustomize accepts and then does nothing with (or that this build does not apply):

@@ -358,7 +358,7 @@ impl GoType {
 }
 
 /// What `encoding/json` calls a JSON value in "cannot unmarshal <kind>".
-fn json_kind(value: &Value) -> &'static str {
+pub fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "bool",

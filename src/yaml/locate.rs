@@ -3,14 +3,7 @@
 //! of the wrong type, an unknown key). Only read when there is something to report.
 use saphyr_parser::{Event, Parser};
 
-/// One step of a path into a document.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Step {
-    /// A mapping key, as written.
-    Key(String),
-    /// A sequence item, from 0.
-    Index(usize),
-}
+pub use super::empty_nulls::Step;
 
 /// An open collection while walking the events.
 enum Open {
