@@ -31,6 +31,7 @@ pub fn find() -> Option<Vec<String>> {
 }
 
 /// The second reference (kustomize v5.6.0), or `None` where there is none.
+#[allow(dead_code)] // the tests compare with it, the benchmark does not
 pub fn find_v5_6() -> Option<Vec<String>> {
     if let Some(command) = std::env::var_os("PEERPODS_REFERENCE_KUSTOMIZE_V5_6") {
         return words(&command.to_string_lossy());
