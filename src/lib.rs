@@ -10,6 +10,7 @@ pub mod diff;
 pub mod edit;
 pub mod error;
 pub mod generate;
+pub mod helm;
 pub mod kustomization;
 pub mod localize;
 pub mod patch;
@@ -45,6 +46,8 @@ pub struct BuildOptions {
     pub reorder: Option<Reorder>,
     /// Where remote bases are cached, and whether to build from the cache alone.
     pub remote: remote::RemoteOptions,
+    /// The helm flags (`--enable-helm` and the others) and the render cache.
+    pub helm: helm::HelmOptions,
 }
 
 /// The result of a build: the resources to print and the warnings to show.
@@ -98,6 +101,7 @@ fn build_here(dir: &Path, options: &BuildOptions) -> Result<Build, BuildFailure>
     let loader = loader.map_err(|error| BuildFailure { error, diagnostics: Diagnostics::default() })?;
     let mut ctx = target::Context::new(options.load_restrictor, &loader);
     ctx.remote = options.remote.clone();
+    ctx.helm = options.helm.clone();
     match build_in(&mut ctx, loader, options) {
         Ok(resources) => Ok(Build { resources, diagnostics: ctx.diagnostics }),
         Err(error) => Err(BuildFailure { error, diagnostics: ctx.diagnostics }),
@@ -124,6 +128,7 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
     // strings: a boolean or a number a patch wrote there prints as text.
     transform::replacements::stringify_annotations(&mut resources);
     resources.retain(|r| !r.is_local_config());
+    helm::remove_generated_marks(&mut resources);
     build_metadata::annotate(&mut resources, &top.kustomization.build_metadata);
     order(&mut resources, &top.kustomization, options)?;
     refuse_unencodable(&resources)?;

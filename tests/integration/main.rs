@@ -16,6 +16,7 @@ mod emit_roundtrip;
 mod fidelity;
 mod fidelity_sharing;
 mod gitops;
+mod helm;
 mod kustomize_v5_8;
 mod localize;
 mod parallel_folders;
