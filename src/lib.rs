@@ -128,6 +128,9 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
     add_hash_suffixes(&mut resources);
     transform::namereference::resolve_name_references(&mut resources, &tables.name_reference)?;
     transform::vars::resolve_vars(&mut resources, &acc.vars, &tables.var_reference)?;
+    // kustomize drops its build annotations last, setting every resource's annotations again as
+    // strings: a boolean or a number a patch wrote there prints as text.
+    transform::replacements::stringify_annotations(&mut resources);
     resources.retain(|r| !r.is_local_config());
     helm::remove_generated_marks(&mut resources);
     build_metadata::annotate(&mut resources, &top.kustomization.build_metadata);

@@ -186,7 +186,8 @@ impl Target {
 /// warnings its fields call for and whether it is empty (kustomize refuses an empty one).
 pub fn parse_kustomization(text: &str, file: &Path) -> Result<(Vec<String>, Kustomization, bool)> {
     let value = crate::yaml::parse::parse_document_last_key_wins(text).map_err(|e| {
-        let at = Error::Parse { file: file.display().to_string(), line: e.line, column: e.column, message: e.message.clone() };
+        let message = format!("yaml: line {}: {}", e.line, crate::yaml::go_syntax::go_yaml_error_wording(&e.message));
+        let at = Error::Parse { file: file.display().to_string(), line: e.line, column: e.column, message };
         Error::msg(format!("invalid Kustomization: {at}"))
     })?;
     let value = match value {
@@ -197,27 +198,17 @@ pub fn parse_kustomization(text: &str, file: &Path) -> Result<(Vec<String>, Kust
             return Err(Error::msg(format!(
                 "invalid Kustomization: {}: json: cannot unmarshal {} into Go value of type types.Kustomization",
                 file.display(),
-                go_json_type(&other)
+                crate::kustomization::go_json::json_kind(&other)
             )))
         }
     };
-    let value = crate::kustomization::types::canonicalize_field_names(value);
+    let value = crate::kustomization::go_json::decode_kustomization(value)
+        .map_err(|e| Error::msg(format!("invalid Kustomization: {}", e.describe(file, Some(text), ""))))?;
     let warnings = deprecated_field_warnings(&value);
     let empty = crate::kustomization::types::is_empty_kustomization(&value);
     let kustomization: Kustomization = serde_json::from_value(value)
         .map_err(|e| Error::msg(format!("invalid Kustomization: {}: {e}", file.display())))?;
     Ok((warnings, kustomization, empty))
-}
-/// The JSON type name Go's decoder uses in "cannot unmarshal X into ...".
-fn go_json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 /// Settings kustomize accepts and then does nothing with (or that this build does not apply):
@@ -232,11 +223,6 @@ fn ignored_settings(k: &Kustomization) -> Vec<String> {
             "originAnnotations" | "transformerAnnotations" => {}
             "managedByLabel" => ignored.push("buildMetadata: 'managedByLabel' is not applied (its value names the kustomize binary)".into()),
             other => ignored.push(format!("buildMetadata: '{other}' is not an option and has no effect")),
-        }
-    }
-    for patch in k.patches.iter().chain(&k.patches_json6902) {
-        for option in patch.options.keys().filter(|o| !["allowNameChange", "allowKindChange"].contains(&o.as_str())) {
-            ignored.push(format!("patches: option '{option}' is not an option and has no effect"));
         }
     }
     if k.helm_globals.is_some() && k.helm_charts.is_empty() {
@@ -309,8 +295,14 @@ fn accumulate_here(ctx: &mut Context, target: &Target, acc: &mut Accumulated) ->
     let mut files = Vec::new();
     for path in &k.configurations {
         let (file, text) = target.loader.read(path)?;
-        for doc in parse_file(&file, &text)? {
-            files.push(FieldSpecTables::from_config_value(&doc.value)?);
+        let docs = parse_file(&file, &text)?;
+        let single = docs.len() == 1;
+        for doc in docs {
+            use crate::kustomization::go_json::{decode_document, TRANSFORMER_CONFIG};
+            let value = decode_document(doc.value, &TRANSFORMER_CONFIG).map_err(|e| {
+                Error::msg(e.describe(&file, Some(text.as_str()).filter(|_| single), "error unmarshaling JSON: while decoding JSON: "))
+            })?;
+            files.push(FieldSpecTables::from_config_value(&value)?);
         }
     }
     let level = if files.is_empty() {
@@ -332,13 +324,7 @@ fn accumulate_here(ctx: &mut Context, target: &Target, acc: &mut Accumulated) ->
             Some((spec, checkout)) => Loader::in_repository(checkout, &spec.kust_root()),
             None => target.loader.child(component),
         };
-        let loader = loader.map_err(|e| {
-            if Path::new(component).is_absolute() {
-                Error::msg(format!("accumulating components: loader.New \"{e}\""))
-            } else {
-                e.context(format!("accumulating components: accumulateDirectory: \"{component}\""))
-            }
-        })?;
+        let loader = loader.map_err(|e| Error::msg(format!("accumulating components: loader.New {}", go_quote(&e.to_string()))))?;
         if let Some(cycle) = cycle_error(ctx, loader.root()) {
             return Err(Error::msg(format!("accumulating components: loader.New {}", go_quote(&cycle))));
         }
@@ -442,12 +428,29 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
         } else if kinds[position] == EntryKind::File {
             let (file, text) = target.loader.read(entry).map_err(|e| e.context("accumulating resources"))?;
             let origin = build_metadata::file_origin(&ctx.relative(&file));
-            let (resources, invalid) = resources_from_file(&file, &text)?;
+            // kustomize then tries the file as a kustomization folder, unless its YAML is malformed.
+            let (resources, invalid) = resources_from_file(&file, &text).map_err(|e| match e {
+                Error::Parse { .. } => e,
+                other => Error::msg(format!(
+                    "accumulating resources: accumulation err='accumulating resources from '{entry}': {other}': must build at directory: '{}': file is not directory",
+                    file.display()
+                )),
+            })?;
             ctx.deferred_errors.extend(invalid);
+            // kustomize reads the file into a map of its own (a repeated id is an error there), merges
+            // that into the level's, and on any error tries the file as a folder, and says both.
+            let failed = |stage: &str, e: Error| {
+                Error::msg(format!(
+                    "accumulating resources: accumulation err='{stage} resources from '{entry}': {e}': must build at directory: '{}': file is not directory",
+                    file.display()
+                ))
+            };
+            let mut own = ResMap::default();
             for mut resource in resources {
                 resource.origin = Some(origin.clone());
-                acc.resources.append(resource).map_err(|e| e.context("accumulating resources"))?;
+                own.append(resource).map_err(|e| failed("accumulating", e))?;
             }
+            acc.resources.append_all(own).map_err(|e| failed("merging", e))?;
         } else if kinds[position] == EntryKind::Folder {
             let sub = match prebuilt[position].take() {
                 // Valid unless an earlier entry installed a custom schema, which it would have used.
@@ -461,16 +464,19 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                     ))
                 })?),
             };
-            let sub = sub.map_err(|e| {
-                // kustomize tried the entry as a file first and quotes why that failed.
-                let joined = target.loader.display_relative(entry);
-                let not_a_file = match target.loader.restrictor() {
-                    LoadRestrictor::RootOnly => format!("'{joined}' must resolve to a file"),
-                    LoadRestrictor::None => format!("read {joined}: is a directory"),
-                };
-                e.context(format!("accumulating resources: accumulation err='accumulating resources from '{entry}': {not_a_file}'"))
-            })?;
-            absorb_sub(acc, sub)?;
+            // kustomize tried the entry as a file first and quotes why that failed.
+            let joined = target.loader.display_relative(entry);
+            let not_a_file = match target.loader.restrictor() {
+                LoadRestrictor::RootOnly => format!("'{joined}' must resolve to a file"),
+                LoadRestrictor::None => format!("read {joined}: is a directory"),
+            };
+            let failed = format!("accumulating resources: accumulation err='accumulating resources from '{entry}': {not_a_file}'");
+            let sub = sub.map_err(|e| e.context(&failed))?;
+            // A resource id the folder brings again names the folder that brought it.
+            acc.resources
+                .append_all(sub.resources)
+                .map_err(|e| Error::msg(format!("{failed}: recursed merging from path '{joined}': {e}")))?;
+            absorb_sub(acc, Accumulated { resources: ResMap::default(), ..sub })?;
         } else if kinds[position] == EntryKind::Git {
             let sub = accumulate_git_entry(ctx, entry).map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
             absorb_sub(acc, sub)?;
@@ -747,7 +753,7 @@ fn absorb(resources: &mut ResMap, mut generated: Resource) -> Result<()> {
     let mut matches = resources.positions_named(&id.name);
     matches.retain(|&i| resources.get(i).all_ids().iter().any(|other| crate::transform::select::same_id(other, &id)));
     match (matches.as_slice(), generated.behavior) {
-        ([], Behavior::Create) => resources.append(generated),
+        ([], Behavior::Create | Behavior::Unspecified) => resources.append(generated),
         ([], _) => Err(Error::msg(format!("id {id} does not exist; cannot merge or replace"))),
         ([i], Behavior::Merge | Behavior::Replace) => {
             let old = std::mem::replace(resources.get_mut(*i), Resource::new(Value::Null));
@@ -760,7 +766,10 @@ fn absorb(resources: &mut ResMap, mut generated: Resource) -> Result<()> {
             resources.replace(*i, generated);
             Ok(())
         }
-        ([_], Behavior::Create) => Err(Error::msg(format!("id {id} exists; behavior must be merge or replace"))),
+        ([_], create) => {
+            let behavior = if create == Behavior::Create { "create" } else { "unspecified" };
+            Err(Error::msg(format!("id {id} exists; can not use behavior: '{behavior}', behavior must be merge or replace")))
+        }
         (_, _) => Err(Error::msg(format!("found multiple objects that could accept merge of {id}"))),
     }
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs ../shared/tools/conformance.py over every shared suite (conformance: krusty and
+# Runs ../shared/tools/conformance.py over every shared suite (conformance: krusty, krusty-v5.8.1 and
 # regressions; realworld/cases; realworld/public) with the release binary and prints its summary.
 # Cases whose (empty) files/ folder was not kept get an empty one, in a scratch copy.
 # Usage: tools/conformance.sh [extra conformance.py args...]; SHARED=path overrides ../shared;

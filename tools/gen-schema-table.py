@@ -152,6 +152,10 @@ def main():
             if i == 0 or len(parts) != 3:
                 continue
             scopes[(parts[0], parts[1])] = parts[2] == 'true'
+    # The list holds these, kustomize's precomputed table (kyaml/openapi, v5.6.0 and v5.8.1)
+    # does not, and the v1.21.2 schema predates them: kustomize takes them as namespaced.
+    for kind in ('ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'):
+        scopes.pop(('admissionregistration.k8s.io/v1', kind), None)
     for r in bundle.get('resources', []):
         scope = r.get('scope')
         key = (r.get('apiVersion', ''), r.get('kind', ''))

@@ -28,7 +28,8 @@ pub fn generate(
     let behavior = match args.behavior.as_str() {
         "merge" => Behavior::Merge,
         "replace" => Behavior::Replace,
-        _ => Behavior::Create,
+        "create" => Behavior::Create,
+        _ => Behavior::Unspecified,
     };
     let pairs = key_value_pairs(args, loader)?;
 
@@ -143,15 +144,17 @@ fn check_key(key: &str, existing: &Map<String, Value>, kind: &str, name: &str) -
 }
 
 /// The generator's key/value pairs in kustomize's order: env files, then literals, then files.
+/// A failure names its group of sources, as kustomize's `kv` loader words it.
 fn key_value_pairs(args: &GeneratorArgs, loader: &Loader) -> Result<Vec<(String, Vec<u8>)>> {
     let mut pairs = Vec::new();
-    let env_files = args.envs.iter().chain(std::iter::once(&args.env).filter(|e| !e.is_empty()));
-    for env_file in env_files {
-        let (_, text) = loader.read(env_file)?;
-        pairs.extend(parse_env_file(&text).map_err(|e| e.context(format!("env source file {env_file}")))?);
+    let env_files: Vec<&String> = args.envs.iter().chain(std::iter::once(&args.env).filter(|e| !e.is_empty())).collect();
+    let failed = |group: String| move |e: Error| Error::msg(format!("loading KV pairs: {group}: {e}"));
+    for env_file in &env_files {
+        let parsed = loader.read(env_file).and_then(|(_, text)| parse_env_file(&text));
+        pairs.extend(parsed.map_err(failed(format!("env source files: {}", go_list(&env_files))))?);
     }
     for literal in &args.literals {
-        let (key, value) = parse_literal(literal)?;
+        let (key, value) = parse_literal(literal).map_err(failed(format!("literal sources {}", go_list(&args.literals))))?;
         pairs.push((key, value.into_bytes()));
     }
     for file in &args.files {
@@ -160,10 +163,15 @@ fn key_value_pairs(args: &GeneratorArgs, loader: &Loader) -> Result<Vec<(String,
             Some(_) => return Err(Error::msg(format!("key or file path is missing in file source '{file}'"))),
             None => (file.rsplit('/').next().unwrap_or(file).to_string(), file.as_str()),
         };
-        let (_, bytes) = loader.read_bytes(path)?;
+        let (_, bytes) = loader.read_bytes(path).map_err(failed(format!("file sources: {}", go_list(&args.files))))?;
         pairs.push((key, bytes));
     }
     Ok(pairs)
+}
+
+/// A list of strings as Go's `%v` prints it: `[a b]`.
+fn go_list<S: AsRef<str>>(items: &[S]) -> String {
+    format!("[{}]", items.iter().map(AsRef::as_ref).collect::<Vec<_>>().join(" "))
 }
 
 /// `KEY=value`, with one pair of matching surrounding quotes removed from the value.

@@ -38,9 +38,8 @@ impl Loader {
             None => root.canonicalize(),
         };
         let root = base.map_or_else(|| root.to_path_buf(), |b| b.join(root));
-        let root = real.map_err(|e| Error::Io {
-            path: root.to_path_buf(),
-            message: format!("must build at directory: {}", io_reason(&e)),
+        let root = real.map_err(|e| {
+            Error::msg(format!("must build at directory: not a valid directory: {}: {}", root.display(), io_reason(&e)))
         })?;
         if !root.is_dir() {
             return Err(Error::msg(format!("must build at directory: '{}': file is not directory", root.display())));

@@ -1,4 +1,5 @@
 //! kustomization.yaml: its types, and the loader that reads files under the load restrictor.
+pub mod go_json;
 pub mod loader;
 pub mod types;
 

@@ -1,10 +1,13 @@
 //! The serde types of `kustomization.yaml` (kustomize v5's `Kustomization`, also used for `Component`).
+//! Go's types and decoding rules for the same fields, and the checks made with them before these
+//! types are filled, are in [`super::go_json`]: a field added here is a line in its table too.
 use indexmap::IndexMap;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-/// A string-to-string map whose values may be written as numbers or booleans (`version: 1`),
-/// which kustomize accepts and turns into their text.
+/// A string-to-string map. A kustomization reaches these types through [`super::go_json`],
+/// which refuses a number or boolean value as kustomize does; the builtin plugin configs read
+/// through them still take such a value as its text.
 pub type StringMap = IndexMap<String, String>;
 
 /// Every field of kustomize v5's Kustomization; unknown fields are rejected.

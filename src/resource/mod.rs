@@ -17,7 +17,9 @@ use crate::yaml::empty_nulls::{EmptyNulls, QuotedScalars};
 /// How a generated ConfigMap/Secret combines with one of the same name from a lower layer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Behavior {
+    /// No `behavior` (or one kustomize does not know): acts as create.
     #[default]
+    Unspecified,
     Create,
     Replace,
     Merge,
@@ -60,7 +62,7 @@ impl Resource {
             previous_ids: Vec::new(),
             prefixes: Vec::new(),
             suffixes: Vec::new(),
-            behavior: Behavior::Create,
+            behavior: Behavior::Unspecified,
             needs_hash_suffix: false,
             generated: false,
             origin: None,

@@ -373,7 +373,7 @@ mod tests {
         assert_eq!(t.template_labels.len(), 10);
         assert_eq!(t.common_annotations.len(), 9);
         assert_eq!(t.var_reference.len(), 72);
-        assert_eq!(t.images.len(), 4);
+        assert_eq!(t.images.len(), 6);
         assert_eq!(t.replicas.len(), 4);
         assert!(t.labels.is_empty());
         assert_eq!(t.name_reference.len(), 16);

@@ -411,7 +411,8 @@ fn with_build_annotations(resource: &Resource, value: &Value) -> Value {
     let mut annotations: Vec<(&str, String)> = Vec::new();
     if resource.generated {
         let behavior = match resource.behavior {
-            Behavior::Create => "unspecified",
+            Behavior::Unspecified => "unspecified",
+            Behavior::Create => "create",
             Behavior::Replace => "replace",
             Behavior::Merge => "merge",
         };

@@ -15,7 +15,7 @@ use crate::yaml::parse::parse_documents;
 /// A patch read from a file or written inline.
 #[derive(Clone)]
 pub enum LoadedPatch {
-    /// One or more strategic merge patches (each a partial object).
+    /// Strategic merge patches (each a partial object); none for a patch holding no document.
     Strategic(Vec<Value>),
     /// An RFC 6902 operation list.
     Json6902(Value),
@@ -36,7 +36,8 @@ fn parse_patch_text_once(text: &str, origin: &str) -> Result<LoadedPatch> {
     })?;
     let docs: Vec<Value> = docs.into_iter().filter(|d| !d.is_null()).collect();
     match docs.first() {
-        None => Err(Error::msg(format!("patch appears to be empty; {origin}"))),
+        // Nothing, or only comments: kustomize v5.8 skips such a `patches` entry; the other fields refuse it.
+        None => Ok(LoadedPatch::Strategic(Vec::new())),
         // kustomize reads a JSON 6902 patch as one document: later documents are ignored.
         Some(Value::Array(_)) => Ok(LoadedPatch::Json6902(docs.into_iter().next().unwrap())),
         Some(_) if docs.iter().all(Value::is_object) => Ok(LoadedPatch::Strategic(docs)),
@@ -157,7 +158,12 @@ pub fn apply_patches_strategic_merge(
 ) -> Result<()> {
     for entry in entries {
         let (text, origin) = if loader.is_file(entry) || !entry.contains('\n') && !entry.contains(':') {
-            let (file, text) = loader.read(entry)?;
+            let (file, text) = loader.read(entry).map_err(|e| match e {
+                Error::Io { .. } => Error::msg(format!(
+                    "trouble configuring builtin PatchStrategicMergeTransformer with config: `\npaths:\n- {entry}\n`: {e}"
+                )),
+                other => other,
+            })?;
             (text, file.display().to_string())
         } else {
             (entry.clone(), "inline patch".to_string())
@@ -165,6 +171,9 @@ pub fn apply_patches_strategic_merge(
         let LoadedPatch::Strategic(patches) = parse_patch_text(&text, &origin)? else {
             return Err(Error::msg(format!("{origin}: a patchesStrategicMerge entry must be a strategic merge patch, not a list")));
         };
+        if patches.is_empty() {
+            return Err(empty_patch(&origin));
+        }
         for patch in patches {
             let target = unique_target(resources, &patch_id(&patch))?;
             let unchanged = merge_selected(resources, &[target], &patch, (false, false), schema)?;
@@ -179,6 +188,9 @@ pub fn apply_inline_strategic_merge(resources: &mut ResMap, text: &str, schema: 
     let LoadedPatch::Strategic(list) = parse_patch_text(text, "inline patch")? else {
         return Err(Error::msg("a strategic merge patch must be a mapping, not a list"));
     };
+    if list.is_empty() {
+        return Err(empty_patch("inline patch"));
+    }
     for patch in list {
         let target = unique_target(resources, &patch_id(&patch))?;
         let unchanged = merge_selected(resources, &[target], &patch, (false, false), schema)?;
@@ -190,12 +202,19 @@ pub fn apply_inline_strategic_merge(resources: &mut ResMap, text: &str, schema: 
 /// One `patches` entry (strategic merge or JSON 6902, with or without a target).
 pub fn apply_patch(resources: &mut ResMap, entry: &Patch, loader: &Loader, schema: &Schema, diagnostics: &mut Diagnostics, kustomization: &str) -> Result<()> {
     let described = describe(entry);
-    let (text, origin) = patch_text(&entry.path, &entry.patch, loader, &described)?;
+    let (text, origin) = patch_text(&entry.path, &entry.patch, loader, &described).map_err(|e| match e {
+        Error::Io { .. } => plugin_config_error("PatchTransformer", entry, format!("failed to get the patch file from path({}): {e}", entry.path)),
+        other => other,
+    })?;
     let allow = (
         entry.options.get("allowNameChange").copied().unwrap_or(false),
         entry.options.get("allowKindChange").copied().unwrap_or(false),
     );
     match parse_patch_text(&text, &origin)? {
+        LoadedPatch::Strategic(patches) if patches.is_empty() => {
+            diagnostics.unmatched(kustomization, &format!("patch {described} holds no document and has no effect"));
+            Ok(())
+        }
         LoadedPatch::Strategic(patches) => match &entry.target {
             Some(target) => {
                 if patches.len() > 1 {
@@ -242,7 +261,10 @@ pub fn apply_patch_json6902(resources: &mut ResMap, entry: &Patch, loader: &Load
     let (text, origin) = match (entry.path.is_empty(), entry.patch.trim().is_empty()) {
         (true, true) => return Err(Error::msg("empty file path and empty jsonOp")),
         (false, false) => return Err(Error::msg("must specify a file path or jsonOp, not both")),
-        _ => patch_text(&entry.path, &entry.patch, loader, &described)?,
+        _ => patch_text(&entry.path, &entry.patch, loader, &described).map_err(|e| match e {
+            Error::Io { .. } => plugin_config_error("PatchJson6902Transformer", entry, e.to_string()),
+            other => other,
+        })?,
     };
     let ops = match parse_patch_text(&text, &origin)? {
         LoadedPatch::Json6902(ops) => ops,
@@ -266,7 +288,7 @@ fn apply_json6902_to_selected(resources: &mut ResMap, target: &Selector, ops: &V
         // kustomize applies JSON patches to the resource as JSON: a null is `null` from then on.
         r.empty_nulls = None;
         r.quoted = None;
-        apply_json6902(&mut r.value, ops)
+        with_annotations_present(&mut r.value, |value| apply_json6902(value, ops))
             .map_err(|e| Error::msg(format!("{e} (patching {})", r.previous_ids.last().expect("just remembered"))))?;
         // kustomize rebuilds the patched resource from JSON: no node is shared any more.
         r.nodes.forget_all();
@@ -278,6 +300,27 @@ fn apply_json6902_to_selected(resources: &mut ResMap, target: &Selector, ops: &V
     }
     warn_unchanged(unchanged, diagnostics, kustomization, described);
     Ok(())
+}
+
+/// Runs `patch` on a resource whose `metadata.annotations` exists: while kustomize patches, every
+/// resource carries its internal `internal.config.kubernetes.io/previous*` annotations, so a JSON
+/// patch can `add /metadata/annotations/x` to a resource that has none. The map added for it is
+/// removed again when it stays empty, as kustomize drops an empty map with its internal entries.
+fn with_annotations_present<T>(value: &mut Value, patch: impl FnOnce(&mut Value) -> T) -> T {
+    let metadata = value.get_mut("metadata").and_then(Value::as_object_mut);
+    let added = match metadata {
+        Some(m) if !m.contains_key("annotations") => m.insert("annotations".to_owned(), Value::Object(Default::default())).is_none(),
+        _ => false,
+    };
+    let result = patch(value);
+    if added {
+        if let Some(m) = value.get_mut("metadata").and_then(Value::as_object_mut) {
+            if m.get("annotations").and_then(Value::as_object).is_some_and(|a| a.is_empty()) {
+                m.remove("annotations");
+            }
+        }
+    }
+    result
 }
 
 /// Positions of the resources a selector picks, in build order.
@@ -294,6 +337,42 @@ pub fn select(resources: &ResMap, target: &Selector) -> Result<Vec<usize>> {
         return Ok(resources.as_slice().par_iter().enumerate().filter(|(_, r)| compiled.matches(r)).map(|(i, _)| i).collect());
     }
     Ok(resources.iter().enumerate().filter(|(_, r)| compiled.matches(r)).map(|(i, _)| i).collect())
+}
+
+fn empty_patch(origin: &str) -> Error {
+    Error::msg(format!("patch appears to be empty; {origin}"))
+}
+
+/// kustomize's error for a patch plugin it could not configure: the entry as the plugin's
+/// YAML config (keys sorted, empty fields left out), then the cause.
+fn plugin_config_error(plugin: &str, entry: &Patch, cause: String) -> Error {
+    let mut config = String::new();
+    let true_options: Vec<&String> = entry.options.iter().filter(|(_, on)| **on).map(|(name, _)| name).collect();
+    if !true_options.is_empty() {
+        config.push_str("options:\n");
+        let mut sorted = true_options;
+        sorted.sort();
+        for name in sorted {
+            config.push_str(&format!("  {name}: true\n"));
+        }
+    }
+    config.push_str(&format!("path: {}\n", entry.path));
+    if let Some(t) = &entry.target {
+        config.push_str("target:\n");
+        let fields = [
+            ("annotationSelector", &t.annotation_selector),
+            ("group", &t.group),
+            ("kind", &t.kind),
+            ("labelSelector", &t.label_selector),
+            ("name", &t.name),
+            ("namespace", &t.namespace),
+            ("version", &t.version),
+        ];
+        for (key, value) in fields.iter().filter(|(_, v)| !v.is_empty()) {
+            config.push_str(&format!("  {key}: {value}\n"));
+        }
+    }
+    Error::msg(format!("trouble configuring builtin {plugin} with config: `\n{config}`: {cause}"))
 }
 
 /// A short description of a patch entry for messages.

@@ -11,8 +11,9 @@
 //!   and previous) with exact group/version/kind/name/namespace (no regular expressions);
 //! * the source field is read with kyaml's `PathGetter` (`a.0.b`, `a.[k=v].b`, `a.-`); a
 //!   missing, null, or empty map/list source is an error;
-//! * targets are selected by id (any id, exact) and by label/annotation selectors, and rejected
-//!   when any of their ids matches a reject's id fields or they match a reject's selectors;
+//! * targets are selected by id (any id; since v5.8 each id field an anchored regular expression,
+//!   the namespace as written) and by label/annotation selectors, and rejected when any of their
+//!   ids matches a reject's id fields or they match a reject's selectors;
 //! * target fields are found with kyaml's `PathMatcher` (`*`, numeric indexes, `[k=regex]`,
 //!   `[=regex]`), creating missing parts with `create: true`; finding nothing is an error;
 //! * a scalar target keeps its own YAML type and only takes the source's text (so `"8080"`
@@ -205,6 +206,8 @@ struct TargetSelector {
 struct Replacement {
     source: Option<SourceSelector>,
     targets: Option<Vec<TargetSelector>>,
+    /// A static value instead of a source (`sourceValue`, kustomize v5.7).
+    source_value: Option<String>,
 }
 
 /// One entry of the kustomization's `replacements` (`types.ReplacementField`).
@@ -418,7 +421,7 @@ impl GoJson {
     /// The fields of `types.Replacement` (`source`, `targets`), plus `path` when `with_path`.
     fn replacement_field(&self, obj: &Map<String, Value>, strukt: &str, with_path: bool) -> Result<ReplacementField, String> {
         let mut f = ReplacementField::default();
-        let names: &[&str] = if with_path { &["source", "targets", "path"] } else { &["source", "targets"] };
+        let names: &[&str] = if with_path { &["source", "targets", "sourceValue", "path"] } else { &["source", "targets", "sourceValue"] };
         self.fields(obj, names, |i, v| {
             match i {
                 0 => {
@@ -442,6 +445,12 @@ impl GoJson {
                         None => None,
                     }
                 }
+                2 if !v.is_null() => {
+                    let mut value = String::new();
+                    self.string(v, &mut value, strukt, "sourceValue")?;
+                    f.replacement.source_value = Some(value);
+                }
+                2 => {}
                 _ => {
                     // `path` sits outside the inline Replacement in Go's field path.
                     let inline = GoJson { strict: self.strict, prefix: "replacements.".into() };
@@ -546,6 +555,9 @@ fn config_dump(fields: &[ReplacementField]) -> String {
                     sm.insert("options".into(), options(o));
                 }
                 m.insert("source".into(), Value::Object(sm));
+            }
+            if let Some(value) = &f.replacement.source_value {
+                m.insert("sourceValue".into(), Value::String(value.clone()));
             }
             if let Some(targets) = f.replacement.targets.as_ref().filter(|t| !t.is_empty()) {
                 let list = targets
@@ -940,7 +952,7 @@ impl Matcher {
     /// `[field=regex]` (or `[=regex]` for scalars): the elements whose field's YAML text matches.
     fn seq(&mut self, node: &mut Value, path: &[String], at: &mut Vec<Step>, may_create: bool) -> std::result::Result<(), String> {
         let (field, pattern) = split_list_selector(&path[0])?;
-        let re = Regex::new(&pattern).map_err(|e| format!("error parsing regexp: {e}"))?;
+        let re = Regex::new(&super::select::go_regexp_syntax(&pattern)).map_err(|e| format!("error parsing regexp: {e}"))?;
         elements(node)?;
         let before = self.hits.len();
         if let Value::Array(items) = node {
@@ -1020,10 +1032,14 @@ impl Source {
 }
 
 fn apply_one(resources: &mut ResMap, r: &Replacement, deferred: &mut Option<Error>) -> Result<()> {
-    let (Some(source), Some(targets)) = (&r.source, &r.targets) else {
+    let (Some(targets), true) = (&r.targets, r.source.is_some() || r.source_value.is_some()) else {
         return Err(Error::msg("replacements must specify a source and at least one target"));
     };
-    let value = source_value(resources, source)?;
+    let value = match (&r.source, &r.source_value) {
+        (Some(_), Some(_)) => return Err(Error::msg("value and resource selectors are mutually exclusive")),
+        (Some(source), None) => source_value(resources, source)?,
+        (None, text) => Source::Scalar { tag: ScalarTag::None, text: text.clone().unwrap_or_default() },
+    };
     for target in targets {
         let Some(select) = &target.select else {
             return Err(Error::msg("target must specify resources to select"));
@@ -1038,15 +1054,18 @@ fn apply_one(resources: &mut ResMap, r: &Replacement, deferred: &mut Option<Erro
             .filter(|r| !r.label_selector.is_empty() || !r.annotation_selector.is_empty())
             .map(metadata_selector)
             .collect::<Result<_>>()?;
-        let reject_ids: Vec<&IdSelector> = target.reject.iter().flatten().map(|r| &r.id).filter(|id| !id.is_empty()).collect();
+        // Since v5.8 the id fields of `select` and `reject` are anchored regular expressions.
+        let select_ids = id_patterns(&select.id)?;
+        let reject_ids: Vec<CompiledSelector> =
+            target.reject.iter().flatten().map(|r| &r.id).filter(|id| !id.is_empty()).map(id_patterns).collect::<Result<_>>()?;
         for i in 0..resources.len() {
             let res = resources.get(i);
             if !select_meta.matches(res) || reject_meta.iter().any(|s| s.matches(res)) {
                 continue;
             }
             let ids = res.all_ids();
-            let selected = ids.iter().any(|id| select.id.selects(id));
-            let rejected = ids.iter().any(|id| reject_ids.iter().any(|r| r.selects(id)));
+            let selected = ids.iter().any(|id| select_ids.matches_id(id));
+            let rejected = ids.iter().any(|id| reject_ids.iter().any(|r| r.matches_id(id)));
             if selected && !rejected {
                 copy_to_target(resources.get_mut(i), &value, target, paths, deferred)?;
             }
@@ -1062,6 +1081,19 @@ fn metadata_selector(s: &Selector) -> Result<CompiledSelector> {
         annotation_selector: s.annotation_selector.clone(),
         ..Default::default()
     })
+}
+
+/// The id fields of a target's `select` or `reject`, as patterns.
+fn id_patterns(id: &IdSelector) -> Result<CompiledSelector> {
+    CompiledSelector::new(&KSelector {
+        group: id.group.clone(),
+        version: id.version.clone(),
+        kind: id.kind.clone(),
+        name: id.name.clone(),
+        namespace: id.namespace.clone(),
+        ..Default::default()
+    })
+    .map_err(|e| Error::msg(format!("error creating target selector: {e}")))
 }
 
 /// The source node, found in exactly one resource and refined by the source options.
@@ -1538,14 +1570,16 @@ mod tests {
     }
 
     #[test]
-    fn default_namespace_selects_resources_without_one() {
+    fn default_namespace_selects_a_source_without_one_but_no_target_without_one() {
+        // v5.8: a target's namespace is a regular expression over the namespace as written.
         let out = run(
             vec![cm("src", json!({"v": "hello"})), deploy("a", json!({"x": "old"}))],
             json!([{"source": {"kind": "ConfigMap", "namespace": "default", "fieldPath": "data.v"},
-                    "targets": [{"select": {"name": "a", "namespace": "default"}, "fieldPaths": ["spec.x"]}]}]),
+                    "targets": [{"select": {"name": "a", "namespace": "default"}, "fieldPaths": ["spec.x"]},
+                                {"select": {"name": "a", "namespace": ""}, "fieldPaths": ["spec.y"], "options": {"create": true}}]}]),
         )
         .unwrap();
-        assert_eq!(out[1]["spec"]["x"], json!("hello"));
+        assert_eq!((out[1]["spec"]["x"].clone(), out[1]["spec"]["y"].clone()), (json!("old"), json!("hello")));
     }
 
     #[test]
@@ -1557,7 +1591,15 @@ mod tests {
                     "targets": [{"select": {"namespace": "default"}, "fieldPaths": ["metadata.annotations.ns"], "options": {"create": true}}]}]),
         )
         .unwrap();
-        assert_eq!(out[0]["metadata"]["annotations"], json!({"ns": "myns"}));
+        // A cluster-scoped source is found in `default`; a target without a namespace is not (v5.8).
+        assert_eq!(out[0]["metadata"]["annotations"], Value::Null);
+        assert_eq!(out[1]["metadata"]["annotations"], Value::Null);
+        let out = run(
+            vec![json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "myns"}}), cm("src", json!({"v": "x"}))],
+            json!([{"source": {"kind": "Namespace", "namespace": "default"},
+                    "targets": [{"select": {"kind": "ConfigMap"}, "fieldPaths": ["metadata.annotations.ns"], "options": {"create": true}}]}]),
+        )
+        .unwrap();
         assert_eq!(out[1]["metadata"]["annotations"], json!({"ns": "myns"}));
     }
 
@@ -1599,7 +1641,7 @@ mod tests {
             (json!([{"targets": [{"select": {}}]}]), "replacements must specify a source and at least one target"),
             (json!([{}]), "replacements must specify a source and at least one target"),
             (json!([{"source": {"kind": "ConfigMap"}, "targets": [{"fieldPaths": ["x"]}]}]), "target must specify resources to select"),
-            (json!([{"sourceValue": "foo", "targets": []}]), "invalid Kustomization: json: unknown field \"sourceValue\""),
+            (json!([{"sourceValues": "foo", "targets": []}]), "invalid Kustomization: json: unknown field \"sourceValues\""),
             (
                 json!([{"source": {"kind": "ConfigMap", "fieldPath": "data.v"}, "targets": [{"select": {"kind": "Deployment"}, "options": {"index": "1"}}]}]),
                 "invalid Kustomization: json: cannot unmarshal string into Go struct field FieldOptions.replacements.Replacement.targets.options.index of type int",
@@ -1664,7 +1706,7 @@ mod tests {
     #[test]
     fn path_entries_hold_one_replacement_or_a_list() {
         let one = r#"{"source": {"kind": "ConfigMap", "name": "src", "fieldPath": "data.v", "bogus": 1},
-                      "sourceValue": "x", "targets": [{"select": {"kind": "Deployment"}, "fieldPaths": ["spec.img"]}]}"#;
+                      "sourceValues": "x", "targets": [{"select": {"kind": "Deployment"}, "fieldPaths": ["spec.img"]}]}"#;
         let list = r#"[{"source": {"kind": "ConfigMap", "name": "src", "fieldPath": "data.v"},
                         "targets": [{"select": {"kind": "Deployment"}, "fieldPaths": ["spec.img"]}]},
                        {"source": {"kind": "ConfigMap", "name": "src", "fieldPath": "data.n"},

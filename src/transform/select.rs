@@ -42,9 +42,53 @@ fn anchored(pattern: &str) -> Result<Option<Pattern>> {
     if regex::escape(pattern) == pattern {
         return Ok(Some(Pattern::Literal(pattern.to_string())));
     }
-    Regex::new(&format!("^(?:{pattern})$"))
+    Regex::new(&format!("^(?:{})$", go_regexp_syntax(pattern)))
         .map(|re| Some(Pattern::Regex(re)))
         .map_err(|e| Error::msg(format!("invalid regular expression '{pattern}' in target: {e}")))
+}
+
+/// A Go (RE2) regular expression in the syntax of the `regex` crate. The two agree but for `{`:
+/// Go takes a `{` that opens no repetition (`{2}`, `{2,}`, `{2,5}`) as a literal character
+/// (`cluster-${NAME}`), the crate refuses it; such a `{` is escaped.
+pub fn go_regexp_syntax(pattern: &str) -> std::borrow::Cow<'_, str> {
+    if !pattern.contains('{') {
+        return pattern.into();
+    }
+    let bytes = pattern.as_bytes();
+    let mut out = String::with_capacity(pattern.len() + 4);
+    let (mut escaped, mut in_class) = (false, false);
+    for (i, c) in pattern.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '[' => in_class = true,
+            ']' => in_class = false,
+            '{' if !in_class && !opens_repetition(&bytes[i + 1..]) => {
+                out.push_str("\\{");
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+    }
+    out.into()
+}
+
+/// Whether `rest` (after a `{`) is `n}`, `n,}` or `n,m}`.
+fn opens_repetition(rest: &[u8]) -> bool {
+    let digits = |s: &[u8]| s.iter().take_while(|b| b.is_ascii_digit()).count();
+    let n = digits(rest);
+    if n == 0 {
+        return false;
+    }
+    match rest.get(n) {
+        Some(b'}') => true,
+        Some(b',') => {
+            let m = digits(&rest[n + 1..]);
+            rest.get(n + 1 + m) == Some(&b'}')
+        }
+        _ => false,
+    }
 }
 
 /// kustomize's `ResId.Equals`: same gvk and name, namespaces equal with empty meaning `default`.
@@ -87,6 +131,18 @@ impl CompiledSelector {
             Some(Pattern::Literal(name)) => Some(name),
             _ => None,
         }
+    }
+
+    /// Whether `id` matches the group, version, kind, name and namespace patterns, the namespace
+    /// as the id holds it (empty for none): how kustomize v5.8 matches replacement targets
+    /// (`TargetSelectorRegex`); labels and annotations are left to [`CompiledSelector::matches`].
+    pub fn matches_id(&self, id: &ResId) -> bool {
+        let ok = |re: &Option<Pattern>, text: &str| re.as_ref().is_none_or(|re| re.is_match(text));
+        ok(&self.group, &id.gvk.group)
+            && ok(&self.version, &id.gvk.version)
+            && ok(&self.kind, &id.gvk.kind)
+            && ok(&self.name, &id.name)
+            && ok(&self.namespace, &id.namespace)
     }
 
     /// Whether `r` is selected: name and namespace may match the original or the current id.
@@ -194,6 +250,16 @@ mod tests {
 
     fn labels(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn a_brace_that_opens_no_repetition_is_a_literal_as_in_go() {
+        assert_eq!(go_regexp_syntax("cluster-${NAME}-{a}"), "cluster-$\\{NAME}-\\{a}");
+        assert_eq!(go_regexp_syntax("a{2}b{1,}c{1,3}"), "a{2}b{1,}c{1,3}");
+        assert_eq!(go_regexp_syntax("x{,3}[{]\\{"), "x\\{,3}[{]\\{");
+        let m = |p: &str, s: &str| matches!(anchored(p).unwrap(), Some(pattern) if pattern.is_match(s));
+        assert!(m("web-{a}", "web-{a}") && m("web-{x", "web-{x") && m("ab{2}", "abb"));
+        assert!(!m("web-${A}", "web-${A}"), "`$` anchors, as in Go");
     }
 
     #[test]

@@ -366,6 +366,10 @@ fn walk<'t>(node: &mut Value, path: &[String], mapping: &dyn Fn(&str) -> Option<
         }
         Value::Object(map) => {
             let (name, is_seq) = field_spec_part(first);
+            if name == "*" {
+                // kyaml's PathGetter, which walks var references, has no wildcard.
+                return Err("fieldName: *: wildcard is not supported in PathGetter".into());
+            }
             let Some(child) = map.get_mut(name) else { return Ok(()) };
             if is_seq && child.is_null() {
                 // kustomize turns a null it was told is a list into one.

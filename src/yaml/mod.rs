@@ -2,6 +2,7 @@
 pub mod emit;
 pub mod empty_nulls;
 pub mod go_syntax;
+pub mod locate;
 pub mod memo;
 pub mod parse;
 pub mod scalar;

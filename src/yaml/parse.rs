@@ -110,8 +110,10 @@ pub fn parse_document(text: &str) -> Result<Value, ParseError> {
     Ok(found.unwrap_or(Value::Null))
 }
 
-/// Parses one document where a repeated mapping key replaces the earlier value instead of being an
-/// error: kustomize decodes kustomization files that way (its strict decoding was reverted).
+/// Parses one document as kustomize reads a kustomization file (sigs.k8s.io/yaml over go-yaml
+/// v2): a repeated mapping key replaces the earlier value instead of being an error (its strict
+/// decoding was reverted), and the YAML 1.1 booleans `y`, `yes`, `on`, `n`, `no`, `off` (in
+/// their three spellings) are booleans.
 pub fn parse_document_last_key_wins(text: &str) -> Result<Value, ParseError> {
     LAST_KEY_WINS.with(|flag| flag.set(true));
     let result = parse_document(text);
@@ -122,6 +124,43 @@ pub fn parse_document_last_key_wins(text: &str) -> Result<Value, ParseError> {
 thread_local! {
     /// Set only for the duration of [`parse_document_last_key_wins`] on this thread.
     static LAST_KEY_WINS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether `path` is a value of `metadata.annotations` of a document. (The items of a List
+/// reach kustomize through JSON, where such a null is `null` whatever its text.)
+fn is_annotation_value(path: &[Step]) -> bool {
+    matches!(path, [Step::Key(m), Step::Key(a), Step::Key(_)] if m == "metadata" && a == "annotations")
+}
+
+/// A folded scalar as go-yaml folds it, from the value YAML 1.2 gives (saphyr's): go-yaml puts
+/// one more line break before a more-indented line that follows a line of normal indentation
+/// (go-yaml issue 827), and kustomize prints that.
+fn go_yaml_folding(folded: &str) -> String {
+    let mut out = String::with_capacity(folded.len() + 8);
+    let mut previous_content_more_indented = true;
+    for (i, line) in folded.split('\n').enumerate() {
+        let more_indented = line.starts_with([' ', '\t']);
+        if i > 0 {
+            if more_indented && !previous_content_more_indented {
+                out.push('\n');
+            }
+            out.push('\n');
+        }
+        out.push_str(line);
+        if !line.is_empty() {
+            previous_content_more_indented = more_indented;
+        }
+    }
+    out
+}
+
+/// go-yaml v2's booleans that YAML 1.2 (go-yaml v3) reads as strings.
+fn yaml_1_1_boolean(text: &str) -> Option<bool> {
+    match text {
+        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => Some(true),
+        "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => Some(false),
+        _ => None,
+    }
 }
 
 /// One document of a stream.
@@ -474,6 +513,9 @@ impl<'a> Builder<'a> {
             // keeps only the line breaks that are there, saphyr adds one.
             text.to_mut().pop();
         }
+        if style == ScalarStyle::Folded && (text.contains("\n ") || text.contains("\n\t")) {
+            text = Cow::Owned(go_yaml_folding(&text));
+        }
         let kind = TagKind::of(tag);
         let merge = style == ScalarStyle::Plain && text == "<<" && matches!(kind, TagKind::None | TagKind::Merge);
         // A key only needs its text, a value only its typed value, unless an alias may reuse
@@ -484,7 +526,15 @@ impl<'a> Builder<'a> {
         } else {
             resolve_scalar(&text, style, kind).map_err(|m| ParseError::at(span.start, m))?
         };
-        if self.resource_mode && !is_key {
+        // kustomize sets every resource's annotations again as strings: a null there is its text.
+        let annotation_null = self.resource_mode
+            && !is_key
+            && block.is_null()
+            && style == ScalarStyle::Plain
+            && kind == TagKind::None
+            && self.block_path().is_some_and(|path| is_annotation_value(&path));
+        let block = if annotation_null { Value::String(text.to_string()) } else { block };
+        if self.resource_mode && !is_key && !annotation_null {
             if text.is_empty() && block.is_null() && style == ScalarStyle::Plain {
                 if let Some(path) = self.block_path() {
                     self.empty_nulls.push(path);
@@ -1028,6 +1078,9 @@ pub(super) fn resolve_scalar(text: &str, style: ScalarStyle, tag: TagKind) -> Re
         TagKind::Str | TagKind::Other | TagKind::Merge => Ok((string(), None)),
         TagKind::None if style != ScalarStyle::Plain => Ok((string(), None)),
         TagKind::None => {
+            if let Some(b) = yaml_1_1_boolean(text).filter(|_| LAST_KEY_WINS.with(|flag| flag.get())) {
+                return Ok((Value::Bool(b), None));
+            }
             let resolved = resolve_plain(text, true);
             refuse_non_finite(&resolved, text)?;
             let in_flow = match resolved {

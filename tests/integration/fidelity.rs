@@ -129,7 +129,7 @@ fn kustomization_syntax_errors_are_invalid_kustomizations_with_a_position() {
         ],
     );
     let file = t.path("base/kustomization.yaml");
-    let ours_words = format!("invalid Kustomization: {}:4:12: mapping values are not allowed", file.display());
+    let ours_words = format!("invalid Kustomization: {}:4:12: yaml: line 4: mapping values are not allowed", file.display());
     fails_with("kustomization-syntax", &t, "app", &ours_words, "invalid Kustomization");
 }
 

@@ -41,7 +41,7 @@ fn warnings_of_folders_come_in_entry_order() {
     t.file("kustomization.yaml", "resources:\n- a\n- b\n- c\n")
         .file("a/kustomization.yaml", "imageTags: []\nresources:\n- cm.yaml\n")
         .file("a/cm.yaml", &config_map("a"))
-        .file("b/kustomization.yaml", "commonLabels:\n  x: y\nresources:\n- cm.yaml\n")
+        .file("b/kustomization.yaml", "commonLabels:\n  x: z\nresources:\n- cm.yaml\n")
         .file("b/cm.yaml", &config_map("b"))
         .file("c/kustomization.yaml", "bases:\n- ../d\n")
         .file("d/kustomization.yaml", "resources:\n- cm.yaml\n")
@@ -88,7 +88,7 @@ fn a_pass_over_many_resources_fails_at_the_first_failing_resource() {
         let labels = if i == 120 || i == 170 { "  labels: [broken]\n" } else { "" };
         docs.push(format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm{i:03}\n{labels}"));
     }
-    t.file("kustomization.yaml", "resources:\n- cms.yaml\ncommonAnnotations:\n  a: b\ncommonLabels:\n  x: y\n")
+    t.file("kustomization.yaml", "resources:\n- cms.yaml\ncommonAnnotations:\n  a: b\ncommonLabels:\n  x: z\n")
         .file("cms.yaml", &docs.join("---\n"));
     let (ok, _, err) = build(&t.0);
     assert!(!ok);

@@ -274,13 +274,11 @@ fn validators_are_refused_not_ignored() {
 
 #[test]
 fn settings_kustomize_ignores_warn_and_fail_under_strict() {
-    let patch = "patches:\n- patch: |\n    apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: cm}\n    data: {x: \"2\"}\n";
     let cases = [
         ("helmGlobals:\n  chartHome: charts\n".to_string(), "helmGlobals has no effect"),
         ("openapi:\n  foo: bar\n".to_string(), "openapi: 'foo'"),
         ("buildMetadata: [sourceAnnotations]\n".to_string(), "buildMetadata: 'sourceAnnotations'"),
         ("buildMetadata: [managedByLabel]\n".to_string(), "buildMetadata: 'managedByLabel' is not applied"),
-        (format!("{patch}  options:\n    allowNameChange: true\n    bogus: true\n"), "option 'bogus'"),
     ];
     for (setting, wording) in &cases {
         let tmp = TempTree::new("ignored");

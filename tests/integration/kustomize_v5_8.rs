@@ -1,0 +1,272 @@
+//! kustomize v5.8.1's rules, each pinned by several cases of `tests/kustomize_v5_8/`, built with
+//! the reference (kustomize v5.8.1) and compared with the second reference (v5.6.0): where v5.6.0
+//! agrees, and where it does not (the README lists those differences).
+//!
+//! A case is a folder with a kustomization: `expected.yaml` is the reference's output, or
+//! `expected-error.txt` lines that both the reference's error and ours contain.
+use std::fs;
+use std::path::PathBuf;
+
+use crate::common::{check_build_fixture, manifest_dir, ours, reference_run, reference_v5_6_run};
+
+/// What kustomize v5.6.0 does with a case.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum V5_6 {
+    /// The same output, or an error with the same line.
+    Same,
+    /// Something else: a behaviour that changed in v5.7 or v5.8.
+    Differs,
+}
+use V5_6::{Differs, Same};
+
+fn case_dir(name: &str) -> PathBuf {
+    manifest_dir().join("tests").join("kustomize_v5_8").join(name)
+}
+
+fn check(cases: &[(&str, V5_6)]) {
+    for &(name, v5_6) in cases {
+        check_case(name, v5_6);
+    }
+}
+
+fn check_case(name: &str, v5_6: V5_6) {
+    let dir = case_dir(name);
+    let dir_arg = dir.to_str().expect("UTF-8 path");
+    let (expected, error) = if dir.join("expected.yaml").is_file() {
+        check_build_fixture(&dir, name);
+        (fs::read_to_string(dir.join("expected.yaml")).unwrap(), None)
+    } else {
+        let want = fs::read_to_string(dir.join("expected-error.txt")).unwrap_or_else(|e| panic!("{name}: expected-error.txt: {e}"));
+        let want: Vec<String> = want.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect();
+        assert!(!want.is_empty(), "{name}: expected-error.txt is empty");
+        let has_all = |stderr: &str| want.iter().all(|line| stderr.contains(line.as_str()));
+        let r = ours(&["build", dir_arg], &manifest_dir());
+        assert!(!r.success(), "{name}: peerpods-build succeeded where kustomize fails with `{want:?}`");
+        assert!(has_all(&r.stderr), "{name}: the error lacks one of {want:?}:\n{}", r.stderr);
+        if let Some(reference) = reference_run(&[dir_arg], &manifest_dir(), name) {
+            assert!(!reference.success(), "{name}: the reference succeeds");
+            assert!(has_all(&reference.stderr), "{name}: the reference's error lacks one of {want:?}:\n{}", reference.stderr);
+        }
+        (String::new(), Some(want))
+    };
+    let Some(old) = reference_v5_6_run(&[dir_arg], &manifest_dir(), name) else { return };
+    let agrees = match &error {
+        None => old.success() && old.stdout == expected,
+        Some(want) => !old.success() && want.iter().all(|line| old.stderr.contains(line.as_str())),
+    };
+    assert_eq!(agrees, v5_6 == Same, "{name}: kustomize v5.6.0 was expected to {}:\n{}{}", if v5_6 == Same { "agree" } else { "differ" }, old.stdout, old.stderr);
+}
+
+/// Every case below, by folder.
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, &[("empty-patch-files-skipped", Differs)]];
+
+#[test]
+fn every_case_folder_is_checked() {
+    let listed: std::collections::BTreeSet<&str> = CASES.iter().flat_map(|c| c.iter().map(|(n, _)| *n)).collect();
+    let on_disk: std::collections::BTreeSet<String> = fs::read_dir(manifest_dir().join("tests/kustomize_v5_8"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let on_disk: std::collections::BTreeSet<&str> = on_disk.iter().map(String::as_str).collect();
+    pretty_assertions::assert_eq!(listed, on_disk, "the tests and the folders of tests/kustomize_v5_8/ disagree");
+    for name in on_disk {
+        let dir = case_dir(name);
+        assert!(dir.join("kustomization.yaml").is_file(), "{name}: no kustomization.yaml");
+        assert!(dir.join("expected.yaml").is_file() != dir.join("expected-error.txt").is_file(), "{name}: one of expected.yaml, expected-error.txt");
+    }
+}
+
+const BRACES: &[(&str, V5_6)] = &[("brace-literal-in-target-name", Same), ("brace-repetition-in-target-name", Same)];
+
+#[test]
+fn a_brace_in_a_target_that_opens_no_repetition_is_a_literal() {
+    check(BRACES);
+}
+
+const FOLDING: &[(&str, V5_6)] = &[("folded-more-indented-lines", Same), ("folded-consecutive-more-indented", Same)];
+
+#[test]
+fn folded_scalars_fold_as_go_yaml_folds_them() {
+    check(FOLDING);
+}
+
+const TYPES: &[(&str, V5_6)] = &[
+    ("types-accepted-forms", Same),
+    ("types-bool-field-given-string", Same),
+    ("types-generator-literal-number", Same),
+    ("types-image-tag-number", Same),
+    ("types-images-is-a-map", Same),
+    ("types-label-pair-yaml11-bool", Same),
+    ("types-namespace-octal-number", Same),
+    ("types-patches-entry-is-a-string", Same),
+    ("types-replica-count-fraction", Same),
+    ("types-unknown-key-in-image", Same),
+    ("types-unknown-key-namePrefx", Same),
+];
+
+#[test]
+fn kustomization_fields_decode_with_gos_types_and_wording() {
+    check(TYPES);
+}
+
+#[test]
+fn an_unknown_key_is_named_with_its_line_and_column_and_the_closest_field() {
+    for (name, at, hint) in [
+        ("types-unknown-key-namePrefx", "kustomization.yaml:3:1: ", "(did you mean \"namePrefix\"?)"),
+        ("types-unknown-key-in-image", "kustomization.yaml:5:3: ", "(did you mean \"newTag\"?)"),
+        ("types-image-tag-number", "kustomization.yaml:5:3: ", ""),
+    ] {
+        let dir = case_dir(name);
+        let r = ours(&["build", dir.to_str().unwrap()], &manifest_dir());
+        let line = r.stderr.lines().find(|l| l.contains("json: ")).unwrap_or_else(|| panic!("{name}: no decoding error:\n{}", r.stderr));
+        assert!(line.contains(at) && line.ends_with(hint), "{name}: {line}");
+    }
+}
+
+const ANNOTATIONS: &[(&str, V5_6)] = &[
+    ("annotation-nulls-in-list-items", Same),
+    ("annotation-nulls-keep-label-nulls", Same),
+    ("annotation-from-patch-nonstring", Same),
+    ("annotation-from-json-patch-nonstring", Same),
+    ("json-patch-into-missing-annotations", Same),
+    ("json-patch-annotations-replaced", Same),
+];
+
+/// Annotation values are strings (a null is its text, a patch's number or boolean its text);
+/// while patches run, every resource has annotations (kustomize's internal ones).
+#[test]
+fn annotations_are_strings_and_exist_while_patches_run() {
+    check(ANNOTATIONS);
+}
+
+const SCOPES: &[(&str, V5_6)] = &[("admission-policy-kinds-take-namespace", Same), ("admission-webhook-stays-cluster-scoped", Same)];
+
+/// A kind missing from kustomize's scope table and its v1.21.2 schema is namespaced.
+#[test]
+fn admission_policies_are_namespaced_as_kustomize_knows_them() {
+    check(SCOPES);
+}
+
+const MISSING_FILES: &[(&str, V5_6)] = &[
+    ("missing-patch-file-patches", Same),
+    ("missing-patch-file-strategic-merge", Same),
+    ("missing-patch-file-json6902", Same),
+    ("generator-missing-file-source", Same),
+    ("generator-missing-env-file", Same),
+    ("generator-invalid-literal", Same),
+];
+
+/// A patch file or generator source that cannot be read: kustomize's plugin-configuration and
+/// key-value loader wording.
+#[test]
+fn missing_patch_and_generator_files_are_worded_as_kustomize_words_them() {
+    check(MISSING_FILES);
+}
+
+const YAML_SYNTAX: &[(&str, V5_6)] = &[("yaml-template-tag", Same), ("yaml-mapping-value-in-scalar", Same), ("yaml-tab-indentation", Same)];
+
+/// A kustomization file that does not parse: go-yaml's words and line, after our line:column.
+#[test]
+fn kustomization_syntax_errors_use_go_yamls_words() {
+    check(YAML_SYNTAX);
+}
+
+const NOT_FOLDERS: &[(&str, V5_6)] = &[
+    ("resource-plain-map", Same),
+    ("resource-list-of-strings", Same),
+    ("component-missing-folder", Same),
+    ("component-is-a-file", Same),
+];
+
+/// A resources entry that holds no resource is then tried as a folder, and says both; a
+/// components entry must be a folder (`loader.New`).
+#[test]
+fn entries_that_are_not_what_they_must_be_are_worded_as_kustomize_words_them() {
+    check(NOT_FOLDERS);
+}
+
+const REPLACEMENTS: &[(&str, V5_6)] = &[
+    ("replacement-select-regex", Differs),
+    ("replacement-reject-regex", Differs),
+    ("replacement-select-default-namespace", Differs),
+    ("replacement-static-value", Differs),
+    ("replacement-static-value-and-source", Differs),
+];
+
+/// Replacement targets: `select` and `reject` id fields are regular expressions, the namespace
+/// compared as written (`default` no longer selects a resource without one); `sourceValue` is
+/// a static source.
+#[test]
+fn replacements_select_by_regular_expression_and_take_static_values() {
+    check(REPLACEMENTS);
+}
+
+const IMAGE_VOLUMES: &[(&str, V5_6)] = &[("images-in-image-volumes", Differs), ("images-volume-without-image", Same)];
+
+/// The images transformer also sets `volumes[].image.reference` (image volumes).
+#[test]
+fn images_are_set_in_image_volumes() {
+    check(IMAGE_VOLUMES);
+}
+
+const GENERATOR_CONFLICTS: &[(&str, V5_6)] = &[("generator-conflict-unspecified", Differs), ("generator-conflict-create", Differs)];
+
+/// A generated object whose id exists, without merge or replace: the error names the behavior.
+#[test]
+fn a_generator_conflict_names_its_behavior() {
+    check(GENERATOR_CONFLICTS);
+}
+
+/// A `patches` file holding nothing or only comments is skipped (kustomize v5.6.0 refused it);
+/// peerpods-build says so, as a rule that changes nothing.
+#[test]
+fn empty_patch_files_are_skipped_with_a_warning() {
+    let name = "empty-patch-files-skipped";
+    let dir = case_dir(name);
+    let dir_arg = dir.to_str().unwrap();
+    let expected = fs::read_to_string(dir.join("expected.yaml")).unwrap();
+    let r = ours(&["build", dir_arg], &manifest_dir());
+    assert!(r.success(), "{}", r.stderr);
+    pretty_assertions::assert_eq!(r.stdout, expected);
+    assert_eq!(r.stderr.matches("holds no document and has no effect").count(), 2, "{}", r.stderr);
+    assert!(!ours(&["build", dir_arg, "--strict"], &manifest_dir()).success(), "--strict accepted an empty patch");
+    if let Some(reference) = reference_run(&[dir_arg], &manifest_dir(), name) {
+        assert!(reference.success(), "{}", reference.stderr);
+        pretty_assertions::assert_eq!(reference.stdout, expected);
+    }
+    if let Some(old) = reference_v5_6_run(&[dir_arg], &manifest_dir(), name) {
+        assert!(!old.success(), "kustomize v5.6.0 accepted an empty patch file");
+    }
+}
+
+const CONFIGURATIONS: &[(&str, V5_6)] = &[
+    ("configurations-unknown-field", Same),
+    ("configurations-number-for-string", Same),
+    ("varreference-wildcard", Same),
+    ("varreference-wildcard-unreached", Same),
+];
+
+/// `configurations` files decode strictly, as transformer configs; a var reference path with a
+/// `*` is refused where it is walked.
+#[test]
+fn configurations_decode_strictly_and_var_references_have_no_wildcard() {
+    check(CONFIGURATIONS);
+}
+
+const OPTIONS_AND_NAMESPACES: &[(&str, V5_6)] = &[("patch-options-unknown", Differs), ("namespace-not-propagated-to-bases", Same)];
+
+/// `patches[].options` is a struct with two fields (an unknown option is refused); an overlay's
+/// namespace reaches the resources of its bases by the namespace transformer only (v5.8.1
+/// propagates it to `helmCharts` alone).
+#[test]
+fn patch_options_are_typed_and_namespaces_are_not_propagated_to_bases() {
+    check(OPTIONS_AND_NAMESPACES);
+}
+
+const DUPLICATES: &[(&str, V5_6)] = &[("duplicate-id-two-files", Same), ("duplicate-id-two-folders", Same), ("duplicate-id-one-file", Same)];
+
+/// A resource id that comes twice names the file or folder that brought the second copy.
+#[test]
+fn a_duplicate_id_names_the_entry_that_brought_it_again() {
+    check(DUPLICATES);
+}
