@@ -278,7 +278,8 @@ impl Plugin<'_> {
             resource.behavior = match behavior.as_deref() {
                 Some("merge") => Behavior::Merge,
                 Some("replace") => Behavior::Replace,
-                _ => Behavior::Create,
+                Some("create") => Behavior::Create,
+                _ => Behavior::Unspecified,
             };
         }
         Ok(generated)

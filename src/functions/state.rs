@@ -33,7 +33,8 @@ pub fn with_state(resource: &Resource, tracks_origins: bool) -> Value {
     let join = |parts: Vec<&str>| Value::String(parts.join(","));
     if resource.generated {
         let behavior = match resource.behavior {
-            Behavior::Create => "unspecified",
+            Behavior::Unspecified => "unspecified",
+            Behavior::Create => "create",
             Behavior::Merge => "merge",
             Behavior::Replace => "replace",
         };
@@ -129,7 +130,8 @@ pub fn take_state(resource: &mut Resource, tracks_origins: bool) {
     resource.behavior = match behavior.as_deref() {
         Some("merge") => Behavior::Merge,
         Some("replace") => Behavior::Replace,
-        _ => Behavior::Create,
+        Some("create") => Behavior::Create,
+        _ => Behavior::Unspecified,
     };
     resource.needs_hash_suffix = needs_hash;
     resource.prefixes = prefixes;
@@ -148,7 +150,7 @@ pub fn take_state(resource: &mut Resource, tracks_origins: bool) {
 
 fn clear(resource: &mut Resource) {
     resource.generated = false;
-    resource.behavior = Behavior::Create;
+    resource.behavior = Behavior::Unspecified;
     resource.needs_hash_suffix = false;
     resource.prefixes.clear();
     resource.suffixes.clear();
