@@ -71,7 +71,7 @@ pub fn run(args: &BuildArgs) -> Result<(), String> {
         Some("none") => Some(Reorder::None),
         Some(other) => return Err(format!("illegal value for --reorder: '{other}' (legacy or none)")),
     };
-    let options = BuildOptions { load_restrictor, reorder, remote: args.remote.options() };
+    let options = BuildOptions { load_restrictor, reorder, remote: args.remote.options(), recorder: None };
     if args.dirs.len() > 1 {
         return run_builds(args, &options);
     }

@@ -7,6 +7,7 @@ mod check_settings;
 mod completions;
 mod diff;
 mod edit;
+mod explain;
 mod man;
 mod output;
 
@@ -45,6 +46,8 @@ enum Command {
     /// Compare renderings: each DIR at a git revision with DIR now (`--base REV DIR...`), or two
     /// overlays (`DIR_A DIR_B`); exit 0 when nothing differs, 1 when something does, 2 on error.
     Diff(diff::DiffArgs),
+    /// Build, and say for every field the file:line:column and the step that set it.
+    Explain(explain::ExplainArgs),
     /// List or clear the cache of remote bases.
     Cache(cache::CacheArgs),
     /// Print the version.
@@ -63,6 +66,7 @@ const COMMAND_NAMES: &[&str] = &[
     "completions",
     "diff",
     "edit",
+    "explain",
     "man",
     "version",
     "help",
@@ -93,6 +97,7 @@ pub fn main() -> ExitCode {
         // diff's exit status says whether anything differs, as `diff`'s does.
         Command::Diff(args) => return diff::run(&args),
         Command::Cache(args) => cache::run(&args),
+        Command::Explain(args) => explain::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -4,6 +4,7 @@ pub mod empty_nulls;
 pub mod go_syntax;
 pub mod memo;
 pub mod parse;
+pub mod positions;
 pub mod scalar;
 
 /// Whether go-yaml v2 (YAML 1.1) reads `text`, unquoted, as something other than a string
