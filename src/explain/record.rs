@@ -178,9 +178,15 @@ impl Recorder {
         let (patch, offset) = match patch_file {
             Some((path, text)) => (self.positions(&path, Some(&text)), (0, 0)),
             None => {
-                let inline = entry_node(&kust, field, Some(index)).and_then(|e| if field == "patchesStrategicMerge" { Some(e) } else { e.get("patch") });
+                let entry = entry_node(&kust, field, Some(index));
+                // The line the inline text's header is on or after: its key's, or the item's.
+                let (inline, from) = match entry {
+                    Some(e) if field == "patchesStrategicMerge" => (Some(e), e.at().line),
+                    Some(e) => (e.get("patch"), e.entry("patch").map_or(0, |(key_at, _)| key_at.line)),
+                    None => (None, 0),
+                };
                 let text = inline.and_then(PosNode::text).unwrap_or_default().to_string();
-                let offset = inline.map_or((0, 0), |n| block_offset(&kust.text, n.at()));
+                let offset = block_offset(&kust.text, from);
                 let docs = document_positions(&text).unwrap_or_default();
                 (Arc::new(Positions { display: kust.display.clone(), text, docs }), offset)
             }
@@ -401,12 +407,18 @@ fn entry_node<'p>(kust: &'p Positions, field: &str, index: Option<usize>) -> Opt
     }
 }
 
-/// Lines and columns to add to positions inside an inline block scalar (`patch: |-`) that
-/// starts at `at` in `text`: the content starts on the next line, indented.
-fn block_offset(text: &str, at: Pos) -> (u32, u32) {
-    let first = text.lines().skip(at.line as usize).find(|l| !l.trim().is_empty());
+/// Lines and columns to add to positions inside an inline block scalar (`patch: |-`) whose
+/// header is on line `from` of `text`: the content starts on the next line, indented.
+/// Nothing to add where there is no header (a quoted patch, positions then being its own).
+fn block_offset(text: &str, from: u32) -> (u32, u32) {
+    let lines: Vec<&str> = text.lines().collect();
+    let header = from as usize;
+    if header == 0 || !lines.get(header - 1).is_some_and(|l| crate::yaml::positions::is_block_header(l)) {
+        return (0, 0);
+    }
+    let first = lines[header..].iter().find(|l| !l.trim().is_empty());
     let indent = first.map_or(0, |l| l.len() - l.trim_start().len()) as u32;
-    (at.line, indent)
+    (header as u32, indent)
 }
 
 /// The node of a strategic-merge patch that holds the field at `path` of the patched

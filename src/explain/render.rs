@@ -12,7 +12,7 @@ use crate::diff::fields::{child_path, item_names};
 use crate::resource::nodes::{value_at, NodePath, Step};
 use crate::resource::provenance::{Children, Event, Provenance};
 use crate::resource::Resource;
-use crate::yaml::positions::{document_positions, PosNode};
+use crate::yaml::positions::{document_positions, is_block_header, PosNode};
 
 /// What a comment says about one event: `file:line:column`, then for a write the step.
 pub fn describe(event: &Event) -> String {
@@ -88,12 +88,6 @@ fn collect_comments(node: &PosNode, prov: &Provenance, key_line: Option<u32>, li
             }
         }
     }
-}
-
-/// Whether a line ends with a block scalar's header (`key: |`, `- >-`, `key: |2+`).
-fn is_block_header(line: &str) -> bool {
-    let last = line.trim_end().rsplit(' ').next().unwrap_or("");
-    last.starts_with(['|', '>']) && last[1..].chars().all(|c| c == '-' || c == '+' || c.is_ascii_digit())
 }
 
 /// The node a field path names in `value` (see the module documentation), or `None`.

@@ -65,6 +65,12 @@ impl PosNode {
     }
 }
 
+/// Whether a line ends with a block scalar's header (`key: |`, `- >-`, `key: |2+`).
+pub fn is_block_header(line: &str) -> bool {
+    let last = line.trim_end().rsplit(' ').next().unwrap_or("");
+    last.starts_with(['|', '>']) && last[1..].chars().all(|c| c == '-' || c == '+' || c.is_ascii_digit())
+}
+
 enum Frame {
     Map { at: Pos, entries: Vec<(String, Pos, PosNode)>, key: Option<(String, Pos)> },
     Seq { at: Pos, items: Vec<PosNode> },
