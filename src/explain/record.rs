@@ -25,8 +25,9 @@ pub struct Recorder {
     /// File names are printed relative to this folder (the working folder) when inside it.
     base: PathBuf,
     files: Mutex<HashMap<PathBuf, Arc<Positions>>>,
-    /// Checkouts of remote bases: their root and how to name them (`URL?ref=REF//`).
-    remotes: Mutex<Vec<(PathBuf, String)>>,
+    /// Checkouts of remote bases: the kustomization root in the checkout, and how a file there
+    /// is named (`URL//PATH/` before the file, `?ref=REF` after it).
+    remotes: Mutex<Vec<(PathBuf, String, String)>>,
 }
 
 const START: Pos = Pos { line: 1, column: 1 };
@@ -41,19 +42,25 @@ impl Recorder {
     /// A file's name as printed: relative to the base folder, or named by its remote base.
     pub fn display(&self, file: &Path) -> Arc<str> {
         let file = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
-        for (root, name) in self.remotes.lock().unwrap().iter() {
+        for (root, before, after) in self.remotes.lock().unwrap().iter() {
             if let Ok(rest) = file.strip_prefix(root) {
-                return format!("{name}{}", rest.display()).into();
+                return format!("{before}{}{after}", rest.display()).into();
             }
         }
         relative_to(&self.base, &file).display().to_string().into()
     }
 
-    /// Files below `root` belong to a remote base: `url` at `git_ref`.
-    pub fn enter_remote(&self, root: &Path, url: &str, git_ref: &str) {
+    /// Files below `root` belong to a remote base: `path` in the repository `url` at `git_ref`;
+    /// they are named `URL//PATH/FILE?ref=REF`.
+    pub fn enter_remote(&self, root: &Path, url: &str, git_ref: &str, path: &str) {
         let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-        let name = if git_ref.is_empty() { format!("{url}//") } else { format!("{url}?ref={git_ref}//") };
-        self.remotes.lock().unwrap().push((root, name));
+        let path = path.trim_matches('/');
+        let before = if path.is_empty() { format!("{url}//") } else { format!("{url}//{path}/") };
+        let after = if git_ref.is_empty() { String::new() } else { format!("?ref={git_ref}") };
+        let mut remotes = self.remotes.lock().unwrap();
+        if !remotes.iter().any(|(r, _, _)| *r == root) {
+            remotes.push((root, before, after));
+        }
     }
 
     /// The position trees of a file whose text was read already (once per file).
@@ -176,7 +183,7 @@ impl Recorder {
     pub fn patch_step(&self, file: &Path, field: &str, index: usize, patch_file: Option<(PathBuf, String)>) -> StepRecord {
         let kust = self.positions(file, None);
         let (patch, offset) = match patch_file {
-            Some((path, text)) => (self.positions(&path, Some(&text)), (0, 0)),
+            Some((path, text)) => (self.positions(&path, Some(&text)), Some((0, 0))),
             None => {
                 let entry = entry_node(&kust, field, Some(index));
                 // The line the inline text's header is on or after: its key's, or the item's.
@@ -205,7 +212,8 @@ impl Recorder {
                     true => locate_json6902(d, path),
                     false => locate_strategic(d, root, path, check_id),
                 });
-                let Some((p, detail)) = found else { return Located::default() };
+                // A quoted inline patch: its positions are not the kustomization's.
+                let (Some((p, detail)), Some(offset)) = (found, offset) else { return Located::default() };
                 let at = Pos { line: p.line + offset.0, column: p.column + offset.1 };
                 Located { source: Some(Source { file: display.clone(), at }), name: None, detail }
             }),
@@ -410,15 +418,15 @@ fn entry_node<'p>(kust: &'p Positions, field: &str, index: Option<usize>) -> Opt
 /// Lines and columns to add to positions inside an inline block scalar (`patch: |-`) whose
 /// header is on line `from` of `text`: the content starts on the next line, indented.
 /// Nothing to add where there is no header (a quoted patch, positions then being its own).
-fn block_offset(text: &str, from: u32) -> (u32, u32) {
+fn block_offset(text: &str, from: u32) -> Option<(u32, u32)> {
     let lines: Vec<&str> = text.lines().collect();
     let header = from as usize;
     if header == 0 || !lines.get(header - 1).is_some_and(|l| crate::yaml::positions::is_block_header(l)) {
-        return (0, 0);
+        return None;
     }
     let first = lines[header..].iter().find(|l| !l.trim().is_empty());
     let indent = first.map_or(0, |l| l.len() - l.trim_start().len()) as u32;
-    (header as u32, indent)
+    Some((header as u32, indent))
 }
 
 /// The node of a strategic-merge patch that holds the field at `path` of the patched
