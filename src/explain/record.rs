@@ -22,8 +22,10 @@ struct Positions {
 /// Asks an `explain` build to record provenance (see [`crate::resource::provenance`]).
 #[derive(Default)]
 pub struct Recorder {
-    /// File names are printed relative to this folder (the working folder) when inside it.
+    /// File names are printed relative to this folder (the working folder).
     base: PathBuf,
+    /// Printed before every file name (`main:` for a side of `diff --base main`).
+    prefix: String,
     files: Mutex<HashMap<PathBuf, Arc<Positions>>>,
     /// Checkouts of remote bases: the kustomization root in the checkout, and how a file there
     /// is named (`URL//PATH/` before the file, `?ref=REF` after it).
@@ -39,15 +41,20 @@ impl Recorder {
         Recorder { base, ..Default::default() }
     }
 
+    /// [`Self::new`], with `prefix` printed before every file name.
+    pub fn with_prefix(base: PathBuf, prefix: &str) -> Self {
+        Recorder { prefix: prefix.to_string(), ..Recorder::new(base) }
+    }
+
     /// A file's name as printed: relative to the base folder, or named by its remote base.
     pub fn display(&self, file: &Path) -> Arc<str> {
         let file = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
         for (root, before, after) in self.remotes.lock().unwrap().iter() {
             if let Ok(rest) = file.strip_prefix(root) {
-                return format!("{before}{}{after}", rest.display()).into();
+                return format!("{}{before}{}{after}", self.prefix, rest.display()).into();
             }
         }
-        relative_to(&self.base, &file).display().to_string().into()
+        format!("{}{}", self.prefix, relative_to(&self.base, &file).display()).into()
     }
 
     /// Files below `root` belong to a remote base: `path` in the repository `url` at `git_ref`;

@@ -271,3 +271,24 @@ fn explain_resource_selects_by_kind_name_and_namespace() {
     strip_matches(&build.stdout, &run.stdout).unwrap();
     assert!(run.stdout.contains("targetPort: 8443  # ../comp/port.yaml:9:17 patches[0] (strategic merge)"), "{}", run.stdout);
 }
+
+#[test]
+fn diff_explain_names_what_set_each_differing_field_on_each_side() {
+    let dir = fixtures().join("diff");
+    let run = run_program(bin(), &["diff", "--explain", "a", "b"], &dir);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines[1], "changed Deployment/web: spec.replicas, spec.template.spec.containers[name=app].image");
+    assert_eq!(lines[2], "  spec.replicas: ../patches/ops.yaml:3:10 patches[1] (json 6902, op 0: replace) -> b/kustomization.yaml:5:10 replicas[0]");
+    assert_eq!(
+        lines[3],
+        "  spec.template.spec.containers[name=app].image: a/kustomization.yaml:5:11 images[0] -> ../patches/smp.yaml:10:16 patches[0] (strategic merge)"
+    );
+    // Each position holds the value of its side.
+    assert!(text_at(&dir.join("b/kustomization.yaml"), 5, 10).starts_with('7'));
+    assert!(text_at(&dir.join("a/kustomization.yaml"), 5, 11).starts_with("\"2.0\""));
+    // Without --explain the same diff, without the field lines.
+    let plain = run_program(bin(), &["diff", "a", "b"], &dir);
+    let stripped: Vec<&str> = lines.iter().filter(|l| !l.starts_with("  spec.")).copied().collect();
+    assert_eq!(plain.stdout.lines().collect::<Vec<_>>(), stripped);
+}
