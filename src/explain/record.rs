@@ -106,6 +106,14 @@ impl Recorder {
         StepRecord::plain(self.info(file, field, index, detail))
     }
 
+    /// A generator or transformer step whose output comes from elsewhere (a chart's template,
+    /// a KRM function): entry `field[index]` of kustomization `file`, with `origin`. A step that
+    /// makes resources marks each with [`crate::resource::provenance::created`]; one that
+    /// changes resources runs inside [`crate::target::recorded`] with this record.
+    pub fn step_with_origin(&self, file: &Path, field: &str, index: Option<usize>, origin: Origin) -> StepRecord {
+        StepRecord::plain(StepInfo { origin, ..self.info(file, field, index, None) })
+    }
+
     fn info(&self, file: &Path, field: &str, index: Option<usize>, detail: Option<String>) -> StepInfo {
         let kust = self.positions(file, None);
         let node = kust.docs.first().and_then(Option::as_ref).and_then(|d| d.get(field));

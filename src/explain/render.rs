@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use crate::diff::fields::{child_path, item_names};
 use crate::resource::nodes::{value_at, NodePath, Step};
-use crate::resource::provenance::{Children, Event, Provenance};
+use crate::resource::provenance::{Children, Event, Origin, Provenance};
 use crate::resource::Resource;
 use crate::yaml::positions::{document_positions, is_block_header, PosNode};
 
@@ -21,6 +21,11 @@ pub fn describe(event: &Event) -> String {
         Event::Loaded(_) => source.to_string(),
         Event::Written { step, located, .. } => {
             let name = located.name.as_deref().unwrap_or(&step.name);
+            let name = match &step.origin {
+                Origin::Helm { chart, template } => format!("{name} (chart {chart}, template {template})"),
+                Origin::Function { name: function } => format!("{name} (function {function})"),
+                Origin::Entry | Origin::Remote { .. } => name.to_string(),
+            };
             match located.detail.as_deref().or(step.detail.as_deref()) {
                 Some(detail) if detail.starts_with("from ") || detail.starts_with("to ") => format!("{source} {name} {detail}"),
                 Some(detail) => format!("{source} {name} ({detail})"),

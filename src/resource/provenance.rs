@@ -335,6 +335,18 @@ mod tests {
     }
 
     #[test]
+    fn a_resource_made_by_a_step_has_every_field_written_by_it() {
+        let mut r = Resource::new(json!({"kind": "ConfigMap", "data": {"k": "v"}}));
+        let mut made = step("helmCharts[0]");
+        made.info = Arc::new(StepInfo { origin: Origin::Helm { chart: "c".into(), template: "templates/cm.yaml".into() }, ..(*made.info).clone() });
+        created(&mut r, &made);
+        let p = r.provenance.as_deref().unwrap();
+        let Event::Written { step, before, after, .. } = &p.at(&[Step::Key("data".into()), Step::Key("k".into())]).unwrap().events[0] else { panic!() };
+        assert_eq!((step.name.as_str(), before, after), ("helmCharts[0]", &None, &Some(json!("v"))));
+        assert!(matches!(&step.origin, Origin::Helm { template, .. } if template == "templates/cm.yaml"));
+    }
+
+    #[test]
     fn a_step_adds_a_write_to_the_fields_it_changed_and_created_and_to_no_other() {
         let file: Arc<str> = "r.yaml".into();
         let value = json!({"a": "1", "b": {"c": "2"}, "l": [{"name": "x", "v": 1}]});
