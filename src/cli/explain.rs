@@ -9,6 +9,7 @@ use peerpods_build::explain::{render, Recorder};
 use peerpods_build::kustomization::LoadRestrictor;
 use peerpods_build::resource::Resource;
 use peerpods_build::{build, BuildOptions};
+use rayon::prelude::*;
 use serde_json::{json, Value};
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -72,7 +73,7 @@ pub fn run(args: &ExplainArgs) -> Result<(), String> {
 
 fn render_selected(args: &ExplainArgs, selected: &[&Resource]) -> Result<String, String> {
     Ok(match (&args.field, args.format) {
-        (None, Format::Yaml) => selected.iter().map(|r| render::annotated(r)).collect::<Vec<_>>().join("---\n"),
+        (None, Format::Yaml) => selected.par_iter().map(|r| render::annotated(r)).collect::<Vec<_>>().join("---\n"),
         (None, Format::Json) => json_text(selected.iter().map(|r| render::resource_json(r, None)).collect()),
         (Some(field), format) => {
             let found: Vec<(&Resource, Vec<_>)> =

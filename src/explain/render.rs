@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use crate::diff::fields::{child_path, item_names};
 use crate::resource::nodes::{value_at, NodePath, Step};
-use crate::resource::provenance::{Children, Event, Origin, Provenance};
+use crate::resource::provenance::{Children, Event, Origin, Provenance, Write};
 use crate::resource::Resource;
 use crate::yaml::positions::{document_positions, is_block_header, PosNode};
 
@@ -19,7 +19,8 @@ pub fn describe(event: &Event) -> String {
     let source = event.source();
     match event {
         Event::Loaded(_) => source.to_string(),
-        Event::Written { step, located, .. } => {
+        Event::Written(w) => {
+            let (step, located) = (&w.step, &w.located);
             let name = located.name.as_deref().unwrap_or(&step.name);
             let name = match &step.origin {
                 Origin::Helm { chart, template } => format!("{name} (chart {chart}, template {template})"),
@@ -73,7 +74,7 @@ fn collect_comments(node: &PosNode, prov: &Provenance, key_line: Option<u32>, li
             }
         }
         PosNode::Map { at, entries } => {
-            if matches!(last, Event::Written { .. }) {
+            if matches!(last, Event::Written(_)) {
                 out.entry(key_line.unwrap_or(at.line)).or_insert((false, describe(last)));
             }
             for (key, key_at, child) in entries {
@@ -83,7 +84,7 @@ fn collect_comments(node: &PosNode, prov: &Provenance, key_line: Option<u32>, li
             }
         }
         PosNode::Seq { at, items } => {
-            if matches!(last, Event::Written { .. }) {
+            if matches!(last, Event::Written(_)) {
                 out.entry(key_line.unwrap_or(at.line)).or_insert((false, describe(last)));
             }
             for (i, child) in items.iter().enumerate() {
@@ -180,9 +181,9 @@ pub fn field_history_text(resource: &Resource, path: &[Step]) -> String {
     for event in history(resource, path) {
         match event {
             Event::Loaded(_) => out.push_str(&format!("  loaded  {}\n", describe(event))),
-            Event::Written { before, after, .. } => {
+            Event::Written(w) => {
                 let text = |v: &Option<Value>| v.as_ref().map_or("(none)".to_string(), Value::to_string);
-                out.push_str(&format!("  written {}: {} -> {}\n", describe(event), text(before), text(after)));
+                out.push_str(&format!("  written {}: {} -> {}\n", describe(event), text(&w.before), text(&w.after)));
             }
         }
     }
@@ -199,7 +200,8 @@ pub fn event_json(event: &Event) -> Value {
         Event::Loaded(_) => {
             map.insert("event".into(), json!("loaded"));
         }
-        Event::Written { step, located, before, after } => {
+        Event::Written(w) => {
+            let Write { step, located, before, after } = &**w;
             map.insert("event".into(), json!("written"));
             map.insert("step".into(), json!(located.name.as_deref().unwrap_or(&step.name)));
             map.insert("detail".into(), json!(located.detail.as_deref().or(step.detail.as_deref())));

@@ -102,8 +102,18 @@ impl StepRecord {
 pub enum Event {
     /// Read from a file, at this position.
     Loaded(Source),
-    /// Set (or created, when `before` is `None`) by a step; `after` is the scalar written.
-    Written { step: Arc<StepInfo>, located: Located, before: Option<Value>, after: Option<Value> },
+    /// Set (or created) by a step.
+    Written(Box<Write>),
+}
+
+/// A step's write to one node: the step, the text behind the value, and (for a scalar) the
+/// value before (`None` where the node was created) and after.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Write {
+    pub step: Arc<StepInfo>,
+    pub located: Located,
+    pub before: Option<Value>,
+    pub after: Option<Value>,
 }
 
 impl Event {
@@ -111,7 +121,7 @@ impl Event {
     pub fn source(&self) -> &Source {
         match self {
             Event::Loaded(source) => source,
-            Event::Written { step, located, .. } => located.source.as_ref().unwrap_or(&step.rule),
+            Event::Written(w) => w.located.source.as_ref().unwrap_or(&w.step.rule),
         }
     }
 }
@@ -201,7 +211,8 @@ impl Provenance {
         };
         let after = scalar(value);
         let located = (step.locate)(root, path, &[]);
-        Provenance { events: vec![Event::Written { step: step.info.clone(), located, before: None, after }], children, pending: None }
+        let write = Write { step: step.info.clone(), located, before: None, after };
+        Provenance { events: vec![Event::Written(Box::new(write))], children, pending: None }
     }
 
     /// The history after a step changed `old` into `new` (this history being `old`'s).
@@ -259,9 +270,9 @@ impl Provenance {
             _ => {
                 let mut fresh = Provenance::created(new, path, root, step);
                 let located = (step.locate)(root, path, &self.events);
-                if let Some(Event::Written { before, located: at, .. }) = fresh.events.first_mut() {
-                    *before = Some(old.clone());
-                    *at = located;
+                if let Some(Event::Written(w)) = fresh.events.first_mut() {
+                    w.before = Some(old.clone());
+                    w.located = located;
                 }
                 self.events.append(&mut fresh.events);
                 fresh.events = self.events;
@@ -286,19 +297,21 @@ fn scalar(value: &Value) -> Option<Value> {
 
 /// Before a step: every resource keeps its value, to compare with after the step.
 pub fn begin_step(resources: &mut ResMap) {
-    for r in resources.iter_mut() {
+    let _ = resources.try_for_each_mut_parallel(|r| {
         if let Some(p) = r.provenance.as_mut() {
             p.pending = Some(Box::new(r.value.clone()));
         }
-    }
+        Ok::<(), std::convert::Infallible>(())
+    });
 }
 
 /// After a step: the writes it made are added to each resource's history; a resource without
 /// history is one the step made.
 pub fn end_step(resources: &mut ResMap, step: &StepRecord) {
-    for r in resources.iter_mut() {
+    let _ = resources.try_for_each_mut_parallel(|r| {
         record(r, step);
-    }
+        Ok::<(), std::convert::Infallible>(())
+    });
 }
 
 fn record(r: &mut Resource, step: &StepRecord) {
@@ -341,9 +354,9 @@ mod tests {
         made.info = Arc::new(StepInfo { origin: Origin::Helm { chart: "c".into(), template: "templates/cm.yaml".into() }, ..(*made.info).clone() });
         created(&mut r, &made);
         let p = r.provenance.as_deref().unwrap();
-        let Event::Written { step, before, after, .. } = &p.at(&[Step::Key("data".into()), Step::Key("k".into())]).unwrap().events[0] else { panic!() };
-        assert_eq!((step.name.as_str(), before, after), ("helmCharts[0]", &None, &Some(json!("v"))));
-        assert!(matches!(&step.origin, Origin::Helm { template, .. } if template == "templates/cm.yaml"));
+        let Event::Written(w) = &p.at(&[Step::Key("data".into()), Step::Key("k".into())]).unwrap().events[0] else { panic!() };
+        assert_eq!((w.step.name.as_str(), &w.before, &w.after), ("helmCharts[0]", &None, &Some(json!("v"))));
+        assert!(matches!(&w.step.origin, Origin::Helm { template, .. } if template == "templates/cm.yaml"));
     }
 
     #[test]
@@ -361,11 +374,11 @@ mod tests {
         assert_eq!(events(&[Step::Key("a".into())]), 2);
         assert_eq!(events(&[Step::Key("b".into()), Step::Key("c".into())]), 1);
         assert_eq!(events(&[Step::Key("b".into()), Step::Key("d".into())]), 1);
-        assert!(matches!(p.at(&[Step::Key("b".into()), Step::Key("d".into())]).unwrap().events[0], Event::Written { .. }));
+        assert!(matches!(p.at(&[Step::Key("b".into()), Step::Key("d".into())]).unwrap().events[0], Event::Written(_)));
         // The item named x moved to position 1 and kept its history.
         let x = p.at(&[Step::Key("l".into()), Step::Index(1), Step::Key("v".into())]).unwrap();
         assert!(matches!(x.events[..], [Event::Loaded(_)]));
-        let Event::Written { before, after, .. } = &p.at(&[Step::Key("a".into())]).unwrap().events[1] else { panic!() };
-        assert_eq!((before.clone(), after.clone()), (Some(json!("1")), Some(json!("9"))));
+        let Event::Written(w) = &p.at(&[Step::Key("a".into())]).unwrap().events[1] else { panic!() };
+        assert_eq!((w.before.clone(), w.after.clone()), (Some(json!("1")), Some(json!("9"))));
     }
 }

@@ -190,7 +190,7 @@ fn recorded_positions_point_at_the_text_that_holds_each_value() {
         };
         match (step, last) {
             (None, Event::Loaded(_)) => {}
-            (Some(want), Event::Written { .. }) if render::describe(last).contains(want) => {}
+            (Some(want), Event::Written(_)) if render::describe(last).contains(want) => {}
             _ => failures.push(format!("{label}: expected step {step:?}, got {}", render::describe(last))),
         }
         let source = last.source();
