@@ -217,7 +217,7 @@ impl Provenance {
 
     /// The history after a step changed `old` into `new` (this history being `old`'s).
     fn update(mut self, old: &Value, new: &Value, path: &mut Vec<Step>, root: &Value, step: &StepRecord) -> Provenance {
-        if old == new {
+        if same(old, new) {
             return self;
         }
         match (old, new) {
@@ -279,6 +279,18 @@ impl Provenance {
                 fresh
             }
         }
+    }
+}
+
+/// `a == b`, walking maps in their key order first: after a step most resources are unchanged,
+/// entry for entry, and comparing them so costs no key lookups.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && (x.iter().zip(y).all(|((k1, v1), (k2, v2))| k1 == k2 && same(v1, v2)) || x == y)
+        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(v1, v2)| same(v1, v2)),
+        _ => a == b,
     }
 }
 
