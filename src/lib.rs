@@ -12,6 +12,7 @@ pub mod error;
 pub mod explain;
 pub mod generate;
 pub mod kustomization;
+pub mod localize;
 pub mod patch;
 pub mod process;
 pub mod remote;

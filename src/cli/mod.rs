@@ -8,6 +8,7 @@ mod completions;
 mod diff;
 mod edit;
 mod explain;
+mod localize;
 mod man;
 mod output;
 
@@ -50,6 +51,9 @@ enum Command {
     Explain(explain::ExplainArgs),
     /// List or clear the cache of remote bases.
     Cache(cache::CacheArgs),
+    /// Copy a kustomization target into a new folder with remote bases and HTTP files made local
+    /// (`localize [TARGET [DESTINATION]]`), then check that both build the same.
+    Localize(localize::LocalizeArgs),
     /// Print the version.
     Version {
         /// Print only the semantic version (Argo CD parses this).
@@ -67,6 +71,7 @@ const COMMAND_NAMES: &[&str] = &[
     "diff",
     "edit",
     "explain",
+    "localize",
     "man",
     "version",
     "help",
@@ -98,6 +103,7 @@ pub fn main() -> ExitCode {
         Command::Diff(args) => return diff::run(&args),
         Command::Cache(args) => cache::run(&args),
         Command::Explain(args) => explain::run(&args),
+        Command::Localize(args) => localize::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

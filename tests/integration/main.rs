@@ -17,6 +17,7 @@ mod explain;
 mod fidelity;
 mod fidelity_sharing;
 mod gitops;
+mod localize;
 mod parallel_folders;
 mod peerpods;
 mod remote;
