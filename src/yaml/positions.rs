@@ -19,7 +19,8 @@ impl Pos {
     }
 }
 
-/// One node of a YAML document, with where it starts (and, for a scalar, the line it ends on).
+/// One node of a YAML document, with where it starts (and, for a scalar, the line it ends on;
+/// a block scalar starts at its content, the line after its header).
 #[derive(Clone, Debug)]
 pub enum PosNode {
     Scalar { at: Pos, end_line: u32, text: String },
@@ -146,8 +147,12 @@ mod tests {
         let d = b.get("d").unwrap();
         assert_eq!(d.item(0).unwrap().at(), Pos { line: 5, column: 5 });
         let f = d.item(1).unwrap().get("f").unwrap();
-        assert_eq!(f.at(), Pos { line: 6, column: 8 });
-        assert!(matches!(f, PosNode::Scalar { end_line, .. } if *end_line > 6));
-        assert_eq!(docs.len(), 1);
+        // A block scalar starts where its content does, the line after its `|` header.
+        assert_eq!(f.at(), Pos { line: 7, column: 7 });
+        assert_eq!(d.item(1).unwrap().entry("f").map(|(key, _)| key.line), Some(6));
+        assert!(matches!(f, PosNode::Scalar { end_line, .. } if *end_line > 7));
+        // The `---` at the end starts a second, empty document.
+        assert_eq!(docs.len(), 2);
+        assert!(!matches!(docs[1], Some(PosNode::Map { .. })));
     }
 }
