@@ -9,6 +9,7 @@ pub mod diagnostics;
 pub mod diff;
 pub mod edit;
 pub mod error;
+pub mod explain;
 pub mod functions;
 pub mod generate;
 pub mod helm;
@@ -51,6 +52,8 @@ pub struct BuildOptions {
     pub helm: helm::HelmOptions,
     /// Which plugin programs may run (`--enable-alpha-plugins`, `--enable-exec`, container flags).
     pub plugins: functions::PluginOptions,
+    /// Set by `explain`: record where each field came from (a plain build has none).
+    pub recorder: Option<std::sync::Arc<explain::Recorder>>,
 }
 
 /// The result of a build: the resources to print and the warnings to show.
@@ -106,6 +109,7 @@ fn build_here(dir: &Path, options: &BuildOptions) -> Result<Build, BuildFailure>
     ctx.remote = options.remote.clone();
     ctx.helm = options.helm.clone();
     ctx.plugins = options.plugins.clone();
+    ctx.recorder = options.recorder.clone();
     match build_in(&mut ctx, loader, options) {
         Ok(resources) => Ok(Build { resources, diagnostics: ctx.diagnostics }),
         Err(error) => Err(BuildFailure { error, diagnostics: ctx.diagnostics }),
@@ -125,15 +129,29 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
     let mut resources = std::mem::take(&mut acc.resources);
     let tables = acc.tables();
 
-    add_hash_suffixes(&mut resources);
-    transform::namereference::resolve_name_references(&mut resources, &tables.name_reference)?;
-    transform::vars::resolve_vars(&mut resources, &acc.vars, &tables.var_reference)?;
+    let recorder = ctx.recorder.as_deref();
+    let file = &top.file;
+    target::recorded(recorder, &mut resources, |r| r.hash_step(file), |resources| {
+        add_hash_suffixes(resources);
+        Ok(())
+    })?;
+    let references = |r: &explain::Recorder| r.name_reference_step(file, &resources);
+    let references = recorder.map(references);
+    target::recorded(recorder, &mut resources, |_| references.expect("made with the recorder"), |resources| {
+        transform::namereference::resolve_name_references(resources, &tables.name_reference)
+    })?;
+    target::recorded(recorder, &mut resources, |r| r.step(file, "vars", None, None), |resources| {
+        transform::vars::resolve_vars(resources, &acc.vars, &tables.var_reference)
+    })?;
     // kustomize drops its build annotations last, setting every resource's annotations again as
     // strings: a boolean or a number a patch wrote there prints as text.
     transform::replacements::stringify_annotations(&mut resources);
     resources.retain(|r| !r.is_local_config());
     helm::remove_generated_marks(&mut resources);
-    build_metadata::annotate(&mut resources, &top.kustomization.build_metadata);
+    target::recorded(recorder, &mut resources, |r| r.step(file, "buildMetadata", None, None), |resources| {
+        build_metadata::annotate(resources, &top.kustomization.build_metadata);
+        Ok(())
+    })?;
     order(&mut resources, &top.kustomization, options)?;
     refuse_unencodable(&resources)?;
     Ok(resources)

@@ -13,6 +13,8 @@ use crate::generate::{self, GeneratedKind};
 use crate::kustomization::types::Kustomization;
 use crate::kustomization::{LoadRestrictor, Loader};
 use crate::patch::Schema;
+use crate::explain::Recorder;
+use crate::resource::provenance::{self, StepRecord};
 use crate::resource::{Behavior, ResMap, Resource};
 use crate::transform::fieldspec::FieldSpec;
 use crate::transform::fieldspec_tables::{merge_field_specs, FieldSpecTables};
@@ -97,6 +99,8 @@ pub struct Context {
     helm_namespace: String,
     /// Which plugin programs may run.
     pub plugins: crate::functions::PluginOptions,
+    /// Present only in an `explain` build: records where each field came from.
+    pub recorder: Option<Arc<Recorder>>,
 }
 
 impl Context {
@@ -115,6 +119,7 @@ impl Context {
             helm: Default::default(),
             helm_namespace: String::new(),
             plugins: Default::default(),
+            recorder: None,
         }
     }
 
@@ -134,6 +139,7 @@ impl Context {
             helm: self.helm.clone(),
             helm_namespace: self.helm_namespace.clone(),
             plugins: self.plugins.clone(),
+            recorder: self.recorder.clone(),
         }
     }
 
@@ -429,7 +435,7 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
             let (file, text) = target.loader.read(entry).map_err(|e| e.context("accumulating resources"))?;
             let origin = build_metadata::file_origin(&ctx.relative(&file));
             // kustomize then tries the file as a kustomization folder, unless its YAML is malformed.
-            let (resources, invalid) = resources_from_file(&file, &text).map_err(|e| match e {
+            let (mut resources, invalid) = resources_from_file(&file, &text).map_err(|e| match e {
                 Error::Parse { .. } => e,
                 other => Error::msg(format!(
                     "accumulating resources: accumulation err='accumulating resources from '{entry}': {other}': must build at directory: '{}': file is not directory",
@@ -437,6 +443,9 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                 )),
             })?;
             ctx.deferred_errors.extend(invalid);
+            if let Some(recorder) = &ctx.recorder {
+                recorder.loaded(&file, &text, &mut resources);
+            }
             // kustomize reads the file into a map of its own (a repeated id is an error there), merges
             // that into the level's, and on any error tries the file as a folder, and says both.
             let failed = |stage: &str, e: Error| {
@@ -696,19 +705,21 @@ fn stringify_values(map: &mut serde_json::Map<String, Value>) {
 fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
     let k = &target.kustomization;
     let global = k.generator_options.as_ref();
-    let configmaps = k.config_map_generator.iter().map(|a| (GeneratedKind::ConfigMap, a));
-    let secrets = k.secret_generator.iter().map(|a| (GeneratedKind::Secret, a));
+    let configmaps = k.config_map_generator.iter().enumerate().map(|(i, a)| (GeneratedKind::ConfigMap, "configMapGenerator", i, a));
+    let secrets = k.secret_generator.iter().enumerate().map(|(i, a)| (GeneratedKind::Secret, "secretGenerator", i, a));
     let configured_in = ctx.relative(&target.file);
-    for (kind, args) in configmaps.chain(secrets) {
+    let recorder = ctx.recorder.clone();
+    for (kind, field, index, args) in configmaps.chain(secrets) {
         let mut generated = generate::generate(kind, args, global, &target.loader)?;
         let plugin = if kind == GeneratedKind::ConfigMap { "ConfigMapGenerator" } else { "SecretGenerator" };
         generated.origin = Some(build_metadata::configured(&configured_in, plugin, None));
-        absorb(&mut acc.resources, generated)?;
+        let step = |r: &Recorder| r.generator_step(&target.file, field, index, target.loader.root().to_path_buf());
+        recorded(recorder.as_deref(), &mut acc.resources, step, |resources| absorb(resources, generated))?;
     }
     if !k.helm_charts.is_empty() || !k.helm_chart_inflation_generator.is_empty() {
         let (globals, charts) = crate::helm::charts_of(k.helm_globals.as_ref(), &k.helm_charts, &k.helm_chart_inflation_generator, &target.file)?;
         let origin = build_metadata::configured(&configured_in, "HelmChartInflationGenerator", None);
-        for mut chart in charts {
+        for (index, mut chart) in charts.into_iter().enumerate() {
             if chart.namespace.is_empty() {
                 chart.namespace = ctx.helm_namespace.clone();
             }
@@ -716,11 +727,12 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
                 .map_err(|e| e.context(format!("{}: helmCharts '{}'", target.name(), chart.name)))?;
             for mut generated in inflated {
                 generated.origin = Some(origin.clone());
-                absorb(&mut acc.resources, generated)?;
+                let step = |r: &Recorder| r.step(&target.file, "helmCharts", Some(index), None);
+                recorded(recorder.as_deref(), &mut acc.resources, step, |resources| absorb(resources, generated))?;
             }
         }
     }
-    for entry in &k.generators {
+    for (index, entry) in k.generators.iter().enumerate() {
         let source = if target.loader.is_file(entry) { ctx.relative(&target.loader.resolve(entry)?) } else { configured_in.clone() };
         for config in load_plugin_configs(ctx, target, entry)? {
             let origin = build_metadata::configured_by_config(&source, &config);
@@ -737,7 +749,8 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
             };
             for mut generated in generated {
                 generated.origin = Some(origin.clone());
-                absorb(&mut acc.resources, generated).map_err(|e| match &plugin {
+                let step = |r: &Recorder| r.step(&target.file, "generators", Some(index), None);
+                recorded(recorder.as_deref(), &mut acc.resources, step, |resources| absorb(resources, generated)).map_err(|e| match &plugin {
                     Some(plugin) => plugin.error(e),
                     None => e,
                 })?;
@@ -763,6 +776,8 @@ fn absorb(resources: &mut ResMap, mut generated: Resource) -> Result<()> {
                 }
             }
             copy_merge_metadata(&mut generated, &old);
+            // The merged resource keeps the history of the one it replaces (explain only).
+            generated.provenance = old.provenance;
             resources.replace(*i, generated);
             Ok(())
         }
@@ -829,30 +844,53 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         }
     };
     let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
+    let recorder = ctx.recorder.clone();
+    let recorder = recorder.as_deref();
+    let file = &target.file;
+    let patch_text = |path: &str| (!path.is_empty()).then(|| target.loader.read(path).ok()).flatten();
     if !k.patches_strategic_merge.is_empty() {
-        patches::apply_patches_strategic_merge(resources, &k.patches_strategic_merge, &target.loader, schema, &mut ctx.diagnostics, &name)
-            .map_err(|e| e.context(format!("{name}: patchesStrategicMerge")))?;
-        ran(resources, "PatchStrategicMergeTransformer");
+        let step = |r: &Recorder| {
+            let each = k.patches_strategic_merge.iter().enumerate();
+            StepRecord::any_of(each.map(|(i, p)| r.patch_step(file, "patchesStrategicMerge", i, patch_text(p))).collect())
+        };
+        recorded(recorder, resources, step, |resources| {
+            patches::apply_patches_strategic_merge(resources, &k.patches_strategic_merge, &target.loader, schema, &mut ctx.diagnostics, &name)
+                .map_err(|e| e.context(format!("{name}: patchesStrategicMerge")))?;
+            ran(resources, "PatchStrategicMergeTransformer");
+            Ok(())
+        })?;
     }
-    for patch in &k.patches {
-        patches::apply_patch(resources, patch, &target.loader, schema, &mut ctx.diagnostics, &name)
-            .map_err(|e| e.context(format!("{name}: patches")))?;
-        ran(resources, "PatchTransformer");
+    for (i, patch) in k.patches.iter().enumerate() {
+        recorded(recorder, resources, |r| r.patch_step(file, "patches", i, patch_text(&patch.path)), |resources| {
+            patches::apply_patch(resources, patch, &target.loader, schema, &mut ctx.diagnostics, &name)
+                .map_err(|e| e.context(format!("{name}: patches")))?;
+            ran(resources, "PatchTransformer");
+            Ok(())
+        })?;
     }
     if !k.namespace.is_empty() {
         let options = NamespaceOptions { namespace: k.namespace.clone(), field_specs: tables.namespace.clone(), ..Default::default() };
-        namespace::set_namespace(resources, &options)?;
-        ran(resources, "NamespaceTransformer");
+        recorded(recorder, resources, |r| r.value_step(file, "namespace"), |resources| {
+            namespace::set_namespace(resources, &options)?;
+            ran(resources, "NamespaceTransformer");
+            Ok(())
+        })?;
     }
     if !k.name_prefix.is_empty() {
-        name_affix::add_name_affixes(resources, &k.name_prefix, "", &tables.name_prefix)?;
-        ran(resources, "PrefixTransformer");
+        recorded(recorder, resources, |r| r.value_step(file, "namePrefix"), |resources| {
+            name_affix::add_name_affixes(resources, &k.name_prefix, "", &tables.name_prefix)?;
+            ran(resources, "PrefixTransformer");
+            Ok(())
+        })?;
     }
     if !k.name_suffix.is_empty() {
-        name_affix::add_name_affixes(resources, "", &k.name_suffix, &tables.name_suffix)?;
-        ran(resources, "SuffixTransformer");
+        recorded(recorder, resources, |r| r.value_step(file, "nameSuffix"), |resources| {
+            name_affix::add_name_affixes(resources, "", &k.name_suffix, &tables.name_suffix)?;
+            ran(resources, "SuffixTransformer");
+            Ok(())
+        })?;
     }
-    for label in &k.labels {
+    for (i, label) in k.labels.iter().enumerate() {
         let mut specs: Vec<FieldSpec> =
             label.fields.iter().map(FieldSpec::from_value).collect::<Result<_>>()?;
         if label.include_selectors {
@@ -865,29 +903,47 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
             // The `labels` table of `configurations` files extends where plain labels go.
             merge_field_specs(&mut specs, tables.labels.clone())?;
         }
-        metadata_maps::add_map_entries(resources, &label.pairs, &specs)?;
-        ran(resources, "LabelTransformer");
+        recorded(recorder, resources, |r| r.keyed_step(file, "labels", Some(i), "pairs"), |resources| {
+            metadata_maps::add_map_entries(resources, &label.pairs, &specs)?;
+            ran(resources, "LabelTransformer");
+            Ok(())
+        })?;
     }
     if !k.common_labels.is_empty() {
-        metadata_maps::add_map_entries(resources, &k.common_labels, &tables.common_labels)?;
-        ran(resources, "LabelTransformer");
+        recorded(recorder, resources, |r| r.keyed_step(file, "commonLabels", None, ""), |resources| {
+            metadata_maps::add_map_entries(resources, &k.common_labels, &tables.common_labels)?;
+            ran(resources, "LabelTransformer");
+            Ok(())
+        })?;
     }
     if !k.common_annotations.is_empty() {
-        metadata_maps::add_map_entries(resources, &k.common_annotations, &tables.common_annotations)?;
-        ran(resources, "AnnotationsTransformer");
+        recorded(recorder, resources, |r| r.keyed_step(file, "commonAnnotations", None, ""), |resources| {
+            metadata_maps::add_map_entries(resources, &k.common_annotations, &tables.common_annotations)?;
+            ran(resources, "AnnotationsTransformer");
+            Ok(())
+        })?;
     }
-    for patch in &k.patches_json6902 {
-        patches::apply_patch_json6902(resources, patch, &target.loader, &mut ctx.diagnostics, &name)
-            .map_err(|e| e.context(format!("{name}: patchesJson6902")))?;
-        ran(resources, "PatchJson6902Transformer");
+    for (i, patch) in k.patches_json6902.iter().enumerate() {
+        recorded(recorder, resources, |r| r.patch_step(file, "patchesJson6902", i, patch_text(&patch.path)), |resources| {
+            patches::apply_patch_json6902(resources, patch, &target.loader, &mut ctx.diagnostics, &name)
+                .map_err(|e| e.context(format!("{name}: patchesJson6902")))?;
+            ran(resources, "PatchJson6902Transformer");
+            Ok(())
+        })?;
     }
-    for replica in &k.replicas {
-        replicas::set_replicas(resources, replica, &tables.replicas)?;
-        ran(resources, "ReplicaCountTransformer");
+    for (i, replica) in k.replicas.iter().enumerate() {
+        recorded(recorder, resources, |r| r.replicas_step(file, i), |resources| {
+            replicas::set_replicas(resources, replica, &tables.replicas)?;
+            ran(resources, "ReplicaCountTransformer");
+            Ok(())
+        })?;
     }
     if !k.images.is_empty() {
-        let matched = images::set_images(resources, &k.images, &tables.images)?;
-        ran(resources, "ImageTagTransformer");
+        let matched = recorded(recorder, resources, |r| r.images_step(file), |resources| {
+            let matched = images::set_images(resources, &k.images, &tables.images)?;
+            ran(resources, "ImageTagTransformer");
+            Ok(matched)
+        })?;
         for (image, hit) in k.images.iter().zip(matched) {
             if !hit {
                 ctx.diagnostics.unmatched(&name, &format!("images entry '{}' matches no image", image.name));
@@ -895,29 +951,38 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         }
     }
     if !k.replacements.is_empty() {
-        crate::transform::replacements::apply_replacements(resources, &k.replacements, &target.loader)?;
-        ran(resources, "ReplacementTransformer");
+        let step = recorder.map(|r| r.replacements_step(file, resources));
+        recorded(recorder, resources, |_| step.expect("made with the recorder"), |resources| {
+            crate::transform::replacements::apply_replacements(resources, &k.replacements, &target.loader)?;
+            ran(resources, "ReplacementTransformer");
+            Ok(())
+        })?;
     }
-    for entry in &k.transformers {
+    for (index, entry) in k.transformers.iter().enumerate() {
         let source = if target.loader.is_file(entry) { ctx.relative(&target.loader.resolve(entry)?) } else { configured_in.clone() };
         let configs = load_plugin_configs(ctx, target, entry)?;
         let Accumulated { resources, .. } = acc;
         for config in configs {
+            let step = |r: &Recorder| r.step(file, "transformers", Some(index), None);
             match external_plugin(&ctx.plugins, ctx.tracks_origins, target, &config, &source, "transformers") {
-                Some(plugin) => {
+                Some(plugin) => recorded(recorder, resources, step, |resources| {
                     plugin.transform(resources, &mut ctx.diagnostics)?;
                     if ctx.tracks_origins {
                         let run = build_metadata::configured_by_config(&source, &config);
                         build_metadata::plugin_ran(resources, &run, ctx.record_transformations);
                     }
-                }
+                    Ok(())
+                })?,
                 None => {
                     let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
-                    builtin_plugins::run_transformer(&config, resources, &target.loader, schema, &mut ctx.diagnostics, &name)?;
-                    if ctx.tracks_origins {
-                        let run = ctx.record_transformations.then(|| build_metadata::configured_by_config(&source, &config));
-                        build_metadata::transformer_ran(resources, run.as_ref());
-                    }
+                    recorded(recorder, resources, step, |resources| {
+                        builtin_plugins::run_transformer(&config, resources, &target.loader, schema, &mut ctx.diagnostics, &name)?;
+                        if ctx.tracks_origins {
+                            let run = ctx.record_transformations.then(|| build_metadata::configured_by_config(&source, &config));
+                            build_metadata::transformer_ran(resources, run.as_ref());
+                        }
+                        Ok(())
+                    })?
                 }
             }
         }
@@ -959,4 +1024,20 @@ fn external_plugin<'a>(
         tracks_origins,
         source: source.to_string(),
     })
+}
+
+/// Runs one step of the build; in an `explain` build (a recorder present), the writes it makes
+/// are recorded as `step` describes the step. A plain build runs `run` and nothing else.
+pub fn recorded<T>(
+    recorder: Option<&Recorder>,
+    resources: &mut ResMap,
+    step: impl FnOnce(&Recorder) -> StepRecord,
+    run: impl FnOnce(&mut ResMap) -> Result<T>,
+) -> Result<T> {
+    let Some(recorder) = recorder else { return run(resources) };
+    let step = step(recorder);
+    provenance::begin_step(resources);
+    let out = run(resources)?;
+    provenance::end_step(resources, &step);
+    Ok(out)
 }

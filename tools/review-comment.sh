@@ -25,11 +25,27 @@ if [ "$status" -eq 0 ]; then
   exit 0
 fi
 full=$("$binary" diff --base "$rev" "${dirs[@]}") || true
+explained=$("$binary" diff --base "$rev" --stat --explain "${dirs[@]}") || true
 echo "\`peerpods-build diff --base $rev --stat\`:"
 echo
 echo '```'
 echo "$stat"
 echo '```'
+echo
+# Which file (line:column, and the kustomization step) set each differing field, on each side.
+echo "What set each difference (\`peerpods-build diff --base $rev --stat --explain\`):"
+echo
+echo "| provider | resource | field | \`$rev\` | this change |"
+echo '| --- | --- | --- | --- | --- |'
+rows=0
+while IFS=$'\t' read -r dir change resource field old new; do
+  rows=$((rows + 1))
+  if [ "$rows" -gt 200 ]; then
+    echo "| ... | (cut; run the command above for every field) | | | |"
+    break
+  fi
+  echo "| ${dir#overlays/} | $change $resource | \`$field\` | $old | $new |"
+done <<< "$explained"
 echo
 echo '<details><summary>Unified diff of each changed resource</summary>'
 echo

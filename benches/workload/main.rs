@@ -3,7 +3,7 @@
 //! the project's own parser and emitter, on one thread) and next to `kubectl kustomize`, whose
 //! output each build must equal byte for byte.
 //!
-//!     cargo bench --bench workload -- [--sizes 10,50,100,200,500] [--overlays 4] [--runs 3]
+//!     cargo bench --bench workload -- [--sizes 10,50,100,200,500] [--overlays 4] [--runs 3] [--explain]
 //!         [--kubectl-max-apps 100] [--bin PATH] [--work DIR] [--write-results benches/RESULTS.md]
 //!     cargo bench --bench workload -- --generate OUT_DIR --apps N [--overlays M] [--seed S]
 //!     cargo bench --bench workload -- --remote [--apps 50] [--runs 5]   (see remote.rs)
@@ -112,6 +112,22 @@ fn main() {
         let output = std::fs::read(&out_file).unwrap();
         let resources = if output.is_empty() { 0 } else { output.windows(5).filter(|w| w == b"\n---\n").count() + 1 };
 
+        if args.iter().any(|a| a == "--explain") {
+            // `explain` records provenance for every field: its cost against the plain build.
+            let explained_file = options.work.join(format!("explain-{apps}.yaml"));
+            let explained = (0..options.runs)
+                .map(|_| run(Command::new(&options.bin).arg("explain").arg(&dir), &explained_file).expect("peerpods-build explain runs"))
+                .min_by_key(|u| u.wall)
+                .unwrap();
+            println!(
+                "explain, {apps} apps: wall {} ({:.2}x the build), CPU {}, peak {} ({:.2}x the build)",
+                seconds(explained.wall),
+                explained.wall.as_secs_f64() / ours.wall.as_secs_f64(),
+                seconds(explained.cpu),
+                mib(explained.peak_kib),
+                explained.peak_kib as f64 / ours.peak_kib as f64
+            );
+        }
         let (kubectl, identical) = reference(&options, apps, &digest, &dir, &output);
         let row = format!(
             "| {apps} | {resources} | {:.1} MB | {} | {} | {} | {} | {:.2} | {} | {} | {} | {identical} |\n",

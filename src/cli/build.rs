@@ -120,6 +120,7 @@ pub fn run(args: &BuildArgs) -> Result<(), String> {
         remote: args.remote.options(),
         helm: helm_options(args),
         plugins: args.plugin_options()?,
+        recorder: None,
     };
     if args.dirs.len() > 1 {
         return run_builds(args, &options);

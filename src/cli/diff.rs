@@ -9,7 +9,9 @@ use std::process::ExitCode;
 use clap::Args;
 use peerpods_build::diff::{self, git, DiffError, Rendering};
 use peerpods_build::kustomization::loader::normalize;
+use peerpods_build::explain::Recorder;
 use peerpods_build::BuildOptions;
+use std::sync::Arc;
 use rayon::prelude::*;
 
 #[derive(Args)]
@@ -21,6 +23,10 @@ pub struct DiffArgs {
     /// One line per differing resource instead of the unified diffs.
     #[arg(long)]
     stat: bool,
+    /// For each differing field, the file:line:column and the step that set it on each side
+    /// (with --stat: one line per field).
+    #[arg(long)]
+    explain: bool,
     /// Kustomization directories.
     #[arg(required = true, num_args = 1..)]
     dirs: Vec<PathBuf>,
@@ -32,6 +38,11 @@ struct Pair {
     new_label: String,
     old_dir: PathBuf,
     new_dir: PathBuf,
+    /// With --explain: file names are printed relative to these folders, the old side's
+    /// after this prefix (`REV:`).
+    old_base: PathBuf,
+    new_base: PathBuf,
+    old_prefix: String,
 }
 
 pub fn run(args: &DiffArgs) -> ExitCode {
@@ -83,6 +94,9 @@ fn compare_all(args: &DiffArgs) -> Result<Report, String> {
                     new_label: dir.display().to_string(),
                     old_dir: snapshots[&top].root().join(relative),
                     new_dir: dir.clone(),
+                    old_base: snapshots[&top].root().to_path_buf(),
+                    new_base: top.clone(),
+                    old_prefix: format!("{rev}:"),
                 });
             }
             for (top, folders) in &folders {
@@ -92,17 +106,32 @@ fn compare_all(args: &DiffArgs) -> Result<Report, String> {
             pairs
         }
         None => match args.dirs.as_slice() {
-            [a, b] => vec![Pair { old_label: a.display().to_string(), new_label: b.display().to_string(), old_dir: a.clone(), new_dir: b.clone() }],
+            [a, b] => {
+                let cwd = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
+                vec![Pair {
+                    old_label: a.display().to_string(),
+                    new_label: b.display().to_string(),
+                    old_dir: a.clone(),
+                    new_dir: b.clone(),
+                    old_base: cwd.clone(),
+                    new_base: cwd,
+                    old_prefix: String::new(),
+                }]
+            }
             _ => return Err("without --base, diff compares exactly two directories: diff DIR_A DIR_B".into()),
         },
     };
-    let options = BuildOptions::default();
+    let options = |base: &Path, prefix: &str| {
+        let recorder = args.explain.then(|| Arc::new(Recorder::with_prefix(base.to_path_buf(), prefix)));
+        BuildOptions { recorder, ..Default::default() }
+    };
     let rendered: Vec<Result<(Rendering, Rendering), DiffError>> = pairs
         .par_iter()
         .map(|pair| {
+            let (old_options, new_options) = (options(&pair.old_base, &pair.old_prefix), options(&pair.new_base, ""));
             let (old, new) = rayon::join(
-                || diff::render(&pair.old_dir, &pair.old_label, &options),
-                || diff::render(&pair.new_dir, &pair.new_label, &options),
+                || diff::render(&pair.old_dir, &pair.old_label, &old_options),
+                || diff::render(&pair.new_dir, &pair.new_label, &new_options),
             );
             Ok((old?, new?))
         })
@@ -115,7 +144,9 @@ fn compare_all(args: &DiffArgs) -> Result<Report, String> {
             continue;
         }
         report.differs = true;
-        if args.stat {
+        if args.stat && args.explain {
+            write_stat_explained(&mut report.text, pair, &changes);
+        } else if args.stat {
             write_stat(&mut report.text, pair, &changes);
         } else {
             write_full(&mut report.text, pair, &changes);
@@ -155,7 +186,27 @@ fn write_full(out: &mut String, pair: &Pair, changes: &[diff::ResourceChange]) {
             let _ = write!(out, ": {}", change.fields.join(", "));
         }
         out.push('\n');
+        for set_by in &change.set_by {
+            let field = if set_by.field.is_empty() { "resource" } else { &set_by.field };
+            let _ = writeln!(out, "  {field}: {} -> {}", side(&set_by.old), side(&set_by.new));
+        }
         out.push_str(&change.unified_diff(&pair.old_label, &pair.new_label));
+    }
+}
+
+/// What set a field on one side, or `(absent)`.
+fn side(set_by: &Option<String>) -> &str {
+    set_by.as_deref().unwrap_or("(absent)")
+}
+
+/// `--stat --explain`: `DIR  change  Kind/namespace/name  field  old-side  new-side`, one line
+/// per differing field (`resource` for an added or removed resource).
+fn write_stat_explained(out: &mut String, pair: &Pair, changes: &[diff::ResourceChange]) {
+    for change in changes {
+        for set_by in &change.set_by {
+            let field = if set_by.field.is_empty() { "resource" } else { &set_by.field };
+            let _ = writeln!(out, "{}\t{}\t{}\t{field}\t{}\t{}", pair.new_label, change.kind, change.key, side(&set_by.old), side(&set_by.new));
+        }
     }
 }
 

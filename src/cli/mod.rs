@@ -7,6 +7,7 @@ mod check_settings;
 mod completions;
 mod diff;
 mod edit;
+mod explain;
 mod localize;
 mod man;
 mod output;
@@ -46,6 +47,8 @@ enum Command {
     /// Compare renderings: each DIR at a git revision with DIR now (`--base REV DIR...`), or two
     /// overlays (`DIR_A DIR_B`); exit 0 when nothing differs, 1 when something does, 2 on error.
     Diff(diff::DiffArgs),
+    /// Build, and say for every field the file:line:column and the step that set it.
+    Explain(explain::ExplainArgs),
     /// List or clear the cache of remote bases.
     Cache(cache::CacheArgs),
     /// Copy a kustomization target into a new folder with remote bases and HTTP files made local
@@ -67,6 +70,7 @@ const COMMAND_NAMES: &[&str] = &[
     "completions",
     "diff",
     "edit",
+    "explain",
     "localize",
     "man",
     "version",
@@ -98,6 +102,7 @@ pub fn main() -> ExitCode {
         // diff's exit status says whether anything differs, as `diff`'s does.
         Command::Diff(args) => return diff::run(&args),
         Command::Cache(args) => cache::run(&args),
+        Command::Explain(args) => explain::run(&args),
         Command::Localize(args) => localize::run(&args),
     };
     match result {

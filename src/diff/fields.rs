@@ -56,7 +56,7 @@ fn walk_lists(a: &[Value], b: &[Value], path: String, out: &mut Vec<String>) {
 }
 
 /// The `name` of every item, when every item is a map with a distinct string `name`.
-fn item_names(items: &[Value]) -> Option<Vec<String>> {
+pub(crate) fn item_names(items: &[Value]) -> Option<Vec<String>> {
     let names: Vec<String> = items.iter().map(|item| item.get("name")?.as_str().map(str::to_string)).collect::<Option<_>>()?;
     let mut distinct = names.clone();
     distinct.sort();
@@ -65,7 +65,7 @@ fn item_names(items: &[Value]) -> Option<Vec<String>> {
 }
 
 /// `parent.key`, or `parent[key]` for a key that itself holds a dot (`app.kubernetes.io/name`).
-fn child_path(parent: &str, key: &str) -> String {
+pub(crate) fn child_path(parent: &str, key: &str) -> String {
     match (parent.is_empty(), key.contains('.')) {
         (_, true) => format!("{parent}[{key}]"),
         (true, false) => key.to_string(),

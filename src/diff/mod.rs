@@ -12,6 +12,8 @@ use std::path::Path;
 use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 
+use crate::explain::render::{describe, resolve_path};
+use crate::resource::provenance::Provenance;
 use crate::{build, BuildOptions};
 
 /// What can stop a comparison.
@@ -48,11 +50,13 @@ impl fmt::Display for ResourceKey {
     }
 }
 
-/// One resource of a rendering: its identity, its value and its YAML.
+/// One resource of a rendering: its identity, its value and its YAML, and when the build
+/// recorded it (`diff --explain`), where each field came from.
 pub struct RenderedResource {
     pub key: ResourceKey,
     pub value: Value,
     pub yaml: String,
+    pub provenance: Option<Box<Provenance>>,
 }
 
 /// A build's resources in output order; empty for a folder that does not exist on that side.
@@ -80,6 +84,7 @@ pub fn render(dir: &Path, label: &str, options: &BuildOptions) -> Result<Renderi
             },
             yaml: crate::yaml::emit::emit_stream([&r.value]),
             value: r.value.clone(),
+            provenance: r.provenance.clone(),
         })
         .collect();
     Ok(Rendering { resources })
@@ -111,6 +116,37 @@ pub struct ResourceChange<'a> {
     pub new_yaml: &'a str,
     /// The field paths whose values differ (empty for added and removed resources).
     pub fields: Vec<String>,
+    /// With provenance (`diff --explain`): for each differing field (or, for an added or
+    /// removed resource, the resource itself), what set it on each side.
+    pub set_by: Vec<SetBy>,
+}
+
+/// What set one field on each side: `file:line:column step`, `None` where the side lacks it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetBy {
+    /// The field path, empty for the whole resource.
+    pub field: String,
+    pub old: Option<String>,
+    pub new: Option<String>,
+}
+
+/// What set the field at `field` (the resource's `kind`, which its file or generator wrote,
+/// for the whole resource).
+fn set_by(side: Option<&RenderedResource>, field: &str) -> Option<String> {
+    let side = side?;
+    let path = resolve_path(&side.value, if field.is_empty() { "kind" } else { field })?;
+    let events = &side.provenance.as_ref()?.at(&path)?.events;
+    let event = if field.is_empty() { events.first() } else { events.last() };
+    event.map(describe)
+}
+
+fn explain(old: Option<&RenderedResource>, new: Option<&RenderedResource>, fields: &[String]) -> Vec<SetBy> {
+    if !old.or(new).is_some_and(|r| r.provenance.is_some()) {
+        return Vec::new();
+    }
+    let whole = [String::new()];
+    let fields = if old.is_some() && new.is_some() { fields } else { &whole };
+    fields.iter().map(|field| SetBy { field: field.clone(), old: set_by(old, field), new: set_by(new, field) }).collect()
 }
 
 impl ResourceChange<'_> {
@@ -146,19 +182,25 @@ pub fn compare<'a>(old: &'a Rendering, new: &'a Rendering) -> Vec<ResourceChange
     for now in &new.resources {
         match old_by_key.get(&now.key) {
             Some(before) if before.yaml == now.yaml => {}
-            Some(before) => changes.push(ResourceChange {
+            Some(before) => {
+                let fields = fields::differing_paths(&before.value, &now.value);
+                let set_by = explain(Some(before), Some(now), &fields);
+                changes.push(ResourceChange { key: &now.key, kind: ChangeKind::Changed, old_yaml: &before.yaml, new_yaml: &now.yaml, fields, set_by })
+            }
+            None => changes.push(ResourceChange {
                 key: &now.key,
-                kind: ChangeKind::Changed,
-                old_yaml: &before.yaml,
+                kind: ChangeKind::Added,
+                old_yaml: "",
                 new_yaml: &now.yaml,
-                fields: fields::differing_paths(&before.value, &now.value),
+                fields: Vec::new(),
+                set_by: explain(None, Some(now), &[]),
             }),
-            None => changes.push(ResourceChange { key: &now.key, kind: ChangeKind::Added, old_yaml: "", new_yaml: &now.yaml, fields: Vec::new() }),
         }
     }
     for before in &old.resources {
         if !new_by_key.contains_key(&before.key) {
-            changes.push(ResourceChange { key: &before.key, kind: ChangeKind::Removed, old_yaml: &before.yaml, new_yaml: "", fields: Vec::new() });
+            let set_by = explain(Some(before), None, &[]);
+            changes.push(ResourceChange { key: &before.key, kind: ChangeKind::Removed, old_yaml: &before.yaml, new_yaml: "", fields: Vec::new(), set_by });
         }
     }
     changes
@@ -175,6 +217,7 @@ mod tests {
             key: ResourceKey { group: String::new(), kind: kind.into(), namespace: "ns".into(), name: name.into() },
             yaml: crate::yaml::emit::emit_stream([&value]),
             value,
+            provenance: None,
         }
     }
 

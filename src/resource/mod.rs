@@ -1,6 +1,7 @@
 //! The resource model: one Kubernetes object, its identity and the history of that identity.
 mod id;
 pub mod nodes;
+pub mod provenance;
 mod resmap;
 pub mod scope;
 
@@ -53,6 +54,9 @@ pub struct Resource {
     /// Where the resource, as read from its file, holds quoted scalars: kyaml keeps their
     /// style when their value is set, and error messages that print a node show it.
     pub quoted: Option<Arc<QuotedScalars>>,
+    /// Where each field was read from and which steps wrote it; only `explain` records it
+    /// (see [`provenance`]), a plain build leaves it `None`.
+    pub provenance: Option<Box<provenance::Provenance>>,
 }
 
 impl Resource {
@@ -70,6 +74,7 @@ impl Resource {
             nodes: NodeFacts::default(),
             empty_nulls: None,
             quoted: None,
+            provenance: None,
         }
     }
 

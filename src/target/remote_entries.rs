@@ -40,6 +40,9 @@ pub(super) fn in_remote_origin(
     acc: &mut Accumulated,
     accumulate: impl FnOnce(&mut Context, &mut Accumulated) -> Result<()>,
 ) -> Result<()> {
+    if let Some(recorder) = &ctx.recorder {
+        recorder.enter_remote(root, &format!("{}{}", spec.host, spec.repo_path), &spec.git_ref, &spec.kust_root_path);
+    }
     let recorded_before: Vec<usize> = acc.resources.iter_mut().map(|r| r.transformations.len()).collect();
     let top_root = std::mem::replace(&mut ctx.top_root, root.to_path_buf());
     let result = accumulate(ctx, acc);

@@ -5,6 +5,7 @@ pub mod go_syntax;
 pub mod locate;
 pub mod memo;
 pub mod parse;
+pub mod positions;
 pub mod scalar;
 
 /// Whether go-yaml v2 (YAML 1.1) reads `text`, unquoted, as something other than a string

@@ -13,6 +13,7 @@ mod cli;
 mod differential;
 mod edit;
 mod emit_roundtrip;
+mod explain;
 mod fidelity;
 mod fidelity_sharing;
 mod gitops;

@@ -416,11 +416,27 @@ fn review_comment_shows_the_stat_and_the_diff_of_the_touched_providers() {
     append(&tree.path(changed).join("settings.env"), "REVIEW_COMMENT_SETTING=1\n");
     let stat = ours(&["diff", "--base", "HEAD", "--stat", changed], &tree.root).stdout;
     let full = ours(&["diff", "--base", "HEAD", changed], &tree.root).stdout;
+    let explained = ours(&["diff", "--base", "HEAD", "--stat", "--explain", changed], &tree.root).stdout;
+    let rows: String = explained
+        .lines()
+        .map(|line| {
+            let cells: Vec<&str> = line.split('\t').collect();
+            let dir = cells[0].trim_start_matches("overlays/");
+            format!("| {dir} | {} {} | `{}` | {} | {} |\n", cells[1], cells[2], cells[3], cells[4], cells[5])
+        })
+        .collect();
     let expected = format!(
         "### Rendering changes: {provider}\n\n`peerpods-build diff --base HEAD --stat`:\n\n```\n{stat}```\n\n\
+         What set each difference (`peerpods-build diff --base HEAD --stat --explain`):\n\n\
+         | provider | resource | field | `HEAD` | this change |\n| --- | --- | --- | --- | --- |\n{rows}\n\
          <details><summary>Unified diff of each changed resource</summary>\n\n```diff\n{full}```\n\n</details>\n"
     );
-    assert_eq!(comment(&[provider]), expected);
+    let got = comment(&[provider]);
+    assert_eq!(got, expected);
+    // The new setting is named with the file and line that set it, and the old side lacks it.
+    let line = fs::read_to_string(tree.path(changed).join("settings.env")).unwrap().lines().count();
+    let row = format!("| `data.REVIEW_COMMENT_SETTING` | (absent) | {changed}/settings.env:{line}:1 configMapGenerator[0] |");
+    assert!(got.contains(&row), "{row} not in:\n{got}");
 }
 
 #[test]
