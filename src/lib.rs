@@ -4,6 +4,7 @@
 //! ([`target`]), then, at the top level only, add hash suffixes, fix name references, resolve
 //! vars, drop local-config resources and sort.
 pub mod adaptor_settings;
+pub mod beneath;
 pub mod build_metadata;
 pub mod diagnostics;
 pub mod diff;

@@ -89,10 +89,20 @@ fn compare_all(args: &DiffArgs) -> Result<Report, String> {
                 let snapshot = snapshots.get_mut(top).expect("a snapshot per top level");
                 snapshot.extract_builds_of(folders).map_err(|e| e.to_string())?;
             }
+            // A folder added or removed since REV renders as all-added or all-removed; one on
+            // neither side is a typo, not "no change".
+            if let Some(pair) = pairs.iter().find(|p| !p.old_dir.is_dir() && !p.new_dir.is_dir()) {
+                return Err(format!("'{}': no such folder, neither in the work tree nor at {rev}", pair.new_label));
+            }
             pairs
         }
         None => match args.dirs.as_slice() {
-            [a, b] => vec![Pair { old_label: a.display().to_string(), new_label: b.display().to_string(), old_dir: a.clone(), new_dir: b.clone() }],
+            [a, b] => {
+                if let Some(missing) = [a, b].into_iter().find(|d| !d.is_dir()) {
+                    return Err(format!("'{}': no such folder", missing.display()));
+                }
+                vec![Pair { old_label: a.display().to_string(), new_label: b.display().to_string(), old_dir: a.clone(), new_dir: b.clone() }]
+            }
             _ => return Err("without --base, diff compares exactly two directories: diff DIR_A DIR_B".into()),
         },
     };

@@ -76,6 +76,7 @@ fn checkout_uncached(spec: &RepoSpec, options: &RemoteOptions) -> Result<PathBuf
     let cache = Cache::locate(options.cache_dir.as_deref());
     let url = spec.clone_spec();
     let git_ref = if spec.git_ref.is_empty() { "HEAD" } else { spec.git_ref.as_str() };
+    git::check_ref(&url, git_ref)?;
     let io_error = |e: std::io::Error| RemoteError::new(&url, "cache error", format!("{}: {e}", cache.root().display()));
     let commit = if git::is_commit_id(git_ref) {
         git_ref.to_string()
@@ -90,7 +91,7 @@ fn checkout_uncached(spec: &RepoSpec, options: &RemoteOptions) -> Result<PathBuf
         let remembered = cache.remembered(&url, git_ref);
         let (listing, remembered_tree) = std::thread::scope(|scope| {
             let check = scope.spawn(|| remembered.as_deref().and_then(|commit| cache.entry(&url, commit, spec.submodules)));
-            let listing = git::run(cache.root(), &["ls-remote", &url, git_ref], &url, spec.timeout);
+            let listing = git::run(cache.root(), &["ls-remote", "--end-of-options", &url, git_ref], &url, spec.timeout);
             (listing, check.join().ok().flatten())
         });
         let commit = git::commit_in_listing(&listing?, git_ref)
@@ -133,9 +134,9 @@ fn fetch(spec: &RepoSpec, url: &str, git_ref: &str, tree: &Path) -> Result<Strin
     let run = |args: &[&str]| git::run(tree, args, url, spec.timeout);
     run(&["init", "--quiet"])?;
     // Relative submodule URLs are resolved against `origin`.
-    run(&["remote", "add", "origin", url])?;
-    run(&["fetch", "--quiet", "--depth=1", url, git_ref])?;
-    run(&["checkout", "--quiet", "FETCH_HEAD"])?;
+    run(&["remote", "add", "--end-of-options", "origin", url])?;
+    run(&["fetch", "--quiet", "--depth=1", "--end-of-options", url, git_ref])?;
+    run(&["checkout", "--quiet", "--end-of-options", "FETCH_HEAD"])?;
     if spec.submodules {
         run(&["submodule", "--quiet", "update", "--init", "--recursive"])?;
     }

@@ -16,6 +16,7 @@ mod emit_roundtrip;
 mod fidelity;
 mod fidelity_sharing;
 mod gitops;
+mod hardening;
 mod parallel_folders;
 mod peerpods;
 mod remote;

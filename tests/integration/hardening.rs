@@ -1,0 +1,210 @@
+//! What someone who writes a kustomization, a git revision or a cache can make a build do:
+//! crafted revisions for `diff --base`, option-like refs, a repository around the cache, a cache
+//! another user planted, `-o` onto devices, numbers that overflow, a service's answer echoed,
+//! memory amplification across documents and patches, and paths shown in errors.
+#![cfg(unix)]
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::common::{self, ours, ours_env, Run, TempTree};
+
+fn s(path: &Path) -> &str {
+    path.to_str().expect("UTF-8 path")
+}
+
+const CONFIGMAP: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: \"1\"\n";
+
+/// Runs git in `dir` with `stdin`, failing the test on error; returns stdout, trimmed.
+fn git_in(dir: &Path, args: &[&str], stdin: &[u8]) -> String {
+    let mut child = Command::new("git")
+        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main"])
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GIT_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("git runs");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "git {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    git_in(dir, args, b"")
+}
+
+fn have_git(label: &str) -> bool {
+    let present = Command::new("git").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !present {
+        common::skip(label, "no git program");
+    }
+    present
+}
+
+// ---------------------------------------------------------------------------
+// diff --base REV: a revision's names are untrusted
+
+/// A raw tree entry for `git hash-object -t tree --literally`: any name, any mode.
+fn tree_entry(mode: &str, name: &str, object: &str) -> Vec<u8> {
+    let mut bytes = format!("{mode} {name}\0").into_bytes();
+    bytes.extend((0..object.len()).step_by(2).map(|i| u8::from_str_radix(&object[i..i + 2], 16).unwrap()));
+    bytes
+}
+
+fn blob(repo: &Path, content: &str) -> String {
+    git_in(repo, &["hash-object", "-w", "--stdin"], content.as_bytes())
+}
+
+fn literal_tree(repo: &Path, entries: &[Vec<u8>]) -> String {
+    git_in(repo, &["hash-object", "-t", "tree", "--literally", "-w", "--stdin"], &entries.concat())
+}
+
+/// A repository whose HEAD holds `app/` (a kustomization of one ConfigMap) and whose commit
+/// `crafted` holds `app/` with the extra `entries`; returns (repo, crafted commit).
+fn crafted_revision(tmp: &TempTree, extra: impl Fn(&Path) -> Vec<Vec<u8>>) -> (PathBuf, String) {
+    let repo = tmp.mkdir("repo");
+    git(&repo, &["init", "-q"]);
+    tmp.write("repo/app/kustomization.yaml", "resources:\n- cm.yaml\n");
+    tmp.write("repo/app/cm.yaml", CONFIGMAP);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "app"]);
+    let kustomization = blob(&repo, "resources:\n- cm.yaml\n");
+    let cm = blob(&repo, CONFIGMAP);
+    let mut app = vec![tree_entry("100644", "cm.yaml", &cm), tree_entry("100644", "kustomization.yaml", &kustomization)];
+    app.extend(extra(&repo));
+    let app = literal_tree(&repo, &app);
+    let top = literal_tree(&repo, &[tree_entry("40000", "app", &app)]);
+    let commit = git(&repo, &["commit-tree", &top, "-m", "crafted"]);
+    (repo, commit)
+}
+
+/// `diff --base crafted app` with the snapshot's temporary folder in `tmp/t/`: it fails (exit 2)
+/// and writes nothing outside that folder.
+fn assert_diff_refuses(label: &str, extra: impl Fn(&Path, &Path) -> Vec<Vec<u8>>) {
+    if !have_git(label) {
+        return;
+    }
+    let tmp = TempTree::new(label);
+    let temp_dir = tmp.mkdir("t");
+    let outside = tmp.mkdir("outside");
+    fs::write(outside.join("existing.yaml"), "kept\n").unwrap();
+    let (repo, commit) = crafted_revision(&tmp, |repo| extra(repo, &outside));
+    let r = ours_env(&["diff", "--base", &commit, "app"], &repo, &[("TMPDIR", s(&temp_dir))]);
+    assert_eq!(r.code, Some(2), "{label}: {}\n{}", r.stdout, r.stderr);
+    assert_eq!(fs::read_to_string(outside.join("existing.yaml")).unwrap(), "kept\n", "{label}: a file outside was overwritten");
+    assert_eq!(common::files_under(&outside), ["existing.yaml"], "{label}: written outside");
+    let beside: Vec<String> = fs::read_dir(&tmp.root).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut beside = beside;
+    beside.sort();
+    assert_eq!(beside, ["outside", "repo", "t"], "{label}: written beside the temporary folder");
+    assert!(fs::read_dir(&temp_dir).unwrap().next().is_none(), "{label}: the temporary folder stayed");
+}
+
+#[test]
+fn diff_base_refuses_dot_dot_entries() {
+    assert_diff_refuses("diff-dotdot", |repo, _| {
+        let evil = blob(repo, CONFIGMAP);
+        let inner = literal_tree(repo, &[tree_entry("100644", "escaped.yaml", &evil)]);
+        let middle = literal_tree(repo, &[tree_entry("40000", "..", &inner)]);
+        vec![tree_entry("40000", "..", &middle)]
+    });
+}
+
+#[test]
+fn diff_base_refuses_names_with_a_slash() {
+    assert_diff_refuses("diff-slash", |repo, _| vec![tree_entry("100644", "../../escaped.yaml", &blob(repo, CONFIGMAP))]);
+}
+
+#[test]
+fn diff_base_never_writes_beneath_a_link_it_made() {
+    assert_diff_refuses("diff-link-folder", |repo, outside| {
+        let link = blob(repo, s(outside));
+        let below = literal_tree(repo, &[tree_entry("100644", "escaped.yaml", &blob(repo, CONFIGMAP))]);
+        vec![tree_entry("120000", "dir", &link), tree_entry("40000", "dir", &below)]
+    });
+}
+
+#[test]
+fn diff_base_never_writes_through_a_link_onto_a_file() {
+    assert_diff_refuses("diff-link-file", |repo, outside| {
+        let link = blob(repo, s(&outside.join("existing.yaml")));
+        vec![tree_entry("120000", "x.yaml", &link), tree_entry("100644", "x.yaml", &blob(repo, "overwritten\n"))]
+    });
+}
+
+#[test]
+fn diff_of_a_folder_missing_on_both_sides_is_an_error() {
+    if !have_git("diff-missing") {
+        return;
+    }
+    let tmp = TempTree::new("diff-missing");
+    let repo = tmp.mkdir("repo");
+    git(&repo, &["init", "-q"]);
+    tmp.write("repo/overlays/aws/kustomization.yaml", "resources:\n- cm.yaml\n");
+    tmp.write("repo/overlays/aws/cm.yaml", CONFIGMAP);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "aws"]);
+    let typo = ours(&["diff", "--base", "HEAD", "overlays/asw"], &repo);
+    assert_eq!(typo.code, Some(2), "a typo passed:\n{}{}", typo.stdout, typo.stderr);
+    assert!(typo.stderr.contains("overlays/asw") && typo.stderr.contains("no such folder"), "{}", typo.stderr);
+    let two = ours(&["diff", "overlays/aws", "overlays/nope"], &repo);
+    assert_eq!(two.code, Some(2), "{}{}", two.stdout, two.stderr);
+    assert!(two.stderr.contains("overlays/nope"), "{}", two.stderr);
+    // A folder added since REV is still all-added.
+    tmp.write("repo/overlays/new/kustomization.yaml", "resources:\n- cm.yaml\n");
+    tmp.write("repo/overlays/new/cm.yaml", CONFIGMAP);
+    let added = common::run_program(common::bin(), &["diff", "--base", "HEAD", "--stat", "overlays/new"], &repo);
+    assert_eq!(added.code, Some(1), "{}", added.stderr);
+    assert!(added.stdout.contains("added"), "{}", added.stdout);
+}
+
+// ---------------------------------------------------------------------------
+// git: option-like refs, and a repository around the cache
+
+#[test]
+fn a_ref_that_reads_as_an_option_is_refused() {
+    if !have_git("option-ref") {
+        return;
+    }
+    let tmp = TempTree::new("option-ref");
+    let work = tmp.mkdir("work");
+    git(&work, &["init", "-q"]);
+    tmp.write("work/kustomization.yaml", "resources:\n- cm.yaml\n");
+    tmp.write("work/cm.yaml", CONFIGMAP);
+    git(&work, &["add", "."]);
+    git(&work, &["commit", "-q", "-m", "one"]);
+    let marker = tmp.path("ran");
+    let injected = format!("--upload-pack=touch${{IFS}}{};false", s(&marker));
+    // The repository really holds such a ref (update-ref accepts the name).
+    git(&work, &["update-ref", &format!("refs/tags/{injected}"), "HEAD"]);
+    let encoded: String = injected.replace(';', "%3B").replace('=', "%3D").replace('{', "%7B").replace('}', "%7D").replace('$', "%24");
+    for key in ["ref", "version"] {
+        tmp.write("app/kustomization.yaml", &format!("resources:\n- file://{}?{key}={encoded}\n", s(&work)));
+        let r = ours(&["build", s(&tmp.path("app")), "--cache-dir", s(&tmp.path("cache"))], &tmp.root);
+        assert!(!r.success(), "{key}: built:\n{}", r.stdout);
+        assert!(r.stderr.contains("invalid ref"), "{key}: {}", r.stderr);
+        assert!(!marker.exists(), "{key}: git ran the ref as a command");
+    }
+}
+
+#[test]
+fn git_never_reads_a_repository_around_the_cache() {
+    if !have_git("surrounding-repo") {
+        return;
+    }
+    let tmp = TempTree::new("surrounding-repo");
+    let outer = tmp.mkdir("outer");
+    git(&outer, &["init", "-q"]);
+    let marker = tmp.path("ran");
+    git(&outer, &["config", "core.sshCommand", &format!("touch {}; false", s(&marker))]);
+    tmp.write("app/kustomization.yaml", "resources:\n- ssh://git@example.invalid/org/repo//base?ref=v1\n");
+    let r = ours(&["build", s(&tmp.path("app")), "--cache-dir", s(&outer.join("cache"))], &tmp.root);
+    assert!(!r.success(), "{}", r.stdout);
+    assert!(!marker.exists(), "git ran the surrounding repository's core.sshCommand");
+}
