@@ -138,6 +138,54 @@ impl Beneath {
     }
 }
 
+/// Makes `dir` (and its missing parents) with mode 0700 when missing, then checks that only we
+/// can write it, as ssh checks its files: it (and the link at its place, if any) belongs to us,
+/// and neither its group nor others may write it. A cache or render folder another local user
+/// made first (`/tmp/...`, when `HOME` is unset) is refused, not trusted.
+pub fn private_folder(dir: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+        if !dir.exists() {
+            std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+        }
+        let me = rustix::process::geteuid().as_raw();
+        let refuse = |why: String| Error::new(ErrorKind::PermissionDenied, format!("{} {why}; refusing to use it", dir.display()));
+        let link = std::fs::symlink_metadata(dir)?;
+        if link.file_type().is_symlink() && link.uid() != me {
+            return Err(refuse(format!("is a link owned by uid {}", link.uid())));
+        }
+        let meta = std::fs::metadata(dir)?;
+        if !meta.is_dir() {
+            return Err(refuse("is not a folder".into()));
+        }
+        if meta.uid() != me {
+            return Err(refuse(format!("belongs to uid {}, not to us (uid {me})", meta.uid())));
+        }
+        if meta.mode() & 0o022 != 0 {
+            return Err(refuse(format!("is writable by its group or others (mode {:o})", meta.mode() & 0o7777)));
+        }
+    }
+    #[cfg(not(unix))]
+    std::fs::create_dir_all(dir)?;
+    Ok(())
+}
+
+/// Creates the new file `path` (never an existing one, never through a link) holding `content`.
+pub fn create_new(path: &Path, content: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW).mode(0o644);
+    }
+    let mut file = options.open(path)?;
+    file.write_all(content)?;
+    file.sync_all()
+}
+
 #[cfg(unix)]
 fn open_folder(at: impl std::os::fd::AsFd, path: &Path) -> Result<std::os::fd::OwnedFd> {
     use rustix::fs::{Mode, OFlags};

@@ -7,9 +7,13 @@
 //! <cache>/git/<repository key>/<commit>/tree/      the files (no .git)
 //! <cache>/git/<repository key>/<commit>/complete   fingerprint of tree/, written last
 //! <cache>/git/<repository key>/.tmp-*              a fetch under way (or killed)
+//! <cache>/lock                                     held shared by builds, exclusively by `cache clear`
 //! ```
+//!
+//! The cache folder is made with mode 0700 and refused when it belongs to another user or
+//! others may write it ([`crate::beneath::private_folder`]); every file in it is created new
+//! (`O_EXCL`, no link followed) and renamed into place.
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -18,7 +22,7 @@ use sha2::{Digest, Sha256};
 /// The environment variable that moves the cache.
 pub const CACHE_ENV: &str = "PEERPODS_BUILD_CACHE";
 const MARKER: &str = "complete";
-const MARKER_HEADER: &str = "peerpods-build cache entry 2\n";
+const MARKER_HEADER: &str = "peerpods-build cache entry 3\n";
 /// A temporary folder older than this belongs to a fetch that was killed.
 const STALE_AFTER: Duration = Duration::from_secs(3600);
 
@@ -47,9 +51,19 @@ impl Cache {
         let root = explicit.map(Path::to_path_buf).or_else(|| std::env::var_os(CACHE_ENV).filter(|v| !v.is_empty()).map(PathBuf::from)).unwrap_or_else(|| {
             let xdg = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()).map(PathBuf::from);
             let home = std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".cache"));
-            xdg.or(home).unwrap_or_else(std::env::temp_dir).join("peerpods-build")
+            // Without either, a folder of the shared temporary folder named for our user.
+            xdg.or(home).map(|dir| dir.join("peerpods-build")).unwrap_or_else(|| std::env::temp_dir().join(shared_name()))
         });
         Cache { root }
+    }
+
+    /// The cache a build uses: located, made private when missing and checked to be ours
+    /// alone, and held (shared, until the process ends) so that `cache clear` waits for it.
+    pub fn open(explicit: Option<&Path>) -> std::io::Result<Cache> {
+        let cache = Cache::locate(explicit);
+        crate::beneath::private_folder(&cache.root)?;
+        hold_shared(&cache.root)?;
+        Ok(cache)
     }
 
     pub fn root(&self) -> &Path {
@@ -96,7 +110,7 @@ impl Cache {
     pub fn remember(&self, url: &str, git_ref: &str, commit: &str) -> std::io::Result<()> {
         let refs = self.repository_dir(url).join("refs");
         fs::create_dir_all(&refs)?;
-        write_atomically(&refs.join(ref_key(git_ref)), format!("{git_ref}\n{commit}\n").as_bytes())
+        write_atomically(&refs.join(ref_key(git_ref)), &format!("{git_ref}\n{commit}\n"))
     }
 
     /// A fresh folder to fetch into (its `tree/` is made by the caller), after removing what
@@ -104,7 +118,7 @@ impl Cache {
     pub fn begin(&self, url: &str) -> std::io::Result<PathBuf> {
         let repo = self.repository_dir(url);
         fs::create_dir_all(&repo)?;
-        write_atomically(&repo.join("url"), url.as_bytes())?;
+        write_atomically(&repo.join("url"), url)?;
         for leftover in fs::read_dir(&repo)?.flatten() {
             let name = leftover.file_name().to_string_lossy().into_owned();
             let old = leftover.metadata().and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok()).is_some_and(|age| age > STALE_AFTER);
@@ -122,9 +136,7 @@ impl Cache {
     /// build got there first, its entry is used and this copy dropped.
     pub fn finish(&self, temp: &Path, url: &str, commit: &str, submodules: bool) -> std::io::Result<PathBuf> {
         let digest = tree_digest(&temp.join("tree"))?;
-        let mut marker = fs::File::create(temp.join(MARKER))?;
-        marker.write_all(format!("{MARKER_HEADER}{digest}\n").as_bytes())?;
-        marker.sync_all()?;
+        crate::beneath::create_new(&temp.join(MARKER), format!("{MARKER_HEADER}{digest}\n").as_bytes())?;
         let dir = self.entry_dir(url, commit, submodules);
         if fs::rename(temp, &dir).is_err() {
             let _ = fs::remove_dir_all(temp);
@@ -165,18 +177,68 @@ impl Cache {
         out
     }
 
-    /// Removes every entry; returns how many there were.
+    /// Removes every entry, once the builds using the cache have ended (builds starting
+    /// meanwhile wait for it); returns how many there were.
     pub fn clear(&self) -> std::io::Result<usize> {
+        crate::beneath::private_folder(&self.root)?;
+        let _lock = lock(&self.root, true)?;
         let count = self.list().len();
         let git = self.root.join("git");
         if git.exists() {
-            // Renamed first, so a build running now never sees a half-removed entry.
-            let aside = self.root.join(format!(".clearing-{}", std::process::id()));
+            // Renamed first, so that what is left if we are killed is no entry anyone uses.
+            let aside = self.root.join(format!(".clearing-{}-{}", std::process::id(), nanos()));
             fs::rename(&git, &aside)?;
-            fs::remove_dir_all(&aside)?;
+        }
+        // Including what a clear that was killed left.
+        for leftover in read_dir_sorted(&self.root) {
+            if leftover.file_name().is_some_and(|n| n.to_string_lossy().starts_with(".clearing-")) {
+                fs::remove_dir_all(&leftover)?;
+            }
         }
         Ok(count)
     }
+}
+
+/// `peerpods-build-<uid>`: the cache's name in the shared temporary folder.
+fn shared_name() -> String {
+    #[cfg(unix)]
+    return format!("peerpods-build-{}", rustix::process::geteuid().as_raw());
+    #[cfg(not(unix))]
+    return "peerpods-build".to_string();
+}
+
+fn nanos() -> u128 {
+    SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
+}
+
+/// The cache's lock file, locked shared (builds) or exclusive (`cache clear`), waiting for it.
+fn lock(root: &Path, exclusive: bool) -> std::io::Result<fs::File> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true).write(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW).mode(0o600);
+    }
+    let file = options.open(root.join("lock"))?;
+    #[cfg(unix)]
+    {
+        use rustix::fs::FlockOperation;
+        rustix::fs::flock(&file, if exclusive { FlockOperation::LockExclusive } else { FlockOperation::LockShared })?;
+    }
+    Ok(file)
+}
+
+/// Takes the shared lock of the cache at `root` once per process, kept until it ends (the
+/// files of an entry are read long after the checkout is found).
+fn hold_shared(root: &Path) -> std::io::Result<()> {
+    static HELD: std::sync::Mutex<Vec<(PathBuf, fs::File)>> = std::sync::Mutex::new(Vec::new());
+    let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+    if !held.iter().any(|(r, _)| r == root) {
+        let file = lock(root, false)?;
+        held.push((root.to_path_buf(), file));
+    }
+    Ok(())
 }
 
 fn ref_key(git_ref: &str) -> String {
@@ -202,16 +264,15 @@ fn read_dir_sorted(dir: &Path) -> Vec<PathBuf> {
     paths
 }
 
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let temp = path.with_extension(format!("tmp-{}", std::process::id()));
-    fs::write(&temp, bytes)?;
-    fs::rename(&temp, path)
+/// Through an exclusively created temporary file of random name (no planted link is followed).
+fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    crate::safe_write::write_atomically(path, text).map_err(std::io::Error::other)
 }
 
 /// A fingerprint of the files below `tree`: SHA-256 over every path in sorted order with its
-/// kind, size and modification time (a symlink: its target). Taken from metadata alone, so a
-/// build checks a large checkout without reading it; a file changed, added, removed or cut
-/// short since the entry was sealed changes it.
+/// kind and content (a symlink: its target). Taken when the entry is sealed from what git
+/// checked out, and again on its first use in a process: a file changed, added, removed or cut
+/// short since (whatever its size and time say) changes it.
 pub fn tree_digest(tree: &Path) -> std::io::Result<String> {
     // Names are hashed relative to the folder walked, each followed by a 0 byte: a path is the
     // sequence of names with `d`/`u` marking the way down and up.
@@ -235,12 +296,12 @@ pub fn tree_digest(tree: &Path) -> std::io::Result<String> {
                 walk(&entry.path(), hasher)?;
                 hasher.update(b"u");
             } else {
-                let modified = meta.modified()?.duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+                let content = fs::read(entry.path())?;
                 hasher.update(b"f");
                 hasher.update(name.as_encoded_bytes());
                 hasher.update([0]);
-                hasher.update(meta.len().to_le_bytes());
-                hasher.update(modified.to_le_bytes());
+                hasher.update((content.len() as u64).to_le_bytes());
+                hasher.update(Sha256::digest(&content));
             }
         }
         Ok(())

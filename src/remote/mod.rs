@@ -73,8 +73,10 @@ pub fn checkout(spec: &RepoSpec, options: &RemoteOptions) -> Result<PathBuf, Rem
 }
 
 fn checkout_uncached(spec: &RepoSpec, options: &RemoteOptions) -> Result<PathBuf, RemoteError> {
-    let cache = Cache::locate(options.cache_dir.as_deref());
     let url = spec.clone_spec();
+    let cache_root = Cache::locate(options.cache_dir.as_deref()).root().to_path_buf();
+    let cache = Cache::open(options.cache_dir.as_deref())
+        .map_err(|e| RemoteError::new(&url, "cache error", format!("{}: {e}", cache_root.display())))?;
     let git_ref = if spec.git_ref.is_empty() { "HEAD" } else { spec.git_ref.as_str() };
     git::check_ref(&url, git_ref)?;
     let io_error = |e: std::io::Error| RemoteError::new(&url, "cache error", format!("{}: {e}", cache.root().display()));
@@ -85,8 +87,6 @@ fn checkout_uncached(spec: &RepoSpec, options: &RemoteOptions) -> Result<PathBuf
             RemoteError::new(&url, "not in the cache (--offline)", format!("ref '{git_ref}' was never fetched into {}", cache.root().display()))
         })?
     } else {
-        // Run where no repository is (not in the user's checkout).
-        std::fs::create_dir_all(cache.root()).map_err(io_error)?;
         // While the server answers, check the entry the ref named last time: usually it still does.
         let remembered = cache.remembered(&url, git_ref);
         let (listing, remembered_tree) = std::thread::scope(|scope| {
@@ -102,6 +102,10 @@ fn checkout_uncached(spec: &RepoSpec, options: &RemoteOptions) -> Result<PathBuf
         commit
     };
     if let Some(tree) = cache.entry(&url, &commit, spec.submodules) {
+        // The ref resolved to a commit cached under another name: `--offline` must know it too.
+        if !options.offline && !git::is_commit_id(git_ref) {
+            cache.remember(&url, git_ref, &commit).map_err(io_error)?;
+        }
         return Ok(tree);
     }
     if options.offline {

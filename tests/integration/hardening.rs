@@ -208,3 +208,203 @@ fn git_never_reads_a_repository_around_the_cache() {
     assert!(!r.success(), "{}", r.stdout);
     assert!(!marker.exists(), "git ran the surrounding repository's core.sshCommand");
 }
+
+// ---------------------------------------------------------------------------
+// The cache: only ours, files created new, content checked, refs remembered, clear waits
+
+/// A repository at `work/` holding a kustomization of one ConfigMap, tagged `v1`, on `main`.
+fn configmap_repository(tmp: &TempTree) -> PathBuf {
+    let work = tmp.mkdir("work");
+    git(&work, &["init", "-q"]);
+    tmp.write("work/base/kustomization.yaml", "resources:\n- cm.yaml\n");
+    tmp.write("work/base/cm.yaml", CONFIGMAP);
+    git(&work, &["add", "."]);
+    git(&work, &["commit", "-q", "-m", "one"]);
+    git(&work, &["tag", "v1"]);
+    work
+}
+
+fn remote_app(tmp: &TempTree, work: &Path, git_ref: &str) -> PathBuf {
+    let app = format!("app-{}", git_ref.replace('/', "-"));
+    tmp.write(&format!("{app}/kustomization.yaml"), &format!("resources:\n- file://{}//base?ref={git_ref}\n", s(work)));
+    tmp.path(&app)
+}
+
+fn build_with_cache(app: &Path, cache: &Path, extra: &[&str]) -> Run {
+    let mut args = vec!["build", s(app), "--cache-dir", s(cache)];
+    args.extend_from_slice(extra);
+    ours(&args, app.parent().unwrap())
+}
+
+#[test]
+fn a_cache_folder_of_another_user_or_writable_by_others_is_refused() {
+    if !have_git("cache-owner") {
+        return;
+    }
+    let tmp = TempTree::new("cache-owner");
+    let work = configmap_repository(&tmp);
+    let app = remote_app(&tmp, &work, "v1");
+    let cache = tmp.path("cache");
+    let built = build_with_cache(&app, &cache, &[]);
+    assert!(built.success(), "{}", built.stderr);
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(fs::metadata(&cache).unwrap().permissions().mode() & 0o777, 0o700, "the cache folder is not private");
+
+    // Writable by others: anyone could plant an entry.
+    fs::set_permissions(&cache, fs::Permissions::from_mode(0o777)).unwrap();
+    for extra in [&[][..], &["--offline"][..]] {
+        let r = build_with_cache(&app, &cache, extra);
+        assert!(!r.success(), "{extra:?}: built from a cache others may write:\n{}", r.stdout);
+        assert!(r.stderr.contains("writable by its group or others"), "{extra:?}: {}", r.stderr);
+    }
+    fs::set_permissions(&cache, fs::Permissions::from_mode(0o700)).unwrap();
+
+    // Another user's folder (the tests run as root: give it to nobody).
+    let chown = Command::new("chown").args(["-R", "nobody", s(&cache)]).output();
+    if !chown.is_ok_and(|o| o.status.success()) {
+        common::skip("cache-owner", "cannot chown to nobody (not root)");
+        return;
+    }
+    for extra in [&[][..], &["--offline"][..]] {
+        let r = build_with_cache(&app, &cache, extra);
+        assert!(!r.success(), "{extra:?}: built from another user's cache:\n{}", r.stdout);
+        assert!(r.stderr.contains("not to us"), "{extra:?}: {}", r.stderr);
+    }
+    let list = ours(&["cache", "list", "--cache-dir", s(&cache)], &tmp.root);
+    assert!(!list.success() && list.stderr.contains("not to us"), "{}{}", list.stdout, list.stderr);
+}
+
+#[test]
+fn without_home_the_cache_is_a_private_folder_named_for_the_user() {
+    if !have_git("cache-default") {
+        return;
+    }
+    let tmp = TempTree::new("cache-default");
+    let work = configmap_repository(&tmp);
+    let app = remote_app(&tmp, &work, "v1");
+    let shared_tmp = tmp.mkdir("tmp");
+    let run = |extra: &[&str]| {
+        let out = Command::new(common::bin())
+            .args(["build", s(&app)])
+            .args(extra)
+            .env_remove("HOME")
+            .env_remove("XDG_CACHE_HOME")
+            .env_remove("PEERPODS_BUILD_CACHE")
+            .env("TMPDIR", &shared_tmp)
+            .output()
+            .unwrap();
+        (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    // Another user made the folder first: refused, not trusted.
+    let uid = String::from_utf8(Command::new("id").arg("-u").output().unwrap().stdout).unwrap().trim().to_string();
+    let planted = shared_tmp.join(format!("peerpods-build-{uid}"));
+    fs::create_dir(&planted).unwrap();
+    let chown = Command::new("chown").args(["nobody", s(&planted)]).output();
+    if chown.is_ok_and(|o| o.status.success()) {
+        let (ok, stderr) = run(&[]);
+        assert!(!ok && stderr.contains("not to us"), "built from a planted cache folder: {stderr}");
+    } else {
+        common::skip("cache-default", "cannot chown to nobody (not root): planted folder not tried");
+    }
+    fs::remove_dir(&planted).unwrap();
+    let (ok, stderr) = run(&[]);
+    assert!(ok, "{stderr}");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(fs::metadata(&planted).unwrap().permissions().mode() & 0o777, 0o700);
+}
+
+/// The entry folders (`<cache>/git/<repo>/<commit>/tree`) of a cache.
+fn entry_trees(cache: &Path) -> Vec<PathBuf> {
+    let mut trees = Vec::new();
+    for repo in fs::read_dir(cache.join("git")).unwrap().flatten() {
+        for entry in fs::read_dir(repo.path()).unwrap().flatten() {
+            if entry.path().join("tree").is_dir() && !entry.file_name().to_string_lossy().starts_with('.') {
+                trees.push(entry.path().join("tree"));
+            }
+        }
+    }
+    trees
+}
+
+#[test]
+fn a_cached_file_changed_with_its_size_and_time_kept_is_fetched_again() {
+    if !have_git("cache-content") {
+        return;
+    }
+    let tmp = TempTree::new("cache-content");
+    let work = configmap_repository(&tmp);
+    let app = remote_app(&tmp, &work, "v1");
+    let cache = tmp.path("cache");
+    let first = build_with_cache(&app, &cache, &[]);
+    assert!(first.success(), "{}", first.stderr);
+    let trees = entry_trees(&cache);
+    assert_eq!(trees.len(), 1, "{trees:?}");
+    let cached = trees[0].join("base/cm.yaml");
+    let modified = fs::metadata(&cached).unwrap().modified().unwrap();
+    fs::write(&cached, CONFIGMAP.replace("a: \"1\"", "a: \"2\"")).unwrap();
+    fs::File::options().write(true).open(&cached).unwrap().set_modified(modified).unwrap();
+    let second = build_with_cache(&app, &cache, &[]);
+    assert!(second.success(), "{}", second.stderr);
+    assert_eq!(second.stdout, first.stdout, "the planted content was used");
+}
+
+#[test]
+fn every_ref_a_build_resolved_is_known_offline() {
+    if !have_git("cache-refs") {
+        return;
+    }
+    let tmp = TempTree::new("cache-refs");
+    let work = configmap_repository(&tmp);
+    let cache = tmp.path("cache");
+    let by_tag = build_with_cache(&remote_app(&tmp, &work, "v1"), &cache, &[]);
+    assert!(by_tag.success(), "{}", by_tag.stderr);
+    // `main` names the commit `v1` fetched: nothing to fetch, but it is resolved.
+    for git_ref in ["main", "HEAD"] {
+        let app = remote_app(&tmp, &work, git_ref);
+        let online = build_with_cache(&app, &cache, &[]);
+        assert!(online.success(), "{git_ref}: {}", online.stderr);
+        let offline = build_with_cache(&app, &cache, &["--offline"]);
+        assert!(offline.success(), "{git_ref}: {}", offline.stderr);
+        assert_eq!(offline.stdout, by_tag.stdout);
+    }
+    let list = ours(&["cache", "list", "--cache-dir", s(&cache)], &tmp.root);
+    assert!(list.success(), "{}", list.stderr);
+    let refs: Vec<&str> = list.stdout.lines().flat_map(|line| line.split('\t').nth(2).unwrap_or("").split(',')).collect();
+    for git_ref in ["main", "HEAD", "v1"] {
+        assert!(refs.contains(&git_ref), "cache list does not show {git_ref}:\n{}", list.stdout);
+    }
+}
+
+#[test]
+fn cache_clear_during_parallel_builds_breaks_none_of_them() {
+    if !have_git("cache-clear") {
+        return;
+    }
+    let tmp = TempTree::new("cache-clear");
+    let work = configmap_repository(&tmp);
+    let app = remote_app(&tmp, &work, "v1");
+    let cache = tmp.path("cache");
+    let expected = build_with_cache(&app, &cache, &[]);
+    assert!(expected.success(), "{}", expected.stderr);
+    let builds: Vec<_> = (0..6)
+        .map(|i| {
+            let (app, cache) = (app.clone(), cache.clone());
+            std::thread::spawn(move || {
+                if i % 2 == 1 {
+                    ours(&["cache", "clear", "--cache-dir", s(&cache)], app.parent().unwrap())
+                } else {
+                    build_with_cache(&app, &cache, &[])
+                }
+            })
+        })
+        .collect();
+    for (i, build) in builds.into_iter().enumerate() {
+        let r = build.join().unwrap();
+        assert!(r.success(), "run {i} failed: {}", r.stderr);
+        if i % 2 == 0 {
+            assert_eq!(r.stdout, expected.stdout, "run {i}");
+        }
+    }
+    let left: Vec<String> = fs::read_dir(&cache).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with(".clearing")).collect();
+    assert!(left.is_empty(), "{left:?}");
+}
