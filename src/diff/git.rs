@@ -234,7 +234,7 @@ fn read_blob(reader: &mut impl BufRead, object: &str) -> Result<Vec<u8>, DiffErr
         .and_then(|rest| rest.strip_prefix(" blob "))
         .and_then(|size| size.parse().ok())
         .ok_or_else(|| DiffError::Git(format!("git cat-file: unexpected answer for {object}: {}", header.trim_end())))?;
-    let mut content = vec![0; size + 1];
+    let mut content = vec![0; size.saturating_add(1)];
     reader.read_exact(&mut content).map_err(|e| DiffError::Git(format!("git cat-file: {e}")))?;
     content.pop();
     Ok(content)

@@ -408,3 +408,19 @@ fn cache_clear_during_parallel_builds_breaks_none_of_them() {
     let left: Vec<String> = fs::read_dir(&cache).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with(".clearing")).collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+// ---------------------------------------------------------------------------
+// Numbers from a URL
+
+#[test]
+fn a_timeout_past_the_largest_duration_is_an_error_not_a_panic() {
+    let tmp = TempTree::new("timeout-overflow");
+    for timeout in ["6000000000000000h", "9223372036854775807", "1e400s"] {
+        tmp.write("app/kustomization.yaml", &format!("resources:\n- https://example.invalid/org/repo.git//base?timeout={timeout}\n"));
+        let r = ours(&["build", s(&tmp.path("app")), "--cache-dir", s(&tmp.path("cache"))], &tmp.root);
+        assert!(!r.success(), "{timeout}: {}", r.stdout);
+        if timeout != "1e400s" {
+            assert!(r.stderr.contains("invalid timeout") && r.stderr.contains(timeout), "{timeout}: {}", r.stderr);
+        }
+    }
+}
