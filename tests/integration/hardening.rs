@@ -424,3 +424,45 @@ fn a_timeout_past_the_largest_duration_is_an_error_not_a_panic() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// A service's answer is not echoed
+
+/// Answers every request on 127.0.0.1 with `200 OK` and `body`, until dropped.
+struct Answering {
+    port: u16,
+    _thread: std::thread::JoinHandle<()>,
+}
+
+fn answer_with(body: String) -> Answering {
+    use std::io::{BufRead, BufReader};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port on 127.0.0.1");
+    let port = listener.local_addr().unwrap().port();
+    let thread = std::thread::spawn(move || {
+        for stream in listener.incoming().take(4) {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+                line.clear();
+            }
+            let head = format!("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+            let _ = stream.write_all(head.as_bytes()).and_then(|()| stream.write_all(body.as_bytes()));
+        }
+    });
+    Answering { port, _thread: thread }
+}
+
+#[test]
+fn an_http_answer_that_is_no_resource_is_quoted_only_in_part() {
+    let mut body = "internal-status-page ".repeat(7000);
+    body.push_str("TAIL-OF-THE-ANSWER\u{1b}[31m");
+    let server = answer_with(body);
+    let tmp = TempTree::new("http-echo");
+    tmp.write("app/kustomization.yaml", &format!("resources:\n- http://127.0.0.1:{}/status\n", server.port));
+    let r = ours(&["build", s(&tmp.path("app")), "--cache-dir", s(&tmp.path("cache"))], &tmp.root);
+    assert!(!r.success(), "{}", r.stdout);
+    assert!(r.stderr.contains("internal-status-page"), "the error does not say what came back: {}", r.stderr);
+    assert!(!r.stderr.contains("TAIL-OF-THE-ANSWER") && !r.stderr.contains('\u{1b}'), "the whole answer was echoed");
+    assert!(r.stderr.len() < 2000, "{} bytes of error", r.stderr.len());
+}
