@@ -466,3 +466,94 @@ fn an_http_answer_that_is_no_resource_is_quoted_only_in_part() {
     assert!(!r.stderr.contains("TAIL-OF-THE-ANSWER") && !r.stderr.contains('\u{1b}'), "the whole answer was echoed");
     assert!(r.stderr.len() < 2000, "{} bytes of error", r.stderr.len());
 }
+
+// ---------------------------------------------------------------------------
+// -o onto what is not a regular file, a read-only file, long names
+
+#[test]
+fn output_onto_a_fifo_writes_into_it() {
+    let tmp = TempTree::new("out-fifo");
+    tmp.write("app/kustomization.yaml", "resources:\n- cm.yaml\n");
+    tmp.write("app/cm.yaml", CONFIGMAP);
+    let fifo = tmp.path("fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || fs::read_to_string(fifo).unwrap())
+    };
+    let r = ours(&["build", s(&tmp.path("app")), "-o", s(&fifo)], &tmp.root);
+    assert!(r.success(), "{}", r.stderr);
+    let read = reader.join().unwrap();
+    assert!(read.contains("name: cm"), "{read}");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "the FIFO was replaced");
+}
+
+#[test]
+fn output_onto_dev_null_keeps_the_device() {
+    let tmp = TempTree::new("out-devnull");
+    tmp.write("app/kustomization.yaml", "resources:\n- cm.yaml\n");
+    tmp.write("app/cm.yaml", CONFIGMAP);
+    // A private mount namespace with its own /dev: the real /dev/null is never at stake.
+    let script = format!(
+        "mount -t tmpfs tmpfs /dev && mknod -m 666 /dev/null c 1 3 && ln -s /proc/self/fd/1 /dev/stdout && {bin} build {app} -o /dev/null && test -c /dev/null && echo device-kept && {bin} build {app} -o /dev/stdout | grep -c 'name: cm' && test -L /dev/stdout && echo link-kept",
+        bin = common::bin(),
+        app = s(&tmp.path("app"))
+    );
+    let probe = Command::new("unshare").args(["-m", "true"]).output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        common::skip("out-devnull", "unshare -m is not permitted here");
+        return;
+    }
+    let out = Command::new("unshare").args(["-m", "sh", "-c", &script]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout, "device-kept\n1\nlink-kept\n");
+}
+
+#[test]
+fn output_onto_a_read_only_file_is_refused_as_kustomize_refuses_it() {
+    let tmp = TempTree::new("out-readonly");
+    tmp.write("app/kustomization.yaml", "resources:\n- cm.yaml\n");
+    tmp.write("app/cm.yaml", CONFIGMAP);
+    let out = tmp.write("out/locked.yaml", "kept\n");
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&out, fs::Permissions::from_mode(0o444)).unwrap();
+    // As nobody, for whom the mode counts (root may write anything, in kustomize too).
+    let chown = Command::new("chown").args(["-R", "nobody", s(&tmp.path("out"))]).output();
+    let setpriv = Command::new("setpriv").args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "true"]).output();
+    if !chown.is_ok_and(|o| o.status.success()) || !setpriv.is_ok_and(|o| o.status.success()) {
+        common::skip("out-readonly", "cannot become nobody (setpriv, chown need root)");
+        return;
+    }
+    let as_nobody = |program: &str, args: &[&str]| {
+        let mut argv = vec!["--reuid=nobody", "--regid=nogroup", "--clear-groups", program];
+        argv.extend_from_slice(args);
+        common::run_program("setpriv", &argv, &tmp.root)
+    };
+    let r = as_nobody(common::bin(), &["build", s(&tmp.path("app")), "-o", s(&out)]);
+    assert!(!r.success(), "a read-only file was replaced");
+    assert!(r.stderr.contains("permission denied"), "{}", r.stderr);
+    assert_eq!(fs::read_to_string(&out).unwrap(), "kept\n");
+    if let Some(reference) = common::reference() {
+        let app = tmp.path("app");
+        let mut args: Vec<&str> = reference[1..].iter().map(String::as_str).collect();
+        args.extend_from_slice(&[s(&app), "-o", s(&out)]);
+        let theirs = as_nobody(&reference[0], &args);
+        assert!(!theirs.success() && theirs.stderr.contains("permission denied"), "the reference: {}", theirs.stderr);
+    }
+}
+
+#[test]
+fn output_file_names_up_to_the_limit_are_written() {
+    let tmp = TempTree::new("out-long");
+    let name = "n".repeat(235);
+    tmp.write("app/kustomization.yaml", "resources:\n- cm.yaml\n");
+    tmp.write("app/cm.yaml", &CONFIGMAP.replace("name: cm", &format!("name: {name}")));
+    let out = tmp.mkdir("out");
+    let r = ours(&["build", s(&tmp.path("app")), "-o", s(&out)], &tmp.root);
+    assert!(r.success(), "{}", r.stderr);
+    assert_eq!(common::files_under(&out), [format!("v1_configmap_{name}.yaml")]);
+    let single = ours(&["build", s(&tmp.path("app")), "-o", s(&out.join(format!("{}.yaml", "x".repeat(250))))], &tmp.root);
+    assert!(single.success(), "{}", single.stderr);
+}
