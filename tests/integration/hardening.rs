@@ -557,3 +557,40 @@ fn output_file_names_up_to_the_limit_are_written() {
     let single = ours(&["build", s(&tmp.path("app")), "-o", s(&out.join(format!("{}.yaml", "x".repeat(250))))], &tmp.root);
     assert!(single.success(), "{}", single.stderr);
 }
+
+// ---------------------------------------------------------------------------
+// Paths as kustomize takes them: `..` lexically, and named as written
+
+#[test]
+fn a_refused_file_is_named_as_written_not_where_its_link_leads() {
+    let tmp = TempTree::new("named-as-written");
+    tmp.write("secret/environ", "A=1\n");
+    tmp.symlink(s(&tmp.path("secret/environ")), "app/env.txt");
+    tmp.write("app/kustomization.yaml", "configMapGenerator:\n- name: x\n  envs:\n  - env.txt\n");
+    let app = tmp.path("app");
+    let r = ours(&["build", s(&app)], &tmp.root);
+    let expected = format!("security; file '{}' is not in or below '{}'", s(&app.join("env.txt")), s(&app));
+    assert!(r.stderr.contains(&expected), "{}", r.stderr);
+    assert!(!r.stderr.contains("secret/environ"), "the link's target was shown: {}", r.stderr);
+    if let Some(reference) = common::reference_run(&[s(&app)], &tmp.root, "named-as-written") {
+        assert!(reference.stderr.contains(&expected), "the reference says: {}", reference.stderr);
+    }
+}
+
+#[test]
+fn dot_dot_after_a_link_is_taken_lexically_as_in_kustomize() {
+    let tmp = TempTree::new("lexical-dotdot");
+    tmp.write("app/cm2.yaml", &CONFIGMAP.replace("name: cm", "name: lexical"));
+    tmp.write("app/deep/dir/cm2.yaml", &CONFIGMAP.replace("name: cm", "name: physical-child"));
+    tmp.write("app/deep/cm2.yaml", &CONFIGMAP.replace("name: cm", "name: physical"));
+    tmp.symlink("deep/dir", "app/ldeep");
+    tmp.write("app/f.yaml", CONFIGMAP);
+    tmp.write("app/kustomization.yaml", "resources:\n- ldeep/../cm2.yaml\n- f.yaml/../f.yaml\n");
+    let app = tmp.path("app");
+    let r = ours(&["build", s(&app)], &tmp.root);
+    assert!(r.success(), "{}", r.stderr);
+    assert!(r.stdout.contains("name: lexical") && r.stdout.contains("name: cm\n"), "{}", r.stdout);
+    if let Some(reference) = common::reference_run(&[s(&app)], &tmp.root, "lexical-dotdot") {
+        assert_eq!(r.stdout, reference.stdout);
+    }
+}
