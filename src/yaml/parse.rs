@@ -394,6 +394,8 @@ struct Builder<'a> {
     anchored_blocks: usize,
     /// Nodes copied by alias expansion in the current document.
     expanded: usize,
+    /// The build's bound on copied nodes, across documents and files.
+    budget: std::sync::Arc<crate::budget::Budget>,
 }
 
 impl<'a> Builder<'a> {
@@ -411,6 +413,7 @@ impl<'a> Builder<'a> {
             anchors: HashMap::new(),
             anchored_blocks: 0,
             expanded: 0,
+            budget: crate::budget::current(),
         }
     }
 
@@ -556,6 +559,7 @@ impl<'a> Builder<'a> {
         if self.expanded > MAX_ALIAS_COPIES {
             return Err(ParseError::at(span.start, "document contains excessive aliasing"));
         }
+        self.budget.charge(anchored.size as u64).map_err(|e| ParseError::at(span.start, e.to_string()))?;
         let mut value = anchored.value.clone();
         let flow_patches = if in_flow {
             for (path, patch) in &anchored.flow_patches {

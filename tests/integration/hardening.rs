@@ -594,3 +594,70 @@ fn dot_dot_after_a_link_is_taken_lexically_as_in_kustomize() {
         assert_eq!(r.stdout, reference.stdout);
     }
 }
+
+// ---------------------------------------------------------------------------
+// One node budget for the whole build
+
+/// Builds `dir`, which must fail naming `names` within `ceiling_mib` of memory.
+fn assert_bounded(tmp: &TempTree, dir: &Path, names: &str, ceiling_mib: u64) {
+    let m = crate::stress::build_measured(tmp, dir);
+    assert_ne!(m.code, 0, "{}: built", dir.display());
+    assert!(m.stderr.contains("excessive"), "{}", m.stderr);
+    assert!(m.stderr.contains(names), "the error does not name {names}: {}", m.stderr);
+    assert!(m.peak_mib < ceiling_mib, "peak memory {} MiB (ceiling {ceiling_mib} MiB)", m.peak_mib);
+}
+
+#[test]
+fn aliases_are_bounded_across_documents() {
+    let tmp = TempTree::new("budget-docs");
+    // Twenty documents of 9^6 aliases (600,000 nodes each) in 7 KB: each passes alone.
+    let one = crate::security::alias_bomb(6);
+    let docs: Vec<String> = (0..20).map(|i| one.replace("name: lol", &format!("name: lol{i}"))).collect();
+    tmp.write("app/r.yaml", &docs.join("---\n"));
+    tmp.write("app/kustomization.yaml", "resources:\n- r.yaml\n");
+    assert_bounded(&tmp, &tmp.path("app"), "r.yaml", 1024);
+}
+
+#[test]
+fn json_patch_copies_are_bounded() {
+    let tmp = TempTree::new("budget-copy");
+    tmp.write("app/cm.yaml", CONFIGMAP);
+    let ops: Vec<String> = (0..40).map(|i| format!("- op: copy\n  from: /data\n  path: /data/c{i}\n")).collect();
+    tmp.write("app/copies.yaml", &ops.concat());
+    tmp.write("app/kustomization.yaml", "resources:\n- cm.yaml\npatches:\n- path: copies.yaml\n  target:\n    kind: ConfigMap\n");
+    assert_bounded(&tmp, &tmp.path("app"), "kustomization.yaml: patches: json patch operation", 1024);
+    // A few copies build, as kustomize builds them.
+    tmp.write("small/cm.yaml", CONFIGMAP);
+    tmp.write("small/copies.yaml", &ops[..3].concat());
+    tmp.write("small/kustomization.yaml", "resources:\n- cm.yaml\npatches:\n- path: copies.yaml\n  target:\n    kind: ConfigMap\n");
+    let r = ours(&["build", s(&tmp.path("small"))], &tmp.root);
+    assert!(r.success(), "{}", r.stderr);
+    if let Some(reference) = common::reference_run(&[s(&tmp.path("small"))], &tmp.root, "budget-copy") {
+        assert_eq!(r.stdout, reference.stdout);
+    }
+}
+
+#[test]
+fn replacement_copies_are_bounded() {
+    let tmp = TempTree::new("budget-replace");
+    let replacements: Vec<String> = (0..40)
+        .map(|i| {
+            format!(
+                "- source:\n    kind: ConfigMap\n    name: cm\n    fieldPath: data\n  targets:\n  - select:\n      kind: ConfigMap\n      name: cm\n    fieldPaths:\n    - data.c{i}\n    options:\n      create: true\n"
+            )
+        })
+        .collect();
+    tmp.write("app/cm.yaml", CONFIGMAP);
+    tmp.write("app/kustomization.yaml", &format!("resources:\n- cm.yaml\nreplacements:\n{}", replacements.concat()));
+    // Copies into another resource build as in kustomize. (Into the source itself kustomize
+    // sees the created field in the value it copies; not compared here.)
+    tmp.write("small/cm.yaml", &format!("{CONFIGMAP}---\n{}", CONFIGMAP.replace("name: cm", "name: other")));
+    let into_other: Vec<String> = replacements[..3].iter().map(|r| r.replacen("name: cm\n    fieldPaths", "name: other\n    fieldPaths", 1)).collect();
+    tmp.write("small/kustomization.yaml", &format!("resources:\n- cm.yaml\nreplacements:\n{}", into_other.concat()));
+    assert_bounded(&tmp, &tmp.path("app"), s(&tmp.path("app")), 1024);
+    let r = ours(&["build", s(&tmp.path("small"))], &tmp.root);
+    assert!(r.success(), "{}", r.stderr);
+    if let Some(reference) = common::reference_run(&[s(&tmp.path("small"))], &tmp.root, "budget-replace") {
+        assert_eq!(r.stdout, reference.stdout);
+    }
+}
