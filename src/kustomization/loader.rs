@@ -106,8 +106,7 @@ impl Loader {
     /// Reads a file named relative to the root.
     pub fn read(&self, relative: &str) -> Result<(PathBuf, String)> {
         let (path, bytes) = self.read_bytes(relative)?;
-        let text = String::from_utf8(bytes)
-            .map_err(|_| Error::Io { path: path.clone(), message: "file is not valid UTF-8".into() })?;
+        let text = decode_text(bytes).ok_or_else(|| Error::Io { path: path.clone(), message: "file is not valid UTF-8".into() })?;
         Ok((path, text))
     }
 
@@ -203,6 +202,22 @@ fn real_path_lexical(base: &Path, relative: &Path) -> std::io::Result<PathBuf> {
     match joined.strip_prefix(base) {
         Ok(rest) => real_path(base, rest),
         Err(_) => joined.canonicalize(),
+    }
+}
+
+/// A file's text: UTF-8, or UTF-16 when it starts with a byte order mark saying so (go-yaml
+/// decodes both; the mark stays, as the YAML parser expects it at the start).
+fn decode_text(bytes: Vec<u8>) -> Option<String> {
+    let utf16 = |units: &[u8], unit: fn([u8; 2]) -> u16| {
+        if units.len() % 2 != 0 {
+            return None;
+        }
+        String::from_utf16(&units.chunks_exact(2).map(|p| unit([p[0], p[1]])).collect::<Vec<u16>>()).ok()
+    };
+    match bytes.get(..2) {
+        Some([0xFF, 0xFE]) => utf16(&bytes, u16::from_le_bytes),
+        Some([0xFE, 0xFF]) => utf16(&bytes, u16::from_be_bytes),
+        _ => String::from_utf8(bytes).ok(),
     }
 }
 

@@ -661,3 +661,51 @@ fn replacement_copies_are_bounded() {
         assert_eq!(r.stdout, reference.stdout);
     }
 }
+
+// ---------------------------------------------------------------------------
+// Encodings and directives as kustomize reads them
+
+fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
+    let mut bytes = if big_endian { vec![0xFE, 0xFF] } else { vec![0xFF, 0xFE] };
+    for unit in text.encode_utf16() {
+        bytes.extend(if big_endian { unit.to_be_bytes() } else { unit.to_le_bytes() });
+    }
+    bytes
+}
+
+#[test]
+fn byte_order_marks_and_utf16_are_read_as_kustomize_reads_them() {
+    let tmp = TempTree::new("encodings");
+    let second = CONFIGMAP.replace("name: cm", "name: second");
+    let cases: Vec<(&str, Vec<u8>, Vec<u8>)> = vec![
+        ("bom-each-document", b"resources:\n- r.yaml\n".to_vec(), format!("\u{feff}{CONFIGMAP}---\n\u{feff}{second}").into_bytes()),
+        ("utf16le", b"resources:\n- r.yaml\n".to_vec(), utf16(CONFIGMAP, false)),
+        ("utf16be", b"resources:\n- r.yaml\n".to_vec(), utf16(CONFIGMAP, true)),
+        ("utf16-kustomization", utf16("resources:\n- r.yaml\n", false), CONFIGMAP.as_bytes().to_vec()),
+    ];
+    for (name, kustomization, resource) in &cases {
+        fs::create_dir_all(tmp.path(name)).unwrap();
+        fs::write(tmp.path(&format!("{name}/kustomization.yaml")), kustomization).unwrap();
+        fs::write(tmp.path(&format!("{name}/r.yaml")), resource).unwrap();
+        let r = ours(&["build", s(&tmp.path(name))], &tmp.root);
+        assert!(r.success(), "{name}: {}", r.stderr);
+        assert!(r.stdout.contains("name: cm"), "{name}: {}", r.stdout);
+        if let Some(reference) = common::reference_run(&[s(&tmp.path(name))], &tmp.root, name) {
+            assert_eq!(r.stdout, reference.stdout, "{name}");
+        }
+    }
+}
+
+#[test]
+fn a_yaml_directive_in_a_resource_file_is_refused_as_in_kustomize() {
+    let tmp = TempTree::new("yaml-directive");
+    for (name, version, wording) in [("v12", "1.2", "found incompatible YAML document"), ("v11", "1.1", "did not find expected <document start>")] {
+        tmp.write(&format!("{name}/kustomization.yaml"), "resources:\n- r.yaml\n");
+        tmp.write(&format!("{name}/r.yaml"), &format!("%YAML {version}\n---\n{CONFIGMAP}"));
+        let r = ours(&["build", s(&tmp.path(name))], &tmp.root);
+        assert!(!r.success() && r.stderr.contains(wording) && r.stderr.contains("r.yaml"), "{name}: {}{}", r.stdout, r.stderr);
+        if let Some(reference) = common::reference_run(&[s(&tmp.path(name))], &tmp.root, name) {
+            assert!(!reference.success() && reference.stderr.contains(wording), "{name}: the reference says {}", reference.stderr);
+        }
+    }
+}
