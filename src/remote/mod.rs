@@ -74,14 +74,14 @@ pub fn checkout(spec: &RepoSpec, options: &RemoteOptions) -> Result<PathBuf, Rem
 
 fn checkout_uncached(spec: &RepoSpec, options: &RemoteOptions) -> Result<PathBuf, RemoteError> {
     let url = spec.clone_spec();
-    let cache_root = Cache::locate(options.cache_dir.as_deref()).root().to_path_buf();
-    let cache = Cache::open(options.cache_dir.as_deref())
-        .map_err(|e| RemoteError::new(&url, "cache error", format!("{}: {e}", cache_root.display())))?;
     let git_ref = if spec.git_ref.is_empty() { "HEAD" } else { spec.git_ref.as_str() };
     git::check_ref(&url, git_ref)?;
     if let Some(message) = &spec.invalid_timeout {
         return Err(RemoteError::new(&url, "invalid timeout", message.clone()));
     }
+    let cache_root = Cache::locate(options.cache_dir.as_deref()).root().to_path_buf();
+    let cache = Cache::open(options.cache_dir.as_deref())
+        .map_err(|e| RemoteError::new(&url, "cache error", format!("{}: {e}", cache_root.display())))?;
     let io_error = |e: std::io::Error| RemoteError::new(&url, "cache error", format!("{}: {e}", cache.root().display()));
     let commit = if git::is_commit_id(git_ref) {
         git_ref.to_string()
