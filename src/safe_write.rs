@@ -23,19 +23,24 @@ const TEMP_NAME_KEPT: usize = 200;
 /// Writes through a temporary file, so a failure never leaves a half-written output (a device
 /// or FIFO is written in place).
 pub fn write_atomically(path: &Path, content: &str) -> Result<(), String> {
+    write_bytes_atomically(path, content.as_bytes())
+}
+
+/// [`write_atomically`] for content that need not be text.
+pub fn write_bytes_atomically(path: &Path, content: &[u8]) -> Result<(), String> {
     if let Ok(existing) = std::fs::metadata(path) {
         if !existing.is_file() && !existing.is_dir() {
             return write_in_place(path, content);
         }
     }
-    let staged = stage(path, content)?;
+    let staged = stage_bytes(path, content)?;
     commit(staged, path)
 }
 
 /// Writes into an existing device or FIFO (through a link to one, as `/dev/stdout` is).
-fn write_in_place(path: &Path, content: &str) -> Result<(), String> {
+fn write_in_place(path: &Path, content: &[u8]) -> Result<(), String> {
     let mut file = std::fs::OpenOptions::new().write(true).truncate(true).open(path).map_err(|e| format!("writing {}: {e}", path.display()))?;
-    file.write_all(content.as_bytes()).map_err(|e| format!("writing {}: {e}", path.display()))
+    file.write_all(content).map_err(|e| format!("writing {}: {e}", path.display()))
 }
 
 /// Refuses an existing file we may not write (kustomize's `open(2)` fails on it; a rename
@@ -54,6 +59,10 @@ fn check_writable(path: &Path) -> Result<(), String> {
 /// `content` in a new temporary file beside `path`, with the mode `path` should end up with.
 /// Dropping the result (any error on the way) removes the file.
 pub fn stage(path: &Path, content: &str) -> Result<NamedTempFile, String> {
+    stage_bytes(path, content.as_bytes())
+}
+
+fn stage_bytes(path: &Path, content: &[u8]) -> Result<NamedTempFile, String> {
     let folder = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
@@ -75,7 +84,7 @@ pub fn stage(path: &Path, content: &str) -> Result<NamedTempFile, String> {
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
     let mut temp = builder.tempfile_in(folder).map_err(|e| format!("writing {}: creating a temporary file in {}: {e}", path.display(), folder.display()))?;
-    temp.write_all(content.as_bytes())
+    temp.write_all(content)
         .and_then(|()| temp.as_file().sync_data())
         .map_err(|e| format!("writing {}: {e}", temp.path().display()))?;
     // An existing regular file keeps its permission bits (a symlink is replaced, not followed).

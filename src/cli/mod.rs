@@ -7,6 +7,7 @@ mod check_settings;
 mod completions;
 mod diff;
 mod edit;
+mod localize;
 mod man;
 mod output;
 
@@ -47,6 +48,9 @@ enum Command {
     Diff(diff::DiffArgs),
     /// List or clear the cache of remote bases.
     Cache(cache::CacheArgs),
+    /// Copy a kustomization target into a new folder with remote bases and HTTP files made local
+    /// (`localize [TARGET [DESTINATION]]`), then check that both build the same.
+    Localize(localize::LocalizeArgs),
     /// Print the version.
     Version {
         /// Print only the semantic version (Argo CD parses this).
@@ -63,6 +67,7 @@ const COMMAND_NAMES: &[&str] = &[
     "completions",
     "diff",
     "edit",
+    "localize",
     "man",
     "version",
     "help",
@@ -93,6 +98,7 @@ pub fn main() -> ExitCode {
         // diff's exit status says whether anything differs, as `diff`'s does.
         Command::Diff(args) => return diff::run(&args),
         Command::Cache(args) => cache::run(&args),
+        Command::Localize(args) => localize::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
