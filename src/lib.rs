@@ -12,6 +12,7 @@ pub mod diff;
 pub mod edit;
 pub mod error;
 pub mod generate;
+pub mod helm;
 pub mod kustomization;
 pub mod localize;
 pub mod patch;
@@ -47,6 +48,8 @@ pub struct BuildOptions {
     pub reorder: Option<Reorder>,
     /// Where remote bases are cached, and whether to build from the cache alone.
     pub remote: remote::RemoteOptions,
+    /// The helm flags (`--enable-helm` and the others) and the render cache.
+    pub helm: helm::HelmOptions,
 }
 
 /// The result of a build: the resources to print and the warnings to show.
@@ -104,6 +107,7 @@ fn build_with_budget(dir: &Path, options: &BuildOptions) -> Result<Build, BuildF
     let loader = loader.map_err(|error| BuildFailure { error, diagnostics: Diagnostics::default() })?;
     let mut ctx = target::Context::new(options.load_restrictor, &loader);
     ctx.remote = options.remote.clone();
+    ctx.helm = options.helm.clone();
     match build_in(&mut ctx, loader, options) {
         Ok(resources) => Ok(Build { resources, diagnostics: ctx.diagnostics }),
         Err(error) => Err(BuildFailure { error, diagnostics: ctx.diagnostics }),
@@ -127,6 +131,7 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
     transform::namereference::resolve_name_references(&mut resources, &tables.name_reference)?;
     transform::vars::resolve_vars(&mut resources, &acc.vars, &tables.var_reference)?;
     resources.retain(|r| !r.is_local_config());
+    helm::remove_generated_marks(&mut resources);
     build_metadata::annotate(&mut resources, &top.kustomization.build_metadata);
     order(&mut resources, &top.kustomization, options)?;
     refuse_unencodable(&resources)?;

@@ -31,9 +31,21 @@ pub struct BuildArgs {
     /// Fail when a patch target or an images entry matches nothing (otherwise a warning).
     #[arg(long)]
     strict: bool,
-    /// Inflate helmCharts (runs `helm`): not supported yet.
+    /// Inflate helmCharts by running helm (`helm template`, and `helm pull` for a chart with a repo).
     #[arg(long)]
     enable_helm: bool,
+    /// The helm program (a path, or a name looked up on PATH).
+    #[arg(long, default_value = "helm", value_name = "COMMAND")]
+    helm_command: String,
+    /// Kubernetes version for helm's Capabilities.KubeVersion (wins over a chart's kubeVersion).
+    #[arg(long, value_name = "VERSION", default_value = "")]
+    helm_kube_version: String,
+    /// Kubernetes API versions for helm's Capabilities.APIVersions (repeatable; wins over a chart's apiVersions).
+    #[arg(long, value_name = "VERSION")]
+    helm_api_versions: Vec<String>,
+    /// Pass --debug to helm template (its stderr and output shown when it fails).
+    #[arg(long)]
+    helm_debug: bool,
     /// Run KRM function plugins: not supported yet.
     #[arg(long)]
     enable_alpha_plugins: bool,
@@ -55,7 +67,7 @@ pub fn run(args: &BuildArgs) -> Result<(), String> {
     if args.check {
         return check::run(args, run);
     }
-    for (on, flag) in [(args.enable_helm, "--enable-helm"), (args.enable_alpha_plugins, "--enable-alpha-plugins"), (args.enable_exec, "--enable-exec")] {
+    for (on, flag) in [(args.enable_alpha_plugins, "--enable-alpha-plugins"), (args.enable_exec, "--enable-exec")] {
         if on {
             return Err(format!("{flag} is not supported yet: peerpods-build runs no plugin programs"));
         }
@@ -71,7 +83,7 @@ pub fn run(args: &BuildArgs) -> Result<(), String> {
         Some("none") => Some(Reorder::None),
         Some(other) => return Err(format!("illegal value for --reorder: '{other}' (legacy or none)")),
     };
-    let options = BuildOptions { load_restrictor, reorder, remote: args.remote.options() };
+    let options = BuildOptions { load_restrictor, reorder, remote: args.remote.options(), helm: helm_options(args) };
     if args.dirs.len() > 1 {
         return run_builds(args, &options);
     }
@@ -153,3 +165,17 @@ fn output_name(dir: &Path) -> Result<String, String> {
     real.file_name().map(|n| n.to_string_lossy().into_owned()).ok_or_else(|| format!("{}: a directory with no name", dir.display()))
 }
 
+
+/// The helm flags, with the render cache in the build's cache folder.
+fn helm_options(args: &BuildArgs) -> peerpods_build::helm::HelmOptions {
+    let cache = peerpods_build::remote::Cache::locate(args.remote.cache_dir.as_deref());
+    peerpods_build::helm::HelmOptions {
+        enabled: args.enable_helm,
+        command: args.helm_command.clone(),
+        kube_version: args.helm_kube_version.clone(),
+        api_versions: args.helm_api_versions.clone(),
+        debug: args.helm_debug,
+        cache: Some(peerpods_build::helm::cache::RenderCache::in_cache(&cache)),
+        offline: args.remote.offline,
+    }
+}

@@ -57,15 +57,6 @@ impl Cache {
         Cache { root }
     }
 
-    /// The cache a build uses: located, made private when missing and checked to be ours
-    /// alone, and held (shared, until the process ends) so that `cache clear` waits for it.
-    pub fn open(explicit: Option<&Path>) -> std::io::Result<Cache> {
-        let cache = Cache::locate(explicit);
-        crate::beneath::private_folder(&cache.root)?;
-        hold_shared(&cache.root)?;
-        Ok(cache)
-    }
-
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -86,17 +77,7 @@ impl Cache {
     /// The files of a complete, intact entry. A damaged entry (files changed or missing since it
     /// was written) is moved away so that it is fetched again.
     pub fn entry(&self, url: &str, commit: &str, submodules: bool) -> Option<PathBuf> {
-        let dir = self.entry_dir(url, commit, submodules);
-        let marker = fs::read_to_string(dir.join(MARKER)).ok();
-        let tree = dir.join("tree");
-        match marker {
-            Some(text) if text.strip_prefix(MARKER_HEADER).map(str::trim) == tree_digest(&tree).ok().as_deref() => Some(tree),
-            None if !dir.exists() => None,
-            _ => {
-                discard(&dir);
-                None
-            }
-        }
+        sealed_tree(&self.entry_dir(url, commit, submodules))
     }
 
     /// The commit a tag or branch named when it was last resolved.
@@ -110,7 +91,7 @@ impl Cache {
     pub fn remember(&self, url: &str, git_ref: &str, commit: &str) -> std::io::Result<()> {
         let refs = self.repository_dir(url).join("refs");
         fs::create_dir_all(&refs)?;
-        write_atomically(&refs.join(ref_key(git_ref)), &format!("{git_ref}\n{commit}\n"))
+        write_atomically(&refs.join(ref_key(git_ref)), format!("{git_ref}\n{commit}\n").as_bytes())
     }
 
     /// A fresh folder to fetch into (its `tree/` is made by the caller), after removing what
@@ -118,35 +99,14 @@ impl Cache {
     pub fn begin(&self, url: &str) -> std::io::Result<PathBuf> {
         let repo = self.repository_dir(url);
         fs::create_dir_all(&repo)?;
-        write_atomically(&repo.join("url"), url)?;
-        for leftover in fs::read_dir(&repo)?.flatten() {
-            let name = leftover.file_name().to_string_lossy().into_owned();
-            let old = leftover.metadata().and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok()).is_some_and(|age| age > STALE_AFTER);
-            if (name.starts_with(".tmp-") && old) || name.starts_with(".discarded-") {
-                let _ = fs::remove_dir_all(leftover.path());
-            }
-        }
-        let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-        let temp = repo.join(format!(".tmp-{}-{nanos}", std::process::id()));
-        fs::create_dir(&temp)?;
-        Ok(temp)
+        write_atomically(&repo.join("url"), url.as_bytes())?;
+        begin_in(&repo)
     }
 
     /// Seals a fetched folder (digest written last) and renames it into place; when another
     /// build got there first, its entry is used and this copy dropped.
     pub fn finish(&self, temp: &Path, url: &str, commit: &str, submodules: bool) -> std::io::Result<PathBuf> {
-        let digest = tree_digest(&temp.join("tree"))?;
-        crate::beneath::create_new(&temp.join(MARKER), format!("{MARKER_HEADER}{digest}\n").as_bytes())?;
-        let dir = self.entry_dir(url, commit, submodules);
-        if fs::rename(temp, &dir).is_err() {
-            let _ = fs::remove_dir_all(temp);
-            if let Some(tree) = self.entry(url, commit, submodules) {
-                return Ok(tree);
-            }
-            // A damaged entry was in the way and has been moved aside: nothing to use; fetch again.
-            return Err(std::io::Error::other(format!("could not move the fetched copy into {}", dir.display())));
-        }
-        Ok(dir.join("tree"))
+        seal_into(temp, &self.entry_dir(url, commit, submodules))
     }
 
     /// Every entry, sorted by URL then commit.
@@ -168,8 +128,7 @@ impl Cache {
                     Some(commit) => (commit.to_string(), false),
                     None => (name.clone(), true),
                 };
-                let intact = fs::read_to_string(dir.join(MARKER)).ok().and_then(|t| t.strip_prefix(MARKER_HEADER).map(|d| d.trim().to_string()))
-                    == tree_digest(&dir.join("tree")).ok();
+                let intact = is_intact(&dir);
                 let refs = refs.iter().filter(|(_, c)| *c == commit).map(|(r, _)| r.clone()).collect();
                 out.push(ListedEntry { url: url.clone(), commit, submodules, refs, path: dir.join("tree"), intact });
             }
@@ -183,20 +142,50 @@ impl Cache {
         crate::beneath::private_folder(&self.root)?;
         let _lock = lock(&self.root, true)?;
         let count = self.list().len();
-        let git = self.root.join("git");
-        if git.exists() {
-            // Renamed first, so that what is left if we are killed is no entry anyone uses.
-            let aside = self.root.join(format!(".clearing-{}-{}", std::process::id(), nanos()));
-            fs::rename(&git, &aside)?;
-        }
-        // Including what a clear that was killed left.
-        for leftover in read_dir_sorted(&self.root) {
-            if leftover.file_name().is_some_and(|n| n.to_string_lossy().starts_with(".clearing-")) {
-                fs::remove_dir_all(&leftover)?;
-            }
-        }
+        remove_folder(&self.root, "git")?;
         Ok(count)
     }
+
+    /// The cache a build uses: located, made private when missing and checked to be ours
+    /// alone, and held (shared, until the process ends) so that `cache clear` waits for it.
+    pub fn open(explicit: Option<&Path>) -> std::io::Result<Cache> {
+        let cache = Cache::locate(explicit);
+        crate::beneath::private_folder(&cache.root)?;
+        hold_shared(&cache.root)?;
+        Ok(cache)
+    }
+}
+
+/// The `tree/` of the sealed entry `dir`, if it is complete and its files are unchanged since
+/// it was sealed; a damaged entry is moved aside and removed.
+pub(crate) fn sealed_tree(dir: &Path) -> Option<PathBuf> {
+    let marker = fs::read_to_string(dir.join(MARKER)).ok();
+    let tree = dir.join("tree");
+    match marker {
+        Some(text) if text.strip_prefix(MARKER_HEADER).map(str::trim) == tree_digest(&tree).ok().as_deref() => Some(tree),
+        None if !dir.exists() => None,
+        _ => {
+            discard(dir);
+            None
+        }
+    }
+}
+
+/// Removes `root/name`, renamed first (under a name of its own) so that a build running now
+/// never sees a half-removed entry; what an earlier removal that was killed left goes too.
+pub(crate) fn remove_folder(root: &Path, name: &str) -> std::io::Result<()> {
+    let folder = root.join(name);
+    let prefix = format!(".clearing-{name}-");
+    if folder.exists() {
+        let aside = root.join(format!("{prefix}{}-{}", std::process::id(), nanos()));
+        fs::rename(&folder, &aside)?;
+    }
+    for leftover in read_dir_sorted(root) {
+        if leftover.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&prefix)) {
+            fs::remove_dir_all(&leftover)?;
+        }
+    }
+    Ok(())
 }
 
 /// `peerpods-build-<uid>`: the cache's name in the shared temporary folder.
@@ -241,11 +230,50 @@ fn hold_shared(root: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Whether `dir` is a sealed entry whose files still match its digest (nothing is removed).
+pub(crate) fn is_intact(dir: &Path) -> bool {
+    fs::read_to_string(dir.join(MARKER)).ok().and_then(|t| t.strip_prefix(MARKER_HEADER).map(|d| d.trim().to_string())) == tree_digest(&dir.join("tree")).ok()
+}
+
+/// A fresh temporary folder in `parent` to write an entry into, after removing what killed
+/// writers left behind there.
+pub(crate) fn begin_in(parent: &Path) -> std::io::Result<PathBuf> {
+    fs::create_dir_all(parent)?;
+    for leftover in fs::read_dir(parent)?.flatten() {
+        let name = leftover.file_name().to_string_lossy().into_owned();
+        let old = leftover.metadata().and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok()).is_some_and(|age| age > STALE_AFTER);
+        if (name.starts_with(".tmp-") && old) || name.starts_with(".discarded-") {
+            let _ = fs::remove_dir_all(leftover.path());
+        }
+    }
+    let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    let temp = parent.join(format!(".tmp-{}-{nanos}", std::process::id()));
+    fs::create_dir(&temp)?;
+    Ok(temp)
+}
+
+/// Seals the entry written in `temp` (the digest of its `tree/`, written last) and renames it
+/// to `dir`; when another build got there first, its entry is used and this copy dropped.
+/// Returns the entry's `tree/`.
+pub(crate) fn seal_into(temp: &Path, dir: &Path) -> std::io::Result<PathBuf> {
+    let digest = tree_digest(&temp.join("tree"))?;
+    crate::beneath::create_new(&temp.join(MARKER), format!("{MARKER_HEADER}{digest}\n").as_bytes())?;
+    if fs::rename(temp, dir).is_err() {
+        let _ = fs::remove_dir_all(temp);
+        if let Some(tree) = sealed_tree(dir) {
+            return Ok(tree);
+        }
+        // A damaged entry was in the way and has been moved aside: nothing to use; write again.
+        return Err(std::io::Error::other(format!("could not move the new entry into {}", dir.display())));
+    }
+    Ok(dir.join("tree"))
+}
+
 fn ref_key(git_ref: &str) -> String {
     hex_digest(git_ref.as_bytes())[..24].to_string()
 }
 
-fn hex_digest(bytes: &[u8]) -> String {
+pub(crate) fn hex_digest(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -258,20 +286,20 @@ fn discard(dir: &Path) {
     }
 }
 
-fn read_dir_sorted(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn read_dir_sorted(dir: &Path) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = fs::read_dir(dir).map(|r| r.flatten().map(|e| e.path()).collect()).unwrap_or_default();
     paths.sort();
     paths
 }
 
 /// Through an exclusively created temporary file of random name (no planted link is followed).
-fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    crate::safe_write::write_atomically(path, text).map_err(std::io::Error::other)
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    crate::safe_write::write_bytes_atomically(path, bytes).map_err(std::io::Error::other)
 }
 
 /// A fingerprint of the files below `tree`: SHA-256 over every path in sorted order with its
-/// kind and content (a symlink: its target). Taken when the entry is sealed from what git
-/// checked out, and again on its first use in a process: a file changed, added, removed or cut
+/// kind and content (a symlink: its target). Taken when the entry is sealed from what was
+/// written, and again on its first use in a process: a file changed, added, removed or cut
 /// short since (whatever its size and time say) changes it.
 pub fn tree_digest(tree: &Path) -> std::io::Result<String> {
     // Names are hashed relative to the folder walked, each followed by a 0 byte: a path is the

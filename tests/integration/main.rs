@@ -17,6 +17,7 @@ mod fidelity;
 mod fidelity_sharing;
 mod gitops;
 mod hardening;
+mod helm;
 mod localize;
 mod parallel_folders;
 mod peerpods;
