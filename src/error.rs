@@ -30,3 +30,28 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// How much of someone else's text (a file, a server's answer) an error quotes.
+pub const EXCERPT_CHARS: usize = 80;
+
+/// At most [`EXCERPT_CHARS`] characters of `text`, escaped (control characters and quotes as
+/// `\n`, `\u{1b}`, ...), with how much was left out: an error never echoes a whole file or
+/// answer, nor lets it write to the terminal.
+pub fn excerpt(text: &str) -> String {
+    let mut shown: String = text.chars().take(EXCERPT_CHARS).collect::<String>().escape_debug().collect();
+    let left = text.chars().count().saturating_sub(EXCERPT_CHARS);
+    if left > 0 {
+        shown.push_str(&format!("... ({left} more characters)"));
+    }
+    shown
+}
+
+/// `message` cut after `max` characters (marked `...`), its control characters escaped: for
+/// messages that may quote someone else's text.
+pub fn bounded(message: &str, max: usize) -> String {
+    let mut shown: String = message.chars().take(max).map(|c| if c.is_control() { c.escape_debug().collect() } else { c.to_string() }).collect();
+    if message.chars().nth(max).is_some() {
+        shown.push_str("...");
+    }
+    shown
+}

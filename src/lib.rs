@@ -4,6 +4,8 @@
 //! ([`target`]), then, at the top level only, add hash suffixes, fix name references, resolve
 //! vars, drop local-config resources and sort.
 pub mod adaptor_settings;
+pub mod beneath;
+pub mod budget;
 pub mod build_metadata;
 pub mod diagnostics;
 pub mod diff;
@@ -100,6 +102,10 @@ pub fn build(dir: &Path, options: &BuildOptions) -> Result<Build, BuildFailure> 
 }
 
 fn build_here(dir: &Path, options: &BuildOptions) -> Result<Build, BuildFailure> {
+    budget::within(std::sync::Arc::new(budget::Budget::default()), || build_with_budget(dir, options))
+}
+
+fn build_with_budget(dir: &Path, options: &BuildOptions) -> Result<Build, BuildFailure> {
     let loader = match remote::top_level_repository(dir, &options.remote) {
         Some(checkout) => checkout.and_then(|(spec, tree)| Loader::in_repository(&tree, &spec.kust_root())),
         None => Loader::new(dir, options.load_restrictor),

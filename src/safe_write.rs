@@ -4,6 +4,10 @@
 //! so a symlink planted in the folder is never followed) beside its destination, then renamed
 //! over it. A temporary file is removed on every error path; an existing destination keeps its
 //! permission bits, a new one gets the umask's.
+//!
+//! A destination that exists and is not a regular file (a device such as `/dev/null`, a FIFO,
+//! `/dev/stdout`) is written in place, as kustomize writes it, never replaced; an existing
+//! file we may not write is refused, as kustomize refuses it.
 use std::io::Write;
 use std::path::Path;
 
@@ -12,15 +16,44 @@ use tempfile::NamedTempFile;
 /// The suffix of temporary files (`.<name>.<random>.peerpods-build.tmp`).
 const TEMP_SUFFIX: &str = ".peerpods-build.tmp";
 
-/// Writes through a temporary file, so a failure never leaves a half-written output.
+/// The longest part of a destination's name kept in its temporary file's name: with the dot,
+/// the random part and the suffix, well below the 255 bytes a name may have.
+const TEMP_NAME_KEPT: usize = 200;
+
+/// Writes through a temporary file, so a failure never leaves a half-written output (a device
+/// or FIFO is written in place).
 pub fn write_atomically(path: &Path, content: &str) -> Result<(), String> {
     write_bytes_atomically(path, content.as_bytes())
 }
 
 /// [`write_atomically`] for content that need not be text.
 pub fn write_bytes_atomically(path: &Path, content: &[u8]) -> Result<(), String> {
+    if let Ok(existing) = std::fs::metadata(path) {
+        if !existing.is_file() && !existing.is_dir() {
+            return write_in_place(path, content);
+        }
+    }
     let staged = stage_bytes(path, content)?;
     commit(staged, path)
+}
+
+/// Writes into an existing device or FIFO (through a link to one, as `/dev/stdout` is).
+fn write_in_place(path: &Path, content: &[u8]) -> Result<(), String> {
+    let mut file = std::fs::OpenOptions::new().write(true).truncate(true).open(path).map_err(|e| format!("writing {}: {e}", path.display()))?;
+    file.write_all(content).map_err(|e| format!("writing {}: {e}", path.display()))
+}
+
+/// Refuses an existing file we may not write (kustomize's `open(2)` fails on it; a rename
+/// would replace it anyway).
+fn check_writable(path: &Path) -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) && rustix::fs::access(path, rustix::fs::Access::WRITE_OK).is_err() {
+            return Err(format!("writing {}: permission denied (the file is read-only)", path.display()));
+        }
+    }
+    let _ = path;
+    Ok(())
 }
 
 /// `content` in a new temporary file beside `path`, with the mode `path` should end up with.
@@ -35,7 +68,13 @@ fn stage_bytes(path: &Path, content: &[u8]) -> Result<NamedTempFile, String> {
         _ => Path::new("."),
     };
     let file_name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
-    let prefix = format!(".{}.", file_name.to_string_lossy());
+    check_writable(path)?;
+    let file_name = file_name.to_string_lossy();
+    let mut kept = TEMP_NAME_KEPT.min(file_name.len());
+    while !file_name.is_char_boundary(kept) {
+        kept -= 1;
+    }
+    let prefix = format!(".{}.", &file_name[..kept]);
     let mut builder = tempfile::Builder::new();
     builder.prefix(&prefix).suffix(TEMP_SUFFIX);
     #[cfg(unix)]

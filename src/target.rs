@@ -610,7 +610,7 @@ pub fn resources_from_file(file: &Path, text: &str) -> Result<(Vec<Resource>, Op
     }
     while let Some((mut doc, mut empty_nulls, mut quoted)) = pending.pop() {
         if !doc.is_object() {
-            return Err(Error::msg(format!("{}: expected a mapping (a Kubernetes object), got {doc}", file.display())));
+            return Err(Error::msg(format!("{}: expected a mapping (a Kubernetes object), got {}", file.display(), crate::error::excerpt(&doc.to_string()))));
         }
         let is_list = doc.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List"));
         if is_list {

@@ -59,6 +59,7 @@ pub fn run(args: &CacheArgs) -> Result<(), String> {
     let cache = Cache::locate(args.cache_dir.as_deref());
     match args.action {
         CacheAction::List => {
+            let cache = Cache::open(args.cache_dir.as_deref()).map_err(|e| format!("cache {}: {e}", cache.root().display()))?;
             for entry in cache.list() {
                 let refs = if entry.refs.is_empty() { "-".to_string() } else { entry.refs.join(",") };
                 let mut notes = Vec::new();

@@ -103,10 +103,18 @@ fn compare_all(args: &DiffArgs) -> Result<Report, String> {
                 let snapshot = snapshots.get_mut(top).expect("a snapshot per top level");
                 snapshot.extract_builds_of(folders).map_err(|e| e.to_string())?;
             }
+            // A folder added or removed since REV renders as all-added or all-removed; one on
+            // neither side is a typo, not "no change".
+            if let Some(pair) = pairs.iter().find(|p| !p.old_dir.is_dir() && !p.new_dir.is_dir()) {
+                return Err(format!("'{}': no such folder, neither in the work tree nor at {rev}", pair.new_label));
+            }
             pairs
         }
         None => match args.dirs.as_slice() {
             [a, b] => {
+                if let Some(missing) = [a, b].into_iter().find(|d| !d.is_dir()) {
+                    return Err(format!("'{}': no such folder", missing.display()));
+                }
                 let cwd = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
                 vec![Pair {
                     old_label: a.display().to_string(),

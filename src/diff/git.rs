@@ -15,6 +15,8 @@ use crate::kustomization::loader::{normalize, KUSTOMIZATION_FILE_NAMES};
 /// Files of one revision, written on demand into a temporary folder removed when dropped.
 pub struct Snapshot {
     folder: tempfile::TempDir,
+    /// The folder, opened: every file is created beneath it, never through a link.
+    beneath: crate::beneath::Beneath,
     objects: CatFile,
     /// Every file of the revision, sorted by path.
     entries: Vec<Entry>,
@@ -64,7 +66,7 @@ impl Snapshot {
         let wanted: Vec<&Entry> = self.entries.iter().filter(|e| !is_written(&e.path) && new.iter().any(|f| in_folder(&e.path, f))).collect();
         let contents = self.objects.read_all(wanted.iter().map(|e| e.object.as_str()))?;
         for (entry, content) in wanted.iter().zip(contents) {
-            write_entry(self.folder.path(), entry, &content)?;
+            write_entry(&mut self.beneath, entry, &content)?;
         }
         self.written.extend(new.into_iter().cloned());
         Ok(())
@@ -74,7 +76,10 @@ impl Snapshot {
     /// when it has no readable one (the build itself reports that).
     fn kustomization_entries(&self, folder: &str) -> Vec<String> {
         let dir = self.root().join(folder);
-        let Some(text) = KUSTOMIZATION_FILE_NAMES.iter().find_map(|name| std::fs::read_to_string(dir.join(name)).ok()) else {
+        // Only a file inside the snapshot is read (a link to `/dev/zero` or outside is not).
+        let root = self.root().canonicalize().unwrap_or_else(|_| self.root().to_path_buf());
+        let inside = |path: &Path| path.canonicalize().ok().filter(|real| real.starts_with(&root) && real.is_file());
+        let Some(text) = KUSTOMIZATION_FILE_NAMES.iter().find_map(|name| std::fs::read_to_string(inside(&dir.join(name))?).ok()) else {
             return Vec::new();
         };
         let Ok(kustomization) = crate::yaml::parse::parse_document(&text) else { return Vec::new() };
@@ -126,31 +131,50 @@ fn toplevel(dir: &Path) -> Result<PathBuf, DiffError> {
 pub fn snapshot(toplevel: &Path, rev: &str) -> Result<Snapshot, DiffError> {
     let listing = git(toplevel, &["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev])
         .map_err(|e| DiffError::Git(format!("unknown git revision '{rev}' ({e})")))?;
-    let entries: Vec<Entry> = listing.split(|b| *b == 0).filter(|e| !e.is_empty()).filter_map(Entry::parse).collect();
-    let folder = tempfile::Builder::new()
-        .prefix("peerpods-diff-")
-        .tempdir()
-        .map_err(|e| DiffError::Io { path: std::env::temp_dir().display().to_string(), message: e.to_string() })?;
+    let entries = read_listing(&listing).map_err(|e| DiffError::Git(format!("git revision '{rev}': {e}")))?;
+    let temp_io = |e: std::io::Error| DiffError::Io { path: std::env::temp_dir().display().to_string(), message: e.to_string() };
+    let folder = tempfile::Builder::new().prefix("peerpods-diff-").tempdir().map_err(temp_io)?;
+    let beneath = crate::beneath::Beneath::open(folder.path()).map_err(temp_io)?;
     let objects = CatFile::start(toplevel)?;
-    Ok(Snapshot { folder, objects, entries, written: BTreeSet::new(), visited: BTreeSet::new() })
+    Ok(Snapshot { folder, beneath, objects, entries, written: BTreeSet::new(), visited: BTreeSet::new() })
 }
 
 /// One file of `git ls-tree -r`: `<mode> <type> <object>\t<path>`.
-struct Entry {
-    mode: String,
-    object: String,
-    path: String,
+#[derive(Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub mode: String,
+    pub object: String,
+    pub path: String,
 }
 
-impl Entry {
-    fn parse(line: &[u8]) -> Option<Entry> {
-        let line = std::str::from_utf8(line).ok()?;
-        let (meta, path) = line.split_once('\t')?;
-        let mut parts = meta.split(' ');
-        let (mode, kind, object) = (parts.next()?, parts.next()?, parts.next()?);
-        // Submodules (`commit` entries) have no files in this repository.
-        (kind == "blob").then(|| Entry { mode: mode.to_string(), object: object.to_string(), path: path.to_string() })
+/// The files of `git ls-tree -r -z` output. A revision is anyone's text (a commit made with
+/// `git hash-object --literally` may hold any name): each path must be made of plain names
+/// (no `..`, `.`, empty name or absolute path), each object an object id, each entry a blob
+/// (a file or a link) or a submodule (skipped), and no path may repeat.
+pub fn read_listing(listing: &[u8]) -> Result<Vec<Entry>, String> {
+    let mut entries = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for line in listing.split(|b| *b == 0).filter(|e| !e.is_empty()) {
+        let shown = || String::from_utf8_lossy(line).escape_debug().to_string();
+        let text = std::str::from_utf8(line).map_err(|_| format!("an entry's name is not UTF-8: '{}'", shown()))?;
+        let (meta, path) = text.split_once('\t').ok_or_else(|| format!("unexpected ls-tree line '{}'", shown()))?;
+        let parts: Vec<&str> = meta.split(' ').collect();
+        let [mode, kind, object] = parts[..] else { return Err(format!("unexpected ls-tree line '{}'", shown())) };
+        if object.is_empty() || !object.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(format!("unexpected object id in '{}'", shown()));
+        }
+        crate::beneath::plain_names(path).map_err(|e| format!("an entry cannot be a file: {e}"))?;
+        if !seen.insert(path) {
+            return Err(format!("'{}' is listed twice", path.escape_debug()));
+        }
+        match (kind, mode) {
+            ("blob", "100644" | "100755" | "120000" | "100664") => entries.push(Entry { mode: mode.to_string(), object: object.to_string(), path: path.to_string() }),
+            // Submodules have no files in this repository.
+            ("commit", _) => {}
+            _ => return Err(format!("unexpected entry '{}'", shown())),
+        }
     }
+    Ok(entries)
 }
 
 /// One `git cat-file --batch` for the whole snapshot, asked for one object at a time (it answers
@@ -210,26 +234,24 @@ fn read_blob(reader: &mut impl BufRead, object: &str) -> Result<Vec<u8>, DiffErr
         .and_then(|rest| rest.strip_prefix(" blob "))
         .and_then(|size| size.parse().ok())
         .ok_or_else(|| DiffError::Git(format!("git cat-file: unexpected answer for {object}: {}", header.trim_end())))?;
-    let mut content = vec![0; size + 1];
+    let mut content = vec![0; size.saturating_add(1)];
     reader.read_exact(&mut content).map_err(|e| DiffError::Git(format!("git cat-file: {e}")))?;
     content.pop();
     Ok(content)
 }
 
-fn write_entry(root: &Path, entry: &Entry, content: &[u8]) -> Result<(), DiffError> {
-    let path = root.join(&entry.path);
-    let io = |e: std::io::Error| DiffError::Io { path: path.display().to_string(), message: e.to_string() };
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(io)?;
-    }
+/// Writes one file (or link) of the revision beneath the snapshot folder: never through a link,
+/// never over a file already written.
+fn write_entry(beneath: &mut crate::beneath::Beneath, entry: &Entry, content: &[u8]) -> Result<(), DiffError> {
+    let io = |e: std::io::Error| DiffError::Io { path: entry.path.clone(), message: e.to_string() };
     if entry.mode == "120000" {
-        let target = PathBuf::from(String::from_utf8_lossy(content).into_owned());
-        #[cfg(unix)]
-        return std::os::unix::fs::symlink(target, &path).map_err(io);
-        #[cfg(not(unix))]
-        return std::fs::write(&path, target.to_string_lossy().as_bytes()).map_err(io);
+        let target = std::str::from_utf8(content).map_err(|_| io(std::io::Error::other("a link's target is not UTF-8")))?;
+        if target.contains('\0') {
+            return Err(io(std::io::Error::other("a link's target holds a NUL byte")));
+        }
+        return beneath.symlink(&entry.path, target).map_err(io);
     }
-    std::fs::write(&path, content).map_err(io)
+    beneath.write_new(&entry.path, content, 0o644).map_err(io)
 }
 
 /// Runs `git -C dir args...` with the caller's environment; its stdout, or its stderr as the error.

@@ -34,7 +34,7 @@ impl Loader {
     /// `new(base.join(root))`, resolved from `base` (already real) when there is one.
     fn new_in(base: Option<&Path>, root: &Path, restrictor: LoadRestrictor) -> Result<Self> {
         let real = match base {
-            Some(base) => real_path(base, root),
+            Some(base) => real_path_lexical(base, root),
             None => root.canonicalize(),
         };
         let root = base.map_or_else(|| root.to_path_buf(), |b| b.join(root));
@@ -90,11 +90,14 @@ impl Loader {
     }
 
     /// The absolute, symlink-resolved path of `relative`, checked against the restrictor.
+    /// As in kustomize, `..` is taken lexically first (`link/../x` is the root's `x`, whatever
+    /// `link` points at), and a refusal names the path as written joined to the root, never
+    /// where a link leads.
     pub fn resolve(&self, relative: &str) -> Result<PathBuf> {
         let joined = self.root.join(relative);
-        let real = real_path(&self.root, Path::new(relative)).map_err(|e| Error::Io { path: joined.clone(), message: io_reason(&e) })?;
+        let real = real_path_lexical(&self.root, Path::new(relative)).map_err(|e| Error::Io { path: joined.clone(), message: io_reason(&e) })?;
         if self.restrictor == LoadRestrictor::RootOnly && !real.starts_with(&self.root) {
-            return Err(Error::OutsideRoot { path: real.display().to_string(), root: self.root.display().to_string() });
+            return Err(Error::OutsideRoot { path: normalize(&joined).display().to_string(), root: self.root.display().to_string() });
         }
         Ok(real)
     }
@@ -102,8 +105,7 @@ impl Loader {
     /// Reads a file named relative to the root.
     pub fn read(&self, relative: &str) -> Result<(PathBuf, String)> {
         let (path, bytes) = self.read_bytes(relative)?;
-        let text = String::from_utf8(bytes)
-            .map_err(|_| Error::Io { path: path.clone(), message: "file is not valid UTF-8".into() })?;
+        let text = decode_text(bytes).ok_or_else(|| Error::Io { path: path.clone(), message: "file is not valid UTF-8".into() })?;
         Ok((path, text))
     }
 
@@ -116,17 +118,17 @@ impl Loader {
 
     /// Whether `relative` names an existing file (not folder) below the root, ignoring the restrictor.
     pub fn is_file(&self, relative: &str) -> bool {
-        self.root.join(relative).is_file()
+        normalize(&self.root.join(relative)).is_file()
     }
 
     pub fn is_dir(&self, relative: &str) -> bool {
-        self.root.join(relative).is_dir()
+        normalize(&self.root.join(relative)).is_dir()
     }
 
     /// Why `relative` is neither a file nor a folder: usually "no such file or directory", but a
     /// symlink loop says so.
     pub fn missing_reason(&self, relative: &str) -> String {
-        match self.root.join(relative).canonicalize() {
+        match normalize(&self.root.join(relative)).canonicalize() {
             Err(e) => io_reason(&e),
             Ok(_) => "no such file or directory".into(),
         }
@@ -190,6 +192,32 @@ fn real_path(base: &Path, relative: &Path) -> std::io::Result<PathBuf> {
         }
     }
     Ok(path)
+}
+
+/// [`real_path`] of `base` joined with `relative` once `.` and `..` are removed lexically, as
+/// Go's `filepath.Join` removes them.
+fn real_path_lexical(base: &Path, relative: &Path) -> std::io::Result<PathBuf> {
+    let joined = normalize(&base.join(relative));
+    match joined.strip_prefix(base) {
+        Ok(rest) => real_path(base, rest),
+        Err(_) => joined.canonicalize(),
+    }
+}
+
+/// A file's text: UTF-8, or UTF-16 when it starts with a byte order mark saying so (go-yaml
+/// decodes both; the mark stays, as the YAML parser expects it at the start).
+fn decode_text(bytes: Vec<u8>) -> Option<String> {
+    let utf16 = |units: &[u8], unit: fn([u8; 2]) -> u16| {
+        if units.len() % 2 != 0 {
+            return None;
+        }
+        String::from_utf16(&units.chunks_exact(2).map(|p| unit([p[0], p[1]])).collect::<Vec<u16>>()).ok()
+    };
+    match bytes.get(..2) {
+        Some([0xFF, 0xFE]) => utf16(&bytes, u16::from_le_bytes),
+        Some([0xFE, 0xFF]) => utf16(&bytes, u16::from_be_bytes),
+        _ => String::from_utf8(bytes).ok(),
+    }
 }
 
 /// `std::fs::read` without its `statx` for the size: inputs are small, and here a syscall costs

@@ -16,6 +16,12 @@ use super::PatchError;
 
 /// Apply the operations `ops` (a parsed JSON array, from JSON or YAML text) to `target`.
 pub fn apply_json6902(target: &mut Value, ops: &Value) -> Result<(), PatchError> {
+    apply_json6902_within(target, ops, &crate::budget::current())
+}
+
+/// [`apply_json6902`], charging what it copies (each `add`/`replace` value, each `copy`) to
+/// `budget` first: 40 `copy /data -> /data/cN` operations would make a resource 2^40 times larger.
+pub fn apply_json6902_within(target: &mut Value, ops: &Value, budget: &crate::budget::Budget) -> Result<(), PatchError> {
     let Value::Array(list) = ops else {
         return Err(PatchError::new(format!(
             "json patch must be a list of operations, got: {}",
@@ -28,7 +34,7 @@ pub fn apply_json6902(target: &mut Value, ops: &Value) -> Result<(), PatchError>
         };
         let kind = op.get("op").and_then(Value::as_str).unwrap_or("unknown");
         let path = op.get("path").and_then(Value::as_str).unwrap_or("unknown");
-        apply_one(target, kind, path, op).map_err(|e| {
+        apply_one(target, kind, path, op, budget).map_err(|e| {
             PatchError::new(format!("json patch operation {i} ({kind} {path}): {e}"))
         })?;
     }
@@ -36,8 +42,11 @@ pub fn apply_json6902(target: &mut Value, ops: &Value) -> Result<(), PatchError>
     Ok(())
 }
 
-fn apply_one(doc: &mut Value, kind: &str, path: &str, op: &Map<String, Value>) -> Result<(), String> {
+fn apply_one(doc: &mut Value, kind: &str, path: &str, op: &Map<String, Value>, budget: &crate::budget::Budget) -> Result<(), String> {
     let value = || op.get("value").cloned().unwrap_or(Value::Null);
+    if matches!(kind, "add" | "replace") {
+        budget.charge_copies(op.get("value").unwrap_or(&Value::Null), 1).map_err(|e| e.to_string())?;
+    }
     match kind {
         "add" => {
             let (parent, key) = find_object(doc, path)
@@ -70,10 +79,11 @@ fn apply_one(doc: &mut Value, kind: &str, path: &str, op: &Map<String, Value>) -
                 remove(parent, &key).map_err(|e| format!("error in move for path: '{key}': {e}"))?
             } else {
                 // a missing object key copies as null, as in evanphx v4
-                get_mut(parent, &key)
-                    .map_err(|e| format!("error in copy for from: '{from}': {e}"))?
-                    .cloned()
-                    .unwrap_or(Value::Null)
+                let found = get_mut(parent, &key).map_err(|e| format!("error in copy for from: '{from}': {e}"))?;
+                if let Some(found) = &found {
+                    budget.charge_copies(found, 1).map_err(|e| e.to_string())?;
+                }
+                found.cloned().unwrap_or(Value::Null)
             };
             let (parent, key) = find_object(doc, path)
                 .ok_or_else(|| format!("{kind} operation does not apply: doc is missing destination path: {path}: missing value"))?;

@@ -8,7 +8,7 @@ pub mod json6902;
 pub mod schema;
 pub mod strategic;
 
-pub use json6902::apply_json6902;
+pub use json6902::{apply_json6902, apply_json6902_within};
 pub use schema::{is_namespaced, FieldInfo, Schema, SchemaNode, BUILTIN_VERSION};
 pub use strategic::strategic_merge;
 

@@ -7,9 +7,13 @@
 //! <cache>/git/<repository key>/<commit>/tree/      the files (no .git)
 //! <cache>/git/<repository key>/<commit>/complete   fingerprint of tree/, written last
 //! <cache>/git/<repository key>/.tmp-*              a fetch under way (or killed)
+//! <cache>/lock                                     held shared by builds, exclusively by `cache clear`
 //! ```
+//!
+//! The cache folder is made with mode 0700 and refused when it belongs to another user or
+//! others may write it ([`crate::beneath::private_folder`]); every file in it is created new
+//! (`O_EXCL`, no link followed) and renamed into place.
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -18,7 +22,7 @@ use sha2::{Digest, Sha256};
 /// The environment variable that moves the cache.
 pub const CACHE_ENV: &str = "PEERPODS_BUILD_CACHE";
 const MARKER: &str = "complete";
-const MARKER_HEADER: &str = "peerpods-build cache entry 2\n";
+const MARKER_HEADER: &str = "peerpods-build cache entry 3\n";
 /// A temporary folder older than this belongs to a fetch that was killed.
 const STALE_AFTER: Duration = Duration::from_secs(3600);
 
@@ -47,7 +51,8 @@ impl Cache {
         let root = explicit.map(Path::to_path_buf).or_else(|| std::env::var_os(CACHE_ENV).filter(|v| !v.is_empty()).map(PathBuf::from)).unwrap_or_else(|| {
             let xdg = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()).map(PathBuf::from);
             let home = std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".cache"));
-            xdg.or(home).unwrap_or_else(std::env::temp_dir).join("peerpods-build")
+            // Without either, a folder of the shared temporary folder named for our user.
+            xdg.or(home).map(|dir| dir.join("peerpods-build")).unwrap_or_else(|| std::env::temp_dir().join(shared_name()))
         });
         Cache { root }
     }
@@ -131,11 +136,23 @@ impl Cache {
         out
     }
 
-    /// Removes every entry; returns how many there were.
+    /// Removes every entry, once the builds using the cache have ended (builds starting
+    /// meanwhile wait for it); returns how many there were.
     pub fn clear(&self) -> std::io::Result<usize> {
+        crate::beneath::private_folder(&self.root)?;
+        let _lock = lock(&self.root, true)?;
         let count = self.list().len();
         remove_folder(&self.root, "git")?;
         Ok(count)
+    }
+
+    /// The cache a build uses: located, made private when missing and checked to be ours
+    /// alone, and held (shared, until the process ends) so that `cache clear` waits for it.
+    pub fn open(explicit: Option<&Path>) -> std::io::Result<Cache> {
+        let cache = Cache::locate(explicit);
+        crate::beneath::private_folder(&cache.root)?;
+        hold_shared(&cache.root)?;
+        Ok(cache)
     }
 }
 
@@ -154,13 +171,61 @@ pub(crate) fn sealed_tree(dir: &Path) -> Option<PathBuf> {
     }
 }
 
-/// Removes `root/name`, renamed first so that a build running now never sees a half-removed entry.
+/// Removes `root/name`, renamed first (under a name of its own) so that a build running now
+/// never sees a half-removed entry; what an earlier removal that was killed left goes too.
 pub(crate) fn remove_folder(root: &Path, name: &str) -> std::io::Result<()> {
     let folder = root.join(name);
+    let prefix = format!(".clearing-{name}-");
     if folder.exists() {
-        let aside = root.join(format!(".clearing-{name}-{}", std::process::id()));
+        let aside = root.join(format!("{prefix}{}-{}", std::process::id(), nanos()));
         fs::rename(&folder, &aside)?;
-        fs::remove_dir_all(&aside)?;
+    }
+    for leftover in read_dir_sorted(root) {
+        if leftover.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&prefix)) {
+            fs::remove_dir_all(&leftover)?;
+        }
+    }
+    Ok(())
+}
+
+/// `peerpods-build-<uid>`: the cache's name in the shared temporary folder.
+fn shared_name() -> String {
+    #[cfg(unix)]
+    return format!("peerpods-build-{}", rustix::process::geteuid().as_raw());
+    #[cfg(not(unix))]
+    return "peerpods-build".to_string();
+}
+
+fn nanos() -> u128 {
+    SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
+}
+
+/// The cache's lock file, locked shared (builds) or exclusive (`cache clear`), waiting for it.
+fn lock(root: &Path, exclusive: bool) -> std::io::Result<fs::File> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true).write(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW).mode(0o600);
+    }
+    let file = options.open(root.join("lock"))?;
+    #[cfg(unix)]
+    {
+        use rustix::fs::FlockOperation;
+        rustix::fs::flock(&file, if exclusive { FlockOperation::LockExclusive } else { FlockOperation::LockShared })?;
+    }
+    Ok(file)
+}
+
+/// Takes the shared lock of the cache at `root` once per process, kept until it ends (the
+/// files of an entry are read long after the checkout is found).
+fn hold_shared(root: &Path) -> std::io::Result<()> {
+    static HELD: std::sync::Mutex<Vec<(PathBuf, fs::File)>> = std::sync::Mutex::new(Vec::new());
+    let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+    if !held.iter().any(|(r, _)| r == root) {
+        let file = lock(root, false)?;
+        held.push((root.to_path_buf(), file));
     }
     Ok(())
 }
@@ -192,9 +257,7 @@ pub(crate) fn begin_in(parent: &Path) -> std::io::Result<PathBuf> {
 /// Returns the entry's `tree/`.
 pub(crate) fn seal_into(temp: &Path, dir: &Path) -> std::io::Result<PathBuf> {
     let digest = tree_digest(&temp.join("tree"))?;
-    let mut marker = fs::File::create(temp.join(MARKER))?;
-    marker.write_all(format!("{MARKER_HEADER}{digest}\n").as_bytes())?;
-    marker.sync_all()?;
+    crate::beneath::create_new(&temp.join(MARKER), format!("{MARKER_HEADER}{digest}\n").as_bytes())?;
     if fs::rename(temp, dir).is_err() {
         let _ = fs::remove_dir_all(temp);
         if let Some(tree) = sealed_tree(dir) {
@@ -229,16 +292,15 @@ pub(crate) fn read_dir_sorted(dir: &Path) -> Vec<PathBuf> {
     paths
 }
 
+/// Through an exclusively created temporary file of random name (no planted link is followed).
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let temp = path.with_extension(format!("tmp-{}", std::process::id()));
-    fs::write(&temp, bytes)?;
-    fs::rename(&temp, path)
+    crate::safe_write::write_bytes_atomically(path, bytes).map_err(std::io::Error::other)
 }
 
 /// A fingerprint of the files below `tree`: SHA-256 over every path in sorted order with its
-/// kind, size and modification time (a symlink: its target). Taken from metadata alone, so a
-/// build checks a large checkout without reading it; a file changed, added, removed or cut
-/// short since the entry was sealed changes it.
+/// kind and content (a symlink: its target). Taken when the entry is sealed from what was
+/// written, and again on its first use in a process: a file changed, added, removed or cut
+/// short since (whatever its size and time say) changes it.
 pub fn tree_digest(tree: &Path) -> std::io::Result<String> {
     // Names are hashed relative to the folder walked, each followed by a 0 byte: a path is the
     // sequence of names with `d`/`u` marking the way down and up.
@@ -262,12 +324,12 @@ pub fn tree_digest(tree: &Path) -> std::io::Result<String> {
                 walk(&entry.path(), hasher)?;
                 hasher.update(b"u");
             } else {
-                let modified = meta.modified()?.duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+                let content = fs::read(entry.path())?;
                 hasher.update(b"f");
                 hasher.update(name.as_encoded_bytes());
                 hasher.update([0]);
-                hasher.update(meta.len().to_le_bytes());
-                hasher.update(modified.to_le_bytes());
+                hasher.update((content.len() as u64).to_le_bytes());
+                hasher.update(Sha256::digest(&content));
             }
         }
         Ok(())

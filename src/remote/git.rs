@@ -22,11 +22,12 @@ const REPOSITORY_VARIABLES: [&str; 8] = [
 ];
 
 /// Runs `git args...` in `dir` for the repository `url`, with a timeout; returns stdout.
+///
+/// `dir` is a folder of ours (the cache root, or a checkout being made): git's discovery stops
+/// there (`GIT_CEILING_DIRECTORIES`), so a repository around the cache, with its configuration
+/// (`core.sshCommand`, hooks, ...), is never read. Callers put `--end-of-options` before user text.
 pub fn run(dir: &Path, args: &[&str], url: &str, timeout: Duration) -> Result<String, RemoteError> {
-    let mut program = Program::new("git").args(args).current_dir(dir).timeout(timeout);
-    for name in REPOSITORY_VARIABLES {
-        program = program.env_remove(name);
-    }
+    let mut program = pinned(Program::new("git").args(args), dir).timeout(timeout);
     // A password prompt would wait for the timeout; fail at once unless the user asked for prompts.
     if std::env::var_os("GIT_TERMINAL_PROMPT").is_none() {
         program = program.env("GIT_TERMINAL_PROMPT", "0");
@@ -45,6 +46,28 @@ pub fn run(dir: &Path, args: &[&str], url: &str, timeout: Duration) -> Result<St
         let err = finished.stderr_text();
         Err(RemoteError::new(url, classify(&err), format!("'{shown}': {err}")))
     }
+}
+
+/// `program` run in `dir` with git's repository discovery pinned to `dir` (it looks for `dir/.git`
+/// and never above) and without the variables that point git at another repository.
+pub fn pinned(mut program: Program, dir: &Path) -> Program {
+    for name in REPOSITORY_VARIABLES {
+        program = program.env_remove(name);
+    }
+    // A ceiling stops the search before entering it: the parent of `dir` (a ceiling equal to the
+    // working folder would not count).
+    let real = dir.canonicalize().unwrap_or_else(|_| std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()));
+    let ceiling = real.parent().unwrap_or(&real).to_path_buf();
+    program.current_dir(dir).env("GIT_CEILING_DIRECTORIES", ceiling)
+}
+
+/// Refuses a ref git could read as an option (`--upload-pack=...`): no branch, tag or commit
+/// id starts with `-` (git's `check-ref-format` refuses such names too).
+pub fn check_ref(url: &str, git_ref: &str) -> Result<(), RemoteError> {
+    if git_ref.starts_with('-') {
+        return Err(RemoteError::new(url, "invalid ref", format!("'{git_ref}' starts with '-' (a branch, tag or commit id never does)")));
+    }
+    Ok(())
 }
 
 /// What went wrong, from git's message: the words users search for.

@@ -77,9 +77,15 @@ pub fn checkout(spec: &RepoSpec, options: &RemoteOptions) -> Result<PathBuf, Rem
 }
 
 fn checkout_uncached(spec: &RepoSpec, options: &RemoteOptions) -> Result<PathBuf, RemoteError> {
-    let cache = Cache::locate(options.cache_dir.as_deref());
     let url = spec.clone_spec();
     let git_ref = if spec.git_ref.is_empty() { "HEAD" } else { spec.git_ref.as_str() };
+    git::check_ref(&url, git_ref)?;
+    if let Some(message) = &spec.invalid_timeout {
+        return Err(RemoteError::new(&url, "invalid timeout", message.clone()));
+    }
+    let cache_root = Cache::locate(options.cache_dir.as_deref()).root().to_path_buf();
+    let cache = Cache::open(options.cache_dir.as_deref())
+        .map_err(|e| RemoteError::new(&url, "cache error", format!("{}: {e}", cache_root.display())))?;
     let io_error = |e: std::io::Error| RemoteError::new(&url, "cache error", format!("{}: {e}", cache.root().display()));
     let commit = if git::is_commit_id(git_ref) {
         git_ref.to_string()
@@ -88,13 +94,11 @@ fn checkout_uncached(spec: &RepoSpec, options: &RemoteOptions) -> Result<PathBuf
             RemoteError::new(&url, "not in the cache (--offline)", format!("ref '{git_ref}' was never fetched into {}", cache.root().display()))
         })?
     } else {
-        // Run where no repository is (not in the user's checkout).
-        std::fs::create_dir_all(cache.root()).map_err(io_error)?;
         // While the server answers, check the entry the ref named last time: usually it still does.
         let remembered = cache.remembered(&url, git_ref);
         let (listing, remembered_tree) = std::thread::scope(|scope| {
             let check = scope.spawn(|| remembered.as_deref().and_then(|commit| cache.entry(&url, commit, spec.submodules)));
-            let listing = git::run(cache.root(), &["ls-remote", &url, git_ref], &url, spec.timeout);
+            let listing = git::run(cache.root(), &["ls-remote", "--end-of-options", &url, git_ref], &url, spec.timeout);
             (listing, check.join().ok().flatten())
         });
         let commit = git::commit_in_listing(&listing?, git_ref)
@@ -105,6 +109,10 @@ fn checkout_uncached(spec: &RepoSpec, options: &RemoteOptions) -> Result<PathBuf
         commit
     };
     if let Some(tree) = cache.entry(&url, &commit, spec.submodules) {
+        // The ref resolved to a commit cached under another name: `--offline` must know it too.
+        if !options.offline && !git::is_commit_id(git_ref) {
+            cache.remember(&url, git_ref, &commit).map_err(io_error)?;
+        }
         return Ok(tree);
     }
     if options.offline {
@@ -137,9 +145,9 @@ fn fetch(spec: &RepoSpec, url: &str, git_ref: &str, tree: &Path) -> Result<Strin
     let run = |args: &[&str]| git::run(tree, args, url, spec.timeout);
     run(&["init", "--quiet"])?;
     // Relative submodule URLs are resolved against `origin`.
-    run(&["remote", "add", "origin", url])?;
-    run(&["fetch", "--quiet", "--depth=1", url, git_ref])?;
-    run(&["checkout", "--quiet", "FETCH_HEAD"])?;
+    run(&["remote", "add", "--end-of-options", "origin", url])?;
+    run(&["fetch", "--quiet", "--depth=1", "--end-of-options", url, git_ref])?;
+    run(&["checkout", "--quiet", "--end-of-options", "FETCH_HEAD"])?;
     if spec.submodules {
         run(&["submodule", "--quiet", "update", "--init", "--recursive"])?;
     }

@@ -20,7 +20,13 @@ pub struct RepoSpec {
     pub submodules: bool,
     /// `?timeout=` for each git command (default 27 s).
     pub timeout: Duration,
+    /// A `?timeout=` too large for a duration (kustomize's Go would overflow): the fetch
+    /// fails with this message instead of running.
+    pub invalid_timeout: Option<String>,
 }
+
+/// The longest timeout a URL may ask for: Go's largest duration (about 292 years).
+pub const MAX_TIMEOUT: Duration = Duration::from_nanos(i64::MAX as u64);
 
 /// kustomize's timeout for one git command.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(27);
@@ -74,10 +80,14 @@ impl RepoSpec {
         }
         let (rest, query) = entry.split_once('?').unwrap_or((entry, ""));
         let (git_ref, timeout, submodules) = parse_query(query);
+        let (timeout, invalid_timeout) = match timeout {
+            Ok(timeout) => (timeout, None),
+            Err(message) => (DEFAULT_TIMEOUT, Some(message)),
+        };
         let (host, rest) = extract_host(rest)?;
         let default_segments = if host.starts_with(FILE_SCHEME) { None } else { Some(2) };
         let (repo_path, kust_root_path) = split_path(rest, default_segments)?;
-        Ok(RepoSpec { raw: entry.to_string(), host, repo_path, kust_root_path, git_ref, submodules, timeout })
+        Ok(RepoSpec { raw: entry.to_string(), host, repo_path, kust_root_path, git_ref, submodules, timeout, invalid_timeout })
     }
 }
 
@@ -97,9 +107,10 @@ pub fn has_git_marker(entry: &str) -> bool {
     path.contains("//") || path.contains("_git/") || path.split('/').any(|part| part.ends_with(".git"))
 }
 
-/// `ref` (else `version`), `timeout`, `submodules`; a query that does not parse gives the defaults.
-fn parse_query(query: &str) -> (String, Duration, bool) {
-    let defaults = (String::new(), DEFAULT_TIMEOUT, true);
+/// `ref` (else `version`), `timeout`, `submodules`; a query that does not parse gives the
+/// defaults; a timeout past [`MAX_TIMEOUT`] is an error.
+pub fn parse_query(query: &str) -> (String, Result<Duration, String>, bool) {
+    let defaults = (String::new(), Ok(DEFAULT_TIMEOUT), true);
     let mut values: Vec<(String, String)> = Vec::new();
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         if pair.contains(';') {
@@ -116,11 +127,16 @@ fn parse_query(query: &str) -> (String, Duration, bool) {
     if !get("ref").is_empty() {
         git_ref = get("ref").to_string();
     }
+    let too_long = |text: &str| format!("timeout '{text}' is longer than the largest duration ({MAX_TIMEOUT:?})");
     let timeout = match get("timeout") {
-        "" => DEFAULT_TIMEOUT,
+        "" => Ok(DEFAULT_TIMEOUT),
         text => match text.parse::<i64>() {
-            Ok(seconds) if seconds > 0 => Duration::from_secs(seconds as u64),
-            _ => parse_go_duration(text).filter(|d| !d.is_zero()).unwrap_or(DEFAULT_TIMEOUT),
+            Ok(seconds) if seconds > 0 => Some(Duration::from_secs(seconds.unsigned_abs())).filter(|d| *d <= MAX_TIMEOUT).ok_or_else(|| too_long(text)),
+            _ => match parse_go_duration(text) {
+                Some(Ok(duration)) if !duration.is_zero() => Ok(duration),
+                Some(Err(Overflow)) => Err(too_long(text)),
+                _ => Ok(DEFAULT_TIMEOUT),
+            },
         },
     };
     let submodules = match get("submodules") {
@@ -151,35 +167,66 @@ fn unescape_query(text: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// Go's `time.ParseDuration` for positive values: `1h2m3.5s`, `300ms`, `90s`.
-fn parse_go_duration(text: &str) -> Option<Duration> {
+/// A duration past Go's largest.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Overflow;
+
+/// Go's `time.ParseDuration` for positive values: `1h2m3.5s`, `300ms`, `90s`; `None` for text
+/// that is no duration, `Some(Err)` for one past Go's largest (as Go refuses it), all in
+/// integer nanoseconds with checked arithmetic (no float, no panic).
+pub fn parse_go_duration(text: &str) -> Option<Result<Duration, Overflow>> {
     let text = text.strip_prefix('+').unwrap_or(text);
     if text.is_empty() || text.starts_with('-') {
         return None;
     }
     if text == "0" {
-        return Some(Duration::ZERO);
+        return Some(Ok(Duration::ZERO));
     }
-    let mut total = 0f64;
+    const LIMIT: u128 = i64::MAX as u128;
+    let mut total: u128 = 0;
+    let mut overflow = false;
     let mut rest = text;
     while !rest.is_empty() {
         let number_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
-        let number: f64 = rest[..number_end].parse().ok()?;
+        let (whole, fraction) = rest[..number_end].split_once('.').unwrap_or((&rest[..number_end], ""));
+        if (whole.is_empty() && fraction.is_empty()) || fraction.contains('.') {
+            return None;
+        }
         rest = &rest[number_end..];
         let unit_end = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
-        let seconds_per_unit = match &rest[..unit_end] {
-            "ns" => 1e-9,
-            "us" | "µs" | "μs" => 1e-6,
-            "ms" => 1e-3,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
+        let nanos_per_unit: u128 = match &rest[..unit_end] {
+            "ns" => 1,
+            "us" | "µs" | "μs" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
             _ => return None,
         };
-        total += number * seconds_per_unit;
         rest = &rest[unit_end..];
+        // The whole part, digit by digit, stopping at the limit; then the fraction's digits
+        // that still count (a unit is at most 3.6e12 ns: 13 digits).
+        let mut value: u128 = 0;
+        for digit in whole.bytes() {
+            value = value * 10 + u128::from(digit - b'0');
+            if value > LIMIT {
+                overflow = true;
+                break;
+            }
+        }
+        let mut part = value.saturating_mul(nanos_per_unit);
+        let mut scale = nanos_per_unit;
+        for digit in fraction.bytes().take(20) {
+            scale /= 10;
+            part += u128::from(digit - b'0') * scale;
+        }
+        total = total.saturating_add(part);
+        overflow |= total > LIMIT;
     }
-    Some(Duration::from_secs_f64(total))
+    if overflow {
+        return Some(Err(Overflow));
+    }
+    Some(Ok(Duration::from_nanos(total as u64)))
 }
 
 /// Splits off the scheme, user and host; `git::` (go-getter's prefix) is dropped.
@@ -392,6 +439,13 @@ mod tests {
         assert_eq!(spec("timeout=1m30s").timeout, Duration::from_secs(90));
         assert_eq!(spec("timeout=0").timeout, DEFAULT_TIMEOUT);
         assert_eq!(spec("timeout=soon").timeout, DEFAULT_TIMEOUT);
+        assert_eq!(spec("timeout=1.5h").timeout, Duration::from_secs(5400));
+        assert_eq!(spec("timeout=300ms").timeout, Duration::from_millis(300));
+        for huge in ["6000000000000000h", "9223372036854775807", "2562048h", "99999999999999999999999999s"] {
+            let spec = spec(&format!("timeout={huge}"));
+            assert!(spec.invalid_timeout.as_deref().is_some_and(|m| m.contains(huge)), "{huge}: {spec:?}");
+        }
+        assert_eq!(spec("timeout=2562047h").invalid_timeout, None);
         assert!(!spec("submodules=0").submodules);
         assert!(!spec("submodules=False").submodules);
         assert!(spec("submodules=maybe").submodules);

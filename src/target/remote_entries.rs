@@ -88,7 +88,8 @@ pub(super) fn accumulate_http_entry(ctx: &mut Context, target: &Target, entry: &
                 }
                 return Ok(acc);
             }
-            Err(e) => e.to_string(),
+            // Whatever the message quotes of the answer, only its start is shown.
+            Err(e) => crate::error::bounded(&e.to_string(), 400),
         },
         Err(e) => e.to_string(),
     };

@@ -7,7 +7,7 @@ use crate::diagnostics::Diagnostics;
 use crate::error::{Error, Result};
 use crate::kustomization::types::{Patch, Selector};
 use crate::kustomization::Loader;
-use crate::patch::{apply_json6902, strategic_merge, Schema};
+use crate::patch::{apply_json6902_within, strategic_merge, Schema};
 use crate::resource::{ResId, ResMap, Resource};
 use crate::yaml::memo::TextMemo;
 use crate::yaml::parse::parse_documents;
@@ -110,6 +110,8 @@ fn merge_into(r: &mut Resource, patch: &Value, allow_name_change: bool, allow_ki
 /// Applies a strategic merge patch to the resources at `indices`, dropping the ones it deletes;
 /// returns the ids of the resources the patch left exactly as they were.
 fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, options: (bool, bool), schema: &Schema) -> Result<Vec<ResId>> {
+    // The patch is copied into each resource it selects.
+    crate::budget::current().charge_copies(patch, indices.len()).map_err(|e| Error::msg(e.to_string()))?;
     let outcomes = resources.map_positions_mut(indices, |r| {
         let before = r.value.clone();
         let mut copy = patch.clone();
@@ -282,13 +284,15 @@ fn apply_json6902_to_selected(resources: &mut ResMap, target: &Selector, ops: &V
     if selected.is_empty() {
         diagnostics.unmatched(kustomization, &format!("patch {described} selects no resource"));
     }
+    // Taken here, on the build's thread: the patch runs on the pool's.
+    let budget = crate::budget::current();
     let results = resources.map_positions_mut(&selected, |r| {
         r.remember_current_id();
         let before = r.value.clone();
         // kustomize applies JSON patches to the resource as JSON: a null is `null` from then on.
         r.empty_nulls = None;
         r.quoted = None;
-        with_annotations_present(&mut r.value, |value| apply_json6902(value, ops))
+        with_annotations_present(&mut r.value, |value| apply_json6902_within(value, ops, &budget))
             .map_err(|e| Error::msg(format!("{e} (patching {})", r.previous_ids.last().expect("just remembered"))))?;
         // kustomize rebuilds the patched resource from JSON: no node is shared any more.
         r.nodes.forget_all();

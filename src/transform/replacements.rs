@@ -42,6 +42,10 @@ pub fn apply_replacements(resources: &mut ResMap, replacements: &[Value], loader
     let list = load_replacements(replacements, loader)?;
     let mut deferred = None;
     let outcome = list.iter().try_for_each(|r| apply_one(resources, r, &mut deferred));
+    let outcome = outcome.map_err(|e| match e.to_string().starts_with("excessive") {
+        true => e.context(format!("replacements of {}", loader.root().display())),
+        false => e,
+    });
     resources.reindex();
     outcome?;
     validate_metadata(resources)?;
@@ -1131,7 +1135,10 @@ fn source_value(resources: &ResMap, source: &SourceSelector) -> Result<Source> {
             Some(text) => Source::Scalar { tag: ScalarTag::None, text: text.to_string() },
             None => Source::Scalar { tag: ScalarTag::of_value(node), text: scalar_text(node) },
         },
-        _ => Source::Node(node.clone()),
+        _ => {
+            crate::budget::current().charge_copies(node, 1).map_err(|e| Error::msg(e.to_string()))?;
+            Source::Node(node.clone())
+        }
     };
     match &source.options {
         Some(o) if !o.delimiter.is_empty() => {
@@ -1229,7 +1236,11 @@ fn set_field_value(
         match value {
             Source::Scalar { tag, .. } => typed_scalar(*tag, &text),
             // The delimiter check above keeps `joined` false here.
-            Source::Node(v) if !joined => Ok(v.clone()),
+            Source::Node(v) if !joined => {
+                // A map or list copied into the target: charged to the build's node budget.
+                crate::budget::current().charge_copies(v, 1).map_err(|e| Error::msg(e.to_string()))?;
+                Ok(v.clone())
+            }
             Source::Node(_) => typed_scalar(ScalarTag::Str, &text),
         }
     };

@@ -25,7 +25,9 @@ impl<T: Clone> TextMemo<T> {
 
     /// `parse(text)`, or a clone of its earlier result.
     pub fn get_or_parse<E>(&self, text: &str, parse: impl FnOnce(&str) -> Result<T, E>) -> Result<T, E> {
-        if text.len() > MAX_TEXT_LEN {
+        // A text with aliases is parsed each time: its copies are charged to the build's
+        // node budget (`crate::budget`), which a clone from here would pass by.
+        if text.len() > MAX_TEXT_LEN || (text.contains('&') && text.contains('*')) {
             return parse(text);
         }
         let seen_before = {

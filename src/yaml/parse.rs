@@ -178,7 +178,10 @@ struct Document {
 
 /// All documents of the stream.
 fn parse_stream(text: &str, resource_mode: bool) -> Result<Vec<Document>, ParseError> {
-    let mut patched: Option<String> = None;
+    if resource_mode {
+        refuse_yaml_directive(text)?;
+    }
+    let mut patched: Option<String> = document_boms_removed(text);
     let mut fixes = 0;
     loop {
         let current = patched.as_deref().unwrap_or(text);
@@ -214,6 +217,45 @@ fn parse_stream(text: &str, resource_mode: bool) -> Result<Vec<Document>, ParseE
             Ok(docs) => return Ok(docs),
         }
     }
+}
+
+/// kustomize splits a resource file at its `---` lines and decodes each part on its own, so
+/// each may start with a byte order mark, as the file's first may: `text` without those marks
+/// (`None` when there are none). A mark anywhere else stays, and is refused.
+fn document_boms_removed(text: &str) -> Option<String> {
+    const BOM: char = '\u{feff}';
+    if !text.contains(BOM) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut after_separator = false;
+    for line in text.split_inclusive('\n') {
+        let line = if after_separator { line.strip_prefix(BOM).unwrap_or(line) } else { line };
+        after_separator = line.trim_end() == "---";
+        out.push_str(line);
+    }
+    Some(out)
+}
+
+/// A `%YAML` directive at the start of a resource file: kustomize's reader splits it from its
+/// document and refuses it (`incompatible YAML document` for any version but 1.1, which then
+/// has no document).
+fn refuse_yaml_directive(text: &str) -> Result<(), ParseError> {
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim_start_matches('\u{feff}');
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(version) = line.strip_prefix("%YAML") {
+            let message = match version.split('#').next().unwrap_or("").trim() {
+                "1.1" => "did not find expected <document start>",
+                _ => "found incompatible YAML document",
+            };
+            return Err(ParseError { line: i + 1, column: 1, message: message.into() });
+        }
+        break;
+    }
+    Ok(())
 }
 
 /// How many tabs after `:` (or quoted scalars' continuation lines) are fixed before giving up.
@@ -433,6 +475,8 @@ struct Builder<'a> {
     anchored_blocks: usize,
     /// Nodes copied by alias expansion in the current document.
     expanded: usize,
+    /// The build's bound on copied nodes, across documents and files.
+    budget: std::sync::Arc<crate::budget::Budget>,
 }
 
 impl<'a> Builder<'a> {
@@ -450,6 +494,7 @@ impl<'a> Builder<'a> {
             anchors: HashMap::new(),
             anchored_blocks: 0,
             expanded: 0,
+            budget: crate::budget::current(),
         }
     }
 
@@ -606,6 +651,7 @@ impl<'a> Builder<'a> {
         if self.expanded > MAX_ALIAS_COPIES {
             return Err(ParseError::at(span.start, "document contains excessive aliasing"));
         }
+        self.budget.charge(anchored.size as u64).map_err(|e| ParseError::at(span.start, e.to_string()))?;
         let mut value = anchored.value.clone();
         let flow_patches = if in_flow {
             for (path, patch) in &anchored.flow_patches {

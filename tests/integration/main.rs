@@ -17,6 +17,7 @@ mod explain;
 mod fidelity;
 mod fidelity_sharing;
 mod gitops;
+mod hardening;
 mod helm;
 mod install;
 mod kustomize_v5_8;

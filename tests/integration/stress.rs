@@ -12,16 +12,16 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// What one run of the binary did: exit code, stdout and stderr sizes, and its peak memory.
-struct Measured {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    peak_mib: u64,
+pub(crate) struct Measured {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub peak_mib: u64,
 }
 
 /// Runs `peerpods-build build DIR`, stdout into a file, and reads the child's own peak RSS.
 #[allow(clippy::zombie_processes)] // waited for with wait4, which std's Child does not offer
-fn build_measured(tmp: &TempTree, dir: &Path) -> Measured {
+pub(crate) fn build_measured(tmp: &TempTree, dir: &Path) -> Measured {
     let out_path = tmp.path("stdout.yaml");
     let err_path = tmp.path("stderr.txt");
     let child = Command::new(bin())
