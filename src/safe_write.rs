@@ -26,6 +26,9 @@ pub fn stage(path: &Path, content: &str) -> Result<NamedTempFile, String> {
         _ => Path::new("."),
     };
     let file_name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
+    if !folder.is_dir() {
+        return Err(format!("cannot write {}: the folder {} does not exist", path.display(), folder.display()));
+    }
     let prefix = format!(".{}.", file_name.to_string_lossy());
     let mut builder = tempfile::Builder::new();
     builder.prefix(&prefix).suffix(TEMP_SUFFIX);

@@ -42,19 +42,19 @@ pub(super) fn expand_components(dir: &Path, patterns: &[String]) -> Result<Vec<S
     if patterns.is_empty() {
         return Err(EditError::Usage("must specify a component file".into()));
     }
+    expand_paths(dir, patterns, "components")
+}
+
+/// Paths as `kustomize edit add resource|generator|transformer` take them: as
+/// [`expand_components`], `what` naming them in messages.
+pub(super) fn expand_paths(dir: &Path, patterns: &[String], what: &str) -> Result<Vec<String>, EditError> {
     let mut found = Vec::new();
     for pattern in patterns {
         if pattern.contains("://") || pattern.starts_with("git@") || pattern.starts_with("github.com/") {
-            let reason = "remote components are not fetched; peerpods-build never uses the network to edit".into();
+            let reason = format!("remote {what} are not fetched; peerpods-build never uses the network to edit");
             return Err(EditError::NoMatch { pattern: pattern.clone(), reason });
         }
-        let matches = if pattern.contains(['*', '?', '[']) {
-            glob_relative(dir, pattern)?
-        } else if dir.join(pattern).symlink_metadata().is_ok() {
-            vec![pattern.clone()]
-        } else {
-            Vec::new()
-        };
+        let matches = glob_matches(dir, pattern)?;
         if matches.is_empty() {
             let absolute = clean_path(&dir.join(pattern).to_string_lossy());
             let reason = format!(
@@ -80,4 +80,23 @@ fn glob_relative(dir: &Path, pattern: &str) -> Result<Vec<String>, EditError> {
     }
     found.sort();
     Ok(found)
+}
+
+/// What Go's `filepath.Glob` returns for `pattern` under `dir`: the matches (relative, in name
+/// order), or the path itself when it has no pattern characters and exists.
+pub(super) fn glob_matches(dir: &Path, pattern: &str) -> Result<Vec<String>, EditError> {
+    if pattern.contains(['*', '?', '[']) {
+        glob_relative(dir, pattern)
+    } else if dir.join(pattern).symlink_metadata().is_ok() {
+        Ok(vec![pattern.to_string()])
+    } else {
+        Ok(Vec::new())
+    }
+}
+
+/// Writes a new kustomization file, refused (nothing written) if the text would not read as one.
+pub(super) fn write_new(file: &Path, text: &str) -> Result<(), EditError> {
+    crate::target::parse_kustomization(text, file).map_err(|e| Error::msg(format!("{}: nothing written: {e}", file.display())))?;
+    crate::safe_write::write_atomically(file, text).map_err(Error::msg)?;
+    Ok(())
 }
