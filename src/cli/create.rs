@@ -14,22 +14,22 @@ pub const EXAMPLES: &str = "Examples:
 #[command(visible_alias = "init")]
 pub struct CreateArgs {
     /// Name of a file containing a file to add to the kustomization file (comma-separated).
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     resources: String,
     /// Set the value of the namespace field in the kustomization file.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     namespace: String,
     /// Add one or more common annotations (KEY:VALUE, comma-separated).
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     annotations: String,
     /// Add one or more common labels (KEY:VALUE, comma-separated).
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     labels: String,
     /// Sets the value of the namePrefix field in the kustomization file.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     nameprefix: String,
     /// Sets the value of the nameSuffix field in the kustomization file.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     namesuffix: String,
     /// Search for kubernetes resources in the current directory to be added to the kustomization file.
     #[arg(long)]

@@ -59,31 +59,31 @@ enum Action {
 #[derive(Args)]
 struct PatchFlags {
     /// Path to the patch file. Cannot be used with --patch at the same time.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     path: String,
     /// Literal string of patch content. Cannot be used with --path at the same time.
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     patch: String,
     /// API group in patch target
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     group: String,
     /// API version in patch target
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     version: String,
     /// Resource kind in patch target
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     kind: String,
     /// Resource name in patch target
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     name: String,
     /// Resource namespace in patch target
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     namespace: String,
     /// annotationSelector in patch target
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     annotation_selector: String,
     /// labelSelector in patch target
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     label_selector: String,
 }
 

@@ -130,22 +130,23 @@ fn usage_error(message: &str) -> ExitCode {
 
 pub fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().collect();
-    // `peerpods-build DIR` means `peerpods-build build DIR`, as with `kubectl kustomize DIR`.
-    if let Some(first) = args.get(1).cloned() {
-        if !is_command_or_help(&first) {
-            if let Some(closest) = mistyped_command(&first) {
-                let hint = match closest {
-                    Some(name) => format!("; did you mean '{name}'?"),
-                    None => String::new(),
-                };
-                return usage_error(&format!(
-                    "'{first}' is neither a command nor a folder{hint}\n\nUsage: peerpods-build [COMMAND] [DIR]...\n\nFor more information, try '--help'."
-                ));
-            }
+    // `peerpods-build DIR` means `peerpods-build build DIR`, as with `kubectl kustomize DIR`;
+    // the first word is the first after the global flags.
+    let first_word = args.iter().skip(1).position(|a| a != "--stack-trace").map(|i| i + 1);
+    if let Some(first) = first_word.and_then(|i| args.get(i)).filter(|first| !is_command_or_help(first)) {
+        if let Some(closest) = mistyped_command(first) {
+            let hint = match closest {
+                Some(name) => format!("; did you mean '{name}'?"),
+                None => String::new(),
+            };
+            return usage_error(&format!(
+                "'{first}' is neither a command nor a folder{hint}\n\nUsage: peerpods-build [COMMAND] [DIR]...\n\nFor more information, try '--help'."
+            ));
         }
     }
-    if !args.get(1).is_some_and(|first| is_command_or_help(first)) {
-        args.insert(1, "build".into());
+    let at = first_word.unwrap_or(args.len());
+    if !args.get(at).is_some_and(|first| is_command_or_help(first)) {
+        args.insert(at, "build".into());
     }
     let cli = match Cli::command().try_get_matches_from(args).and_then(|m| Cli::from_arg_matches(&m)) {
         Ok(cli) => cli,
