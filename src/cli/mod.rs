@@ -47,7 +47,13 @@ Examples:
 );
 
 #[derive(Parser)]
-#[command(name = "peerpods-build", version, about = ABOUT, after_help = TOP_HELP)]
+#[command(
+    name = "peerpods-build",
+    version,
+    about = ABOUT,
+    after_help = TOP_HELP,
+    override_usage = "peerpods-build [DIR]...        (the same as: peerpods-build build [DIR]...)\n       peerpods-build <COMMAND>"
+)]
 pub struct Cli {
     /// Accepted for kustomize's command line; errors are always printed in full.
     #[arg(long, global = true, hide = true)]
