@@ -46,7 +46,8 @@ enum Action {
     /// patchesJson6902, commonLabels), then check that the build is unchanged.
     #[command(after_help = "Example:\n  peerpods-build edit fix")]
     Fix {
-        /// Also convert vars to replacements (refused: write those by hand).
+        /// Also convert vars to replacements: `$(VAR)` in the files becomes `VAR_PLACEHOLDER`,
+        /// which a replacement sets. Best done in a clean git checkout, easy to undo.
         #[arg(long)]
         vars: bool,
     },
@@ -398,7 +399,8 @@ fn fix(dir: &std::path::Path, vars: bool) -> Result<(), Failure> {
     let options = peerpods_build::BuildOptions::default();
     let before = peerpods_build::build(dir, &options).map(|b| b.to_yaml());
     edit(dir, &Edit::Fix { vars }).map_err(|e| Failure::Failed(e.to_string()))?;
-    println!("{}", peerpods_build::edit::fix::FIXED_FIELDS);
+    let summary = if vars { peerpods_build::edit::fix::FIXED_FIELDS_AND_VARS } else { peerpods_build::edit::fix::FIXED_FIELDS };
+    println!("{summary}");
     match (before, peerpods_build::build(dir, &options)) {
         (_, Err(failure)) => {
             eprintln!("Warning: 'Fixed' kustomization now produces the error when running `kustomize build`: {}", failure.error)

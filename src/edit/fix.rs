@@ -12,6 +12,14 @@ use super::document::{Document, Placement, Step};
 use super::lists::append_items;
 use super::{create_field, EditError, EditResult};
 
+/// What `edit fix --vars` prints, as kustomize does.
+pub const FIXED_FIELDS_AND_VARS: &str = "
+Fixed fields:
+  patchesJson6902 -> patches
+  patchesStrategicMerge -> patches
+  commonLabels -> labels
+  vars -> replacements";
+
 /// What `edit fix` prints, as kustomize does (without `--vars`).
 pub const FIXED_FIELDS: &str = "
 Fixed fields:
@@ -50,12 +58,9 @@ fn move_items(doc: &mut Document, from: &'static str, to: &'static str, convert:
     append_items(doc, to, items.into_iter().map(convert).collect())
 }
 
-pub(super) fn fix(doc: &mut Document, dir: &Path, vars: bool) -> EditResult {
-    if vars && field_value(doc, "vars").is_some_and(|v| v.as_array().is_some_and(|a| !a.is_empty())) {
-        return Err(EditError::Usage(
-            "edit fix --vars: converting vars to replacements is not supported; write the replacements by hand (nothing written)".into(),
-        ));
-    }
+/// The fix; with `vars`, also `vars` to `replacements`, the resource files that rewrites
+/// going to `files` (written with the kustomization, or not at all).
+pub(super) fn fix(doc: &mut Document, dir: &Path, vars: bool, files: &mut Vec<(std::path::PathBuf, String)>) -> EditResult {
     add_kind(doc)?;
     move_items(doc, "bases", "resources", |v| v)?;
     move_items(doc, "imageTags", "images", |v| v)?;
@@ -71,7 +76,29 @@ pub(super) fn fix(doc: &mut Document, dir: &Path, vars: bool) -> EditResult {
         let key = if std::fs::read(dir.join(&text)).is_ok() { "path" } else { "patch" };
         Value::Object([(key.to_string(), Value::String(text))].into_iter().collect())
     })?;
-    common_labels_to_labels(doc)
+    common_labels_to_labels(doc)?;
+    if vars {
+        vars_to_replacements(doc, dir, files)?;
+    }
+    Ok(())
+}
+
+/// `--vars`: the converted replacements after those the file has, `vars` removed.
+fn vars_to_replacements(doc: &mut Document, dir: &Path, files: &mut Vec<(std::path::PathBuf, String)>) -> EditResult {
+    let Some(key) = key_of(doc, "vars") else { return Ok(()) };
+    let Some(conversion) = super::vars::convert(dir, &values(doc))? else { return Ok(()) };
+    doc.remove_entry(&[], &key)?;
+    files.extend(conversion.files);
+    match field_value(doc, "replacements") {
+        Some(Value::Array(items)) if !items.is_empty() => append_items(doc, "replacements", conversion.replacements),
+        Some(_) => {
+            let existing = key_of(doc, "replacements").unwrap_or_else(|| "replacements".into());
+            doc.remove_entry(&[], &existing)?;
+            create_field(doc, "replacements", Value::Array(conversion.replacements))
+        }
+        None if conversion.replacements.is_empty() => Ok(()),
+        None => create_field(doc, "replacements", Value::Array(conversion.replacements)),
+    }
 }
 
 /// `apiVersion` and `kind`, as kustomize's edit writes them when missing (at the top).

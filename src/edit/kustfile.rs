@@ -27,11 +27,24 @@ pub(super) fn read(file: &Path) -> Result<String, EditError> {
 
 /// Writes `text` over `file` (through a symlink, keeping the file's permissions), after
 /// checking it still reads as a kustomization; never half-written ([`crate::safe_write`]).
-pub(super) fn write(file: &Path, text: &str) -> Result<(), EditError> {
+/// Together with `others` (regular files the edit rewrites): every file is staged
+/// before any is renamed into place, so either all change or, on an error, none.
+pub(super) fn write_with(file: &Path, text: &str, others: &[(PathBuf, String)]) -> Result<(), EditError> {
     crate::target::parse_kustomization(text, file)
         .map_err(|e| Error::msg(format!("the edit would leave {} unreadable, nothing written: {e}", file.display())))?;
-    let target = std::fs::canonicalize(file).map_err(|e| Error::Io { path: file.to_path_buf(), message: e.to_string() })?;
-    crate::safe_write::write_atomically(&target, text).map_err(Error::msg)?;
+    let real = |path: &Path| std::fs::canonicalize(path).map_err(|e| Error::Io { path: path.to_path_buf(), message: e.to_string() });
+    let mut writes = vec![(real(file)?, text)];
+    for (path, content) in others {
+        writes.push((real(path)?, content.as_str()));
+    }
+    let staged = writes
+        .iter()
+        .map(|(path, content)| crate::safe_write::stage(path, content))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Error::msg)?;
+    for (staged, (path, _)) in staged.into_iter().zip(&writes) {
+        crate::safe_write::commit(staged, path).map_err(Error::msg)?;
+    }
     Ok(())
 }
 

@@ -12,6 +12,7 @@ pub mod fix;
 pub mod generators;
 mod kustfile;
 pub mod lists;
+pub mod vars;
 
 use std::path::{Path, PathBuf};
 
@@ -131,6 +132,8 @@ pub fn edit(dir: &Path, edit: &Edit) -> Result<Outcome, EditError> {
     };
     let mut doc = Document::new(original.clone()).map_err(|at| in_file(at.into()))?;
     let mut notes = Vec::new();
+    // Files besides the kustomization the edit rewrites (`fix --vars`), written with it.
+    let mut other_files = Vec::new();
     let file_name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     match edit {
         Edit::SetNamePrefix(value) => set_field(&mut doc, "namePrefix", value),
@@ -167,13 +170,13 @@ pub fn edit(dir: &Path, edit: &Edit) -> Result<Outcome, EditError> {
         Edit::RemoveGenerators { kind, names, namespace } => generators::remove(&mut doc, *kind, names, namespace, &file_name, &mut notes),
         Edit::RemoveKeys { field, kind, keys, ignore } => lists::remove_keys(&mut doc, field, kind, keys, *ignore),
         Edit::RemoveBuildMetadata(options) => lists::remove_build_metadata(&mut doc, options),
-        Edit::Fix { vars } => fix::fix(&mut doc, dir, *vars),
+        Edit::Fix { vars } => fix::fix(&mut doc, dir, *vars, &mut other_files),
     }
     .map_err(in_file)?;
     let text = doc.into_text();
     let changed = text != original;
     if changed {
-        kustfile::write(&file, &text)?;
+        kustfile::write_with(&file, &text, &other_files)?;
     }
     Ok(Outcome { file, changed, notes })
 }

@@ -379,3 +379,56 @@ fn create_writes_a_kustomization_that_builds_as_kustomizes() {
         assert_eq!(built.stdout, theirs);
     }
 }
+
+/// `edit fix --vars` on kustomize's cases (a var inside a delimited value; a var of an overlay
+/// used in its base): the replacements kustomize writes, `$(VAR)` rewritten in the resource
+/// files, and the reference builds the converted tree as it built the one with vars.
+#[test]
+fn fix_vars_become_replacements_that_build_the_same() {
+    let secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: my-secret\n";
+    let var = "vars:\n- name: SOME_SECRET_NAME\n  objref:\n    kind: Secret\n    name: my-secret\n    apiVersion: v1\n";
+    let replacement = |options: &str| {
+        format!("replacements:\n- source:\n    kind: Secret\n    name: my-secret\n    version: v1\n  targets:\n  - fieldPaths:\n    - spec.containers.0.env.0.value\n{options}    select:\n      kind: Pod\n      name: my-pod\n      version: v1\n")
+    };
+    let pod = |value: &str| {
+        format!("apiVersion: v1\nkind: Pod\nmetadata:\n  name: my-pod\nspec:\n  containers:\n  - image: myimage\n    name: hello\n    env:\n    - name: SECRET_TOKEN\n      value: {value}\n")
+    };
+    struct VarsCase {
+        label: &'static str,
+        pod_at: &'static str,
+        resources: &'static str,
+        value: &'static str,
+        options: &'static str,
+    }
+    let cases = [
+        VarsCase { label: "delimited", pod_at: "pod.yaml", resources: "- pod.yaml\n- secret.yaml\n", value: "my/path/$(SOME_SECRET_NAME)/secret/path", options: "    options:\n      delimiter: /\n      index: 2\n" },
+        VarsCase { label: "in a base", pod_at: "base/pod.yaml", resources: "- base\n- secret.yaml\n", value: "$(SOME_SECRET_NAME)", options: "" },
+    ];
+    let tmp = TempTree::new("edit-fix-vars");
+    for (n, case) in cases.iter().enumerate() {
+        for side in ["original", "fixed"] {
+            tmp.write(&format!("{n}/{side}/kustomization.yaml"), &format!("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n\nresources:\n{}\n{var}", case.resources));
+            tmp.write(&format!("{n}/{side}/{}", case.pod_at), &pod(case.value));
+            tmp.write(&format!("{n}/{side}/secret.yaml"), secret);
+            tmp.write(&format!("{n}/{side}/base/kustomization.yaml"), "resources:\n- pod.yaml\n");
+        }
+        let fixed = tmp.path(&format!("{n}/fixed"));
+        let r = ours(&["edit", "fix", "--vars"], &fixed);
+        assert!(r.success(), "{}: {}", case.label, r.stderr);
+        assert!(r.stdout.contains("  vars -> replacements"), "{}", r.stdout);
+        let written = fs::read_to_string(fixed.join("kustomization.yaml")).unwrap();
+        let expected = format!("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n{}{}", case.resources, replacement(case.options));
+        assert_eq!(fields(&written, case.label), fields(&expected, case.label), "{}:\n{written}", case.label);
+        let placeholder = case.value.replace("$(SOME_SECRET_NAME)", "SOME_SECRET_NAME_PLACEHOLDER");
+        assert_eq!(fs::read_to_string(fixed.join(case.pod_at)).unwrap(), pod(&placeholder), "{}", case.label);
+        assert_same_build(&fixed, &tmp.path(&format!("{n}/original")), case.label);
+    }
+    // A var in the middle of a value without the same character around it cannot be converted.
+    tmp.write("bad/kustomization.yaml", &format!("resources:\n- pod.yaml\n- secret.yaml\n{var}"));
+    tmp.write("bad/pod.yaml", &pod("a-$(SOME_SECRET_NAME)/b"));
+    tmp.write("bad/secret.yaml", secret);
+    let r = ours(&["edit", "fix", "--vars"], &tmp.path("bad"));
+    assert_eq!(r.code, Some(1));
+    assert!(r.stderr.contains("cannot convert all vars to replacements; $(SOME_SECRET_NAME) is not delimited"), "{}", r.stderr);
+    assert_eq!(fs::read_to_string(tmp.path("bad/pod.yaml")).unwrap(), pod("a-$(SOME_SECRET_NAME)/b"), "nothing written");
+}
