@@ -17,7 +17,7 @@ fn values(doc: &Document) -> Value {
 
 /// The items of the list `field`, as values (empty when the field is missing or null).
 fn items(doc: &Document, field: &str) -> Vec<Value> {
-    match values(doc).get(field) {
+    match values(doc).get(field_key(doc, field)) {
         Some(Value::Array(items)) => items.clone(),
         _ => Vec::new(),
     }
@@ -228,7 +228,7 @@ pub(super) fn remove_patch(doc: &mut Document, patch: &PatchEntry, notes: &mut V
 /// `remove label|annotation KEY,...` from `commonLabels`/`commonAnnotations`; with `ignore`
 /// (`-i`) a missing map or key is no error. A map left empty goes with its field.
 pub(super) fn remove_keys(doc: &mut Document, field: &'static str, kind: &str, keys: &[String], ignore: bool) -> EditResult {
-    let map = values(doc).get(field).and_then(Value::as_object).cloned();
+    let map = values(doc).get(field_key(doc, field)).and_then(Value::as_object).cloned();
     let Some(map) = map else {
         return if ignore { Ok(()) } else { Err(EditError::Usage(format!("{field} is not defined in kustomization file"))) };
     };

@@ -252,3 +252,38 @@ pub fn convert(dir: &Path, k: &Value) -> Result<Option<Conversion>, EditError> {
         .collect();
     Ok(Some(Conversion { replacements, files: changed }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// kustomize's `TestFixVarsDelimiter*` cases: where the var sits in the value.
+    #[test]
+    fn a_var_in_a_delimited_value_is_found_by_delimiter_and_index() {
+        let var = "$(SOME_SECRET_NAME)";
+        let cases = [
+            ("$(SOME_SECRET_NAME)", None),
+            ("$(SOME_SECRET_NAME)/secret/path", Some(("/".to_string(), 0))),
+            ("my/path/$(SOME_SECRET_NAME)", Some(("/".to_string(), 2))),
+            ("my/path/$(SOME_SECRET_NAME)/secret/path", Some(("/".to_string(), 2))),
+            ("a=b,$(SOME_SECRET_NAME),c", Some((",".to_string(), 1))),
+        ];
+        for (value, want) in cases {
+            assert_eq!(field_options(value, var).unwrap(), want, "{value}");
+        }
+        assert!(field_options("a-$(SOME_SECRET_NAME)/b", var).unwrap_err().to_string().contains("is not delimited"));
+    }
+
+    #[test]
+    fn field_paths_index_lists_and_bracket_dotted_keys() {
+        let node = crate::yaml::parse::parse_document(
+            "metadata:\n  annotations:\n    a.b/c: $(V)\nspec:\n  args: [x, \"--name=$(V)\"]\n",
+        )
+        .unwrap();
+        let mut found = Vec::new();
+        find_var(&node, "$(V)", &mut Vec::new(), &mut found).unwrap();
+        let paths: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(paths, ["metadata.annotations.[a.b/c]", "spec.args.1"]);
+        assert_eq!(found[1].1, Some(("=".to_string(), 1)));
+    }
+}
