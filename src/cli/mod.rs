@@ -86,11 +86,14 @@ enum Command {
     #[command(after_help = create::EXAMPLES)]
     Create(create::CreateArgs),
     /// Check the settings an overlay renders into peer-pods-cm against what the adaptor reads.
+    #[command(after_help = "Examples:\n  peerpods-build check-settings overlays/aws\n  peerpods-build check-settings overlays/my-aws   # your overlay on top of it")]
     CheckSettings(check_settings::CheckSettingsArgs),
     /// Compare renderings: each DIR at a git revision with DIR now (`--base REV DIR...`), or two
     /// overlays (`DIR_A DIR_B`); exit 0 when nothing differs, 1 when something does, 2 on error.
+    #[command(after_help = "Examples:\n  peerpods-build diff --base main overlays/gcp\n  peerpods-build diff --base HEAD~1 --stat overlays/*\n  peerpods-build diff overlays/aws overlays/docker\n\nExit status: 0 nothing differs, 1 something differs, 2 an error")]
     Diff(diff::DiffArgs),
     /// List or clear the cache of remote bases.
+    #[command(after_help = "Examples:\n  peerpods-build cache list\n  peerpods-build cache clear")]
     Cache(cache::CacheArgs),
     /// Print the version (`--short`: the semantic version Argo CD parses; `-o yaml|json`).
     #[command(after_help = version::EXAMPLES)]
