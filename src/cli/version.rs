@@ -5,8 +5,8 @@ use clap::Args;
 use super::{Failure, KUSTOMIZE_COMPATIBLE};
 
 pub const EXAMPLES: &str = "Examples:
-  peerpods-build version
-  peerpods-build version --short     # v5.8.1+peerpods-build.X.Y.Z, the form Argo CD parses
+  peerpods-build version             # v5.8.1+peerpods-build.X.Y.Z: kustomize's version, ours as build metadata
+  peerpods-build version --short     # the same, the form Argo CD parses
   peerpods-build version -o json";
 
 #[derive(Args)]
@@ -31,10 +31,11 @@ pub fn run(args: &VersionArgs) -> Result<(), Failure> {
     if args.short && args.output.is_some() {
         return Err(Failure::Usage("--short and --output are mutually exclusive".into()));
     }
+    // As kustomize: plain and `--short` print the semantic version (scripts compare it);
+    // `peerpods-build --version` names the program.
     match args.output.as_deref() {
         Some(format) => print!("{}", record(format)),
-        None if args.short => println!("{}", semver()),
-        None => println!("peerpods-build {} (output compatible with kustomize {KUSTOMIZE_COMPATIBLE})", env!("CARGO_PKG_VERSION")),
+        None => println!("{}", semver()),
     }
     Ok(())
 }

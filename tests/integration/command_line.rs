@@ -125,6 +125,8 @@ fn version_prints_kustomizes_forms() {
     let ours_version = env!("CARGO_PKG_VERSION");
     let short = ours(&["version", "--short"], &t.root);
     assert_eq!(short.stdout, format!("v5.8.1+peerpods-build.{ours_version}\n"));
+    assert_eq!(ours(&["version"], &t.root).stdout, short.stdout, "kustomize's plain version is its semantic version too");
+    assert_eq!(ours(&["--version"], &t.root).stdout, format!("peerpods-build {ours_version}\n"));
     let yaml = ours(&["version", "-o", "yaml"], &t.root);
     let lines: Vec<&str> = yaml.stdout.lines().collect();
     assert_eq!(lines[..3], [format!("version: v5.8.1+peerpods-build.{ours_version}"), "gitCommit: unknown".into(), "buildDate: unknown".into()]);
