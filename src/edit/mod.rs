@@ -1,5 +1,8 @@
-//! `edit`: the kustomization edits Argo CD and release tooling run (`kustomize edit set ...`,
-//! `kustomize edit add ...`), with kustomize v5.6.0's semantics and refusals, made in place.
+//! `edit`: every `kustomize edit set|add|remove|fix` and `create`, with kustomize v5.8.1's
+//! semantics and refusals, made in place. The scalar fields, images, replicas, labels,
+//! annotations and components are here; list fields (`resources`, `patches`, `buildMetadata`,
+//! ...) in [`lists`], generator entries in [`generators`], `fix` in [`fix`] and [`vars`],
+//! `create` in [`create`].
 //!
 //! kustomize decodes the file, changes the value and writes the whole file again (its own key
 //! order, its own quoting, comments only where it can guess their place). Here only the text
@@ -114,8 +117,8 @@ pub struct Outcome {
 
 /// Applies `edit` to the kustomization file in `dir`, writing it only if it changes.
 pub fn edit(dir: &Path, edit: &Edit) -> Result<Outcome, EditError> {
-    // kustomize checks component paths before it looks for the kustomization file.
-    let components = match edit {
+    // kustomize checks the paths to add before it looks for the kustomization file.
+    let paths = match edit {
         Edit::AddComponents(patterns) => Some(kustfile::expand_components(dir, patterns)?),
         Edit::AddPaths { what, patterns, .. } if patterns.is_empty() => {
             return Err(EditError::Usage(format!("must specify a {what} file")));
@@ -151,11 +154,11 @@ pub fn edit(dir: &Path, edit: &Edit) -> Result<Outcome, EditError> {
             add_pairs(&mut doc, &[Step::Field("commonAnnotations")], None, pairs, *force, "annotation")
         }
         Edit::AddComponents(_) => {
-            let components = components.unwrap_or_default();
+            let components = paths.unwrap_or_default();
             add_components(&mut doc, &components, &file_name, &mut notes)
         }
         Edit::AddPaths { field, what, .. } => {
-            lists::add_paths(&mut doc, field, what, &components.unwrap_or_default(), &file_name, &mut notes)
+            lists::add_paths(&mut doc, field, what, &paths.unwrap_or_default(), &file_name, &mut notes)
         }
         Edit::AddBases(bases) => lists::add_bases(&mut doc, dir, bases),
         Edit::AddPatch(patch) => lists::add_patch(&mut doc, patch, &mut notes),

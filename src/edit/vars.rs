@@ -245,11 +245,23 @@ pub fn convert(dir: &Path, k: &Value) -> Result<Option<Conversion>, EditError> {
         }
         replacements.push(Value::Object(replacement));
     }
-    let changed = texts
+    let changed: Vec<(PathBuf, String)> = texts
         .into_iter()
         .filter(|(file, text)| std::fs::read_to_string(dir.join(file)).ok().as_deref() != Some(text.as_str()))
         .map(|(file, text)| (dir.join(file), text))
         .collect();
+    // Only files inside this kustomization's folder are rewritten (links resolved): a tree
+    // cannot make the fix write through `..`, an absolute path or a link elsewhere.
+    let root = dir.canonicalize().map_err(|e| EditError::Usage(format!("{}: {e}", dir.display())))?;
+    for (path, _) in &changed {
+        let inside = path.canonicalize().is_ok_and(|real| real.starts_with(&root));
+        if !inside {
+            return Err(EditError::Usage(format!(
+                "edit fix --vars would rewrite {}, which is outside this kustomization's folder; nothing written (run it where every file it reaches is inside)",
+                path.display()
+            )));
+        }
+    }
     Ok(Some(Conversion { replacements, files: changed }))
 }
 

@@ -431,4 +431,12 @@ fn fix_vars_become_replacements_that_build_the_same() {
     assert_eq!(r.code, Some(1));
     assert!(r.stderr.contains("cannot convert all vars to replacements; $(SOME_SECRET_NAME) is not delimited"), "{}", r.stderr);
     assert_eq!(fs::read_to_string(tmp.path("bad/pod.yaml")).unwrap(), pod("a-$(SOME_SECRET_NAME)/b"), "nothing written");
+    // A file outside the folder (through `..`) is never rewritten.
+    tmp.write("outside/pod.yaml", &pod("$(SOME_SECRET_NAME)"));
+    tmp.write("inner/kustomization.yaml", &format!("resources:\n- ../outside/pod.yaml\n{var}"));
+    let r = ours(&["edit", "fix", "--vars"], &tmp.path("inner"));
+    assert_eq!(r.code, Some(1));
+    assert!(r.stderr.contains("outside this kustomization's folder; nothing written"), "{}", r.stderr);
+    assert_eq!(fs::read_to_string(tmp.path("outside/pod.yaml")).unwrap(), pod("$(SOME_SECRET_NAME)"));
+    assert!(fs::read_to_string(tmp.path("inner/kustomization.yaml")).unwrap().contains("vars:"));
 }
