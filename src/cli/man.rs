@@ -44,28 +44,24 @@ pub fn run(path: &[String]) -> Result<(), Failure> {
 
 fn render(command: clap::Command, top: Option<&str>) -> std::io::Result<Vec<u8>> {
     let examples = command.get_after_help().map(|h| h.to_string());
-    let has_subcommands = command.get_subcommands().next().is_some();
-    let has_arguments = command.get_arguments().any(|a| !a.is_hide_set());
-    let man = clap_mangen::Man::new(command);
     let mut page = Vec::new();
-    man.render_title(&mut page)?;
-    man.render_name_section(&mut page)?;
-    man.render_synopsis_section(&mut page)?;
-    man.render_description_section(&mut page)?;
-    if has_arguments {
-        man.render_options_section(&mut page)?;
-    }
-    if has_subcommands {
-        man.render_subcommands_section(&mut page)?;
-    }
+    clap_mangen::Man::new(command).render(&mut page)?;
+    let page = String::from_utf8_lossy(&page).into_owned();
+    // clap's EXTRA section (the help's examples, as one paragraph) gives way to ours, which
+    // go before VERSION.
+    let page = without_section(&page, ".SH EXTRA");
+    let version_at = page.find(".SH VERSION").unwrap_or(page.len());
+    let (before_version, version) = page.split_at(version_at);
+    let mut head = before_version.to_string();
+    let mut sections = Vec::new();
     if let Some(examples) = examples {
         // The help's text after its `Examples:` line, up to its exit statuses.
         let body = examples.split("Exit status:").next().unwrap_or_default();
         let body: Vec<&str> = body.lines().filter(|l| !l.starts_with("Example")).collect();
-        section(&mut page, "EXAMPLES", &body.join("\n"));
+        section(&mut sections, "EXAMPLES", &body.join("\n"));
     }
     let statuses: Vec<&str> = exit_status!().lines().skip(1).map(str::trim).collect();
-    section(&mut page, "EXIT STATUS", &statuses.join("\n"));
+    section(&mut sections, "EXIT STATUS", &statuses.join("\n"));
     let environment = match top {
         None | Some("build") | Some("diff") | Some("check-settings") => BUILD_ENVIRONMENT,
         Some("cache") => CACHE_ENVIRONMENT,
@@ -76,9 +72,18 @@ fn render(command: clap::Command, top: Option<&str>) -> std::io::Result<Vec<u8>>
     } else {
         environment.iter().map(|(name, what)| format!("{name}\n    {what}")).collect::<Vec<_>>().join("\n")
     };
-    section(&mut page, "ENVIRONMENT", &environment);
-    man.render_version_section(&mut page)?;
-    Ok(page)
+    section(&mut sections, "ENVIRONMENT", &environment);
+    head.push_str(&String::from_utf8_lossy(&sections));
+    head.push_str(version);
+    Ok(head.into_bytes())
+}
+
+/// `page` without the section that starts with `title` (up to the next `.SH`).
+fn without_section(page: &str, title: &str) -> String {
+    let Some(start) = page.find(title) else { return page.to_string() };
+    let rest = &page[start + title.len()..];
+    let end = rest.find(".SH ").map_or(page.len(), |i| start + title.len() + i);
+    format!("{}{}", &page[..start], &page[end..])
 }
 
 /// A section of lines kept as written (`.nf`), escaped for roff.

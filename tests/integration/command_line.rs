@@ -182,6 +182,8 @@ fn man_pages_have_exit_status_and_environment_for_every_command() {
         for section in [".SH \"EXIT STATUS\"", ".SH \"ENVIRONMENT\"", ".SH NAME", ".SH SYNOPSIS"] {
             assert!(page.stdout.contains(section), "man {path:?}: no {section}");
         }
+        assert!(!page.stdout.contains(".SH EXTRA"), "man {path:?}: the examples are EXAMPLES");
+        assert!(page.stdout.find(".SH \"EXIT STATUS\"") < page.stdout.find(".SH VERSION"), "man {path:?}: sections in order");
     }
     assert!(ours(&["man", "build"], &t.root).stdout.contains("PEERPODS_BUILD_CACHE"));
     let set = ours(&["man", "edit", "set"], &t.root).stdout;
