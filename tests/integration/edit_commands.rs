@@ -344,7 +344,9 @@ fn create_writes_a_kustomization_that_builds_as_kustomizes() {
     let tmp = TempTree::new("create");
     let dir = folder(&tmp, "app", "");
     fs::remove_file(dir.join("kustomization.yaml")).unwrap();
-    fs::write(dir.join("README.md"), "not a resource\n").unwrap();
+    // kustomize's detection cases: prose and YAML that is no object are left out.
+    fs::write(dir.join("README.md"), "# Not a k8s resource\nThis file is not a valid kubernetes object.\n").unwrap();
+    fs::write(dir.join("non-k8s.yaml"), "# Not a k8s resource\nother: yaml\nfoo:\n- bar\n- baz\n").unwrap();
     tmp.write("app/nested/deep/pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n");
     let r = ours(
         &["create", "--resources", "deployment.yaml,base", "--autodetect", "--namespace", "staging", "--nameprefix", "acme-", "--namesuffix", "-v1", "--labels", "app:web,tier:\"front\"", "--annotations", "owner:team"],
