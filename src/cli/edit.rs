@@ -222,6 +222,7 @@ enum SetCommand {
         options: Vec<String>,
     },
     /// Set values of existing literal keys (and the namespace) of a configMapGenerator entry.
+    #[command(after_help = "Examples:\n  peerpods-build edit set configmap settings --from-literal=LOG_LEVEL=info\n  peerpods-build edit set configmap settings --namespace=old --new-namespace=new")]
     Configmap(SetGeneratorFlags),
     /// Set values of existing literal keys (and the namespace) of a secretGenerator entry.
     Secret(SetGeneratorFlags),
@@ -270,10 +271,13 @@ enum AddCommand {
         paths: Vec<String>,
     },
     /// Add an item to patches: a file (--path) or inline (--patch), with an optional target.
+    #[command(after_help = "Examples:\n  peerpods-build edit add patch --path replicas.yaml\n  peerpods-build edit add patch --path json-patch.yaml --group apps --version v1 --kind Deployment --name web")]
     Patch(PatchFlags),
     /// Add a configMapGenerator entry, or sources to the one with that name and namespace.
+    #[command(after_help = "Examples:\n  peerpods-build edit add configmap settings --from-literal=LOG_LEVEL=debug --from-literal=MODE=fast\n  peerpods-build edit add configmap settings --from-file=app.properties --behavior=merge\n  peerpods-build edit add configmap env --from-env-file=app.env --disableNameSuffixHash")]
     Configmap(GeneratorFlags),
     /// Add a secretGenerator entry, or sources to the one with that name and namespace.
+    #[command(after_help = "Examples:\n  peerpods-build edit add secret creds --from-env-file=creds.env\n  peerpods-build edit add secret tls --from-file=tls.crt --from-file=tls.key --type=kubernetes.io/tls")]
     Secret {
         #[command(flatten)]
         flags: GeneratorFlags,
@@ -318,6 +322,7 @@ enum RemoveCommand {
         options: Vec<String>,
     },
     /// Remove configMapGenerator entries (names comma-separated) in a namespace.
+    #[command(after_help = "Examples:\n  peerpods-build edit remove configmap settings\n  peerpods-build edit remove configmap a,b --namespace=apps")]
     Configmap {
         #[arg(value_name = "NAME,...")]
         names: Vec<String>,
