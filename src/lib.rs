@@ -11,6 +11,7 @@ pub mod edit;
 pub mod error;
 pub mod generate;
 pub mod kustomization;
+pub mod localize;
 pub mod patch;
 pub mod process;
 pub mod remote;

@@ -14,13 +14,22 @@ const TEMP_SUFFIX: &str = ".peerpods-build.tmp";
 
 /// Writes through a temporary file, so a failure never leaves a half-written output.
 pub fn write_atomically(path: &Path, content: &str) -> Result<(), String> {
-    let staged = stage(path, content)?;
+    write_bytes_atomically(path, content.as_bytes())
+}
+
+/// [`write_atomically`] for content that need not be text.
+pub fn write_bytes_atomically(path: &Path, content: &[u8]) -> Result<(), String> {
+    let staged = stage_bytes(path, content)?;
     commit(staged, path)
 }
 
 /// `content` in a new temporary file beside `path`, with the mode `path` should end up with.
 /// Dropping the result (any error on the way) removes the file.
 pub fn stage(path: &Path, content: &str) -> Result<NamedTempFile, String> {
+    stage_bytes(path, content.as_bytes())
+}
+
+fn stage_bytes(path: &Path, content: &[u8]) -> Result<NamedTempFile, String> {
     let folder = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
@@ -39,7 +48,7 @@ pub fn stage(path: &Path, content: &str) -> Result<NamedTempFile, String> {
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
     let mut temp = builder.tempfile_in(folder).map_err(|e| format!("writing {}: creating a temporary file in {}: {e}", path.display(), folder.display()))?;
-    temp.write_all(content.as_bytes())
+    temp.write_all(content)
         .and_then(|()| temp.as_file().sync_data())
         .map_err(|e| format!("writing {}: {e}", temp.path().display()))?;
     // An existing regular file keeps its permission bits (a symlink is replaced, not followed).

@@ -63,7 +63,7 @@ fn render(command: clap::Command, top: Option<&str>) -> std::io::Result<Vec<u8>>
     let statuses: Vec<&str> = exit_status!().lines().skip(1).map(str::trim).collect();
     section(&mut sections, "EXIT STATUS", &statuses.join("\n"));
     let environment = match top {
-        None | Some("build") | Some("diff") | Some("check-settings") => BUILD_ENVIRONMENT,
+        None | Some("build") | Some("diff") | Some("check-settings") | Some("localize") => BUILD_ENVIRONMENT,
         Some("cache") => CACHE_ENVIRONMENT,
         Some(_) => &[],
     };

@@ -8,6 +8,7 @@ mod completions;
 mod create;
 mod diff;
 mod edit;
+mod localize;
 mod man;
 mod openapi;
 mod output;
@@ -95,6 +96,9 @@ enum Command {
     /// List or clear the cache of remote bases.
     #[command(after_help = "Examples:\n  peerpods-build cache list\n  peerpods-build cache clear")]
     Cache(cache::CacheArgs),
+    /// Copy a kustomization target into a new folder with remote bases and HTTP files made local
+    /// (`localize [TARGET [DESTINATION]]`), then check that both build the same.
+    Localize(localize::LocalizeArgs),
     /// Print the version (`--short`: the semantic version Argo CD parses; `-o yaml|json`).
     #[command(after_help = version::EXAMPLES)]
     Version(version::VersionArgs),
@@ -174,6 +178,7 @@ pub fn main() -> ExitCode {
         Command::Diff(args) => return diff::run(&args),
         Command::Cache(args) => cache::run(&args).map_err(Failure::from),
         Command::Openapi(args) => openapi::run(&args).map_err(Failure::from),
+        Command::Localize(args) => localize::run(&args).map_err(Failure::from),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -51,15 +51,15 @@ const POD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: myapp-pod\n  la
 /// Bare repositories under `repos/` (the HTTP server's git root) made from `work/`:
 /// `repo.git`, `nosuffix` and `_git/repo` (same history), with `main` (annotated tag `v2`), the lightweight
 /// tag `v1` and the branch `change-image`.
-struct Repos {
-    tree: TempTree,
+pub(super) struct Repos {
+    pub(super) tree: TempTree,
     /// The commit `v1` names.
     v1: String,
 }
 
 impl Repos {
     /// The repositories, or None (after saying SKIP) where there is no git.
-    fn or_skip(label: &str) -> Option<Repos> {
+    pub(super) fn or_skip(label: &str) -> Option<Repos> {
         have_git(label).then(|| Repos::new(label))
     }
 
@@ -96,7 +96,7 @@ impl Repos {
     }
 
     /// `file://` URL of a bare repository.
-    fn file_url(&self, name: &str) -> String {
+    pub(super) fn file_url(&self, name: &str) -> String {
         format!("file://{}", self.tree.path("repos").join(name).display())
     }
 
@@ -152,7 +152,7 @@ fn build_like_kustomize_env(dir: &Path, cache: &Path, label: &str, env: &[(&str,
 
 /// A loopback HTTP server: `/git/...` is `git http-backend` (smart HTTP) over a folder of bare
 /// repositories, `/files/...` static files; anything else is 404. Stopped on drop.
-struct Server {
+pub(super) struct Server {
     port: u16,
     stop: Arc<AtomicBool>,
     /// Milliseconds to wait before answering each git request (a slow server).
@@ -161,7 +161,7 @@ struct Server {
 }
 
 impl Server {
-    fn start(git_root: PathBuf, files: PathBuf) -> Server {
+    pub(super) fn start(git_root: PathBuf, files: PathBuf) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a free port on 127.0.0.1");
         let port = listener.local_addr().unwrap().port();
         let stop = Arc::new(AtomicBool::new(false));
@@ -182,11 +182,11 @@ impl Server {
         Server { port, stop, delay_ms, thread: Some(thread) }
     }
 
-    fn url(&self) -> String {
+    pub(super) fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 
-    fn stop(&mut self) {
+    pub(super) fn stop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         let _ = TcpStream::connect(("127.0.0.1", self.port));
         if let Some(thread) = self.thread.take() {
