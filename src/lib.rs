@@ -10,6 +10,7 @@ pub mod diff;
 pub mod edit;
 pub mod error;
 pub mod generate;
+pub mod helm;
 pub mod kustomization;
 pub mod localize;
 pub mod patch;
@@ -48,6 +49,8 @@ pub struct BuildOptions {
     /// `--enable-managedby-label`: label every resource `app.kubernetes.io/managed-by`, as
     /// `buildMetadata: [managedByLabel]` in the top kustomization does.
     pub managed_by_label: bool,
+    /// The helm flags (`--enable-helm` and the others) and the render cache.
+    pub helm: helm::HelmOptions,
 }
 
 /// The kustomize version whose output this build reproduces byte for byte.
@@ -108,6 +111,7 @@ fn build_here(dir: &Path, options: &BuildOptions) -> Result<Build, BuildFailure>
     let loader = loader.map_err(|error| BuildFailure { error, diagnostics: Diagnostics::default() })?;
     let mut ctx = target::Context::new(options.load_restrictor, &loader);
     ctx.remote = options.remote.clone();
+    ctx.helm = options.helm.clone();
     match build_in(&mut ctx, loader, options) {
         Ok(resources) => Ok(Build { resources, diagnostics: ctx.diagnostics }),
         Err(error) => Err(BuildFailure { error, diagnostics: ctx.diagnostics }),
@@ -131,6 +135,7 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
     transform::namereference::resolve_name_references(&mut resources, &tables.name_reference)?;
     transform::vars::resolve_vars(&mut resources, &acc.vars, &tables.var_reference)?;
     resources.retain(|r| !r.is_local_config());
+    helm::remove_generated_marks(&mut resources);
     build_metadata::annotate(&mut resources, &top.kustomization.build_metadata);
     order(&mut resources, &top.kustomization, options)?;
     if options.managed_by_label || top.kustomization.build_metadata.iter().any(|b| b == "managedByLabel") {

@@ -90,6 +90,11 @@ pub struct Context {
     pub deferred_errors: Vec<Error>,
     /// How remote bases are fetched (`--cache-dir`, `--offline`).
     pub remote: crate::remote::RemoteOptions,
+    /// The helm flags and render cache.
+    pub helm: crate::helm::HelmOptions,
+    /// The namespace charts without one are rendered in: this kustomization's, else the
+    /// nearest one above it (kustomize v5.8's `helmRootNamespace`).
+    helm_namespace: String,
 }
 
 impl Context {
@@ -105,6 +110,8 @@ impl Context {
             tracks_origins: false,
             deferred_errors: Vec::new(),
             remote: Default::default(),
+            helm: Default::default(),
+            helm_namespace: String::new(),
         }
     }
 
@@ -121,6 +128,8 @@ impl Context {
             tracks_origins: self.tracks_origins,
             deferred_errors: Vec::new(),
             remote: self.remote.clone(),
+            helm: self.helm.clone(),
+            helm_namespace: self.helm_namespace.clone(),
         }
     }
 
@@ -208,8 +217,8 @@ fn go_json_type(value: &Value) -> &'static str {
 }
 
 /// Settings kustomize accepts and then does nothing with (or that this build does not apply):
-/// each is said, as a rule that matched nothing (`--strict` refuses them). `validators` and
-/// `helmCharts` are refused outright where they would run.
+/// each is said, as a rule that matched nothing (`--strict` refuses them). `validators` are
+/// refused outright where they would run.
 fn ignored_settings(k: &Kustomization) -> Vec<String> {
     let mut ignored = Vec::new();
     for key in k.openapi.keys().filter(|key| !["path", "version"].contains(&key.as_str())) {
@@ -279,6 +288,16 @@ fn fix_deprecated_fields(k: &mut Kustomization) {
 
 /// Accumulates a kustomization into `acc` (kustomize's `accumulateTarget`).
 pub fn accumulate(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
+    let namespace = &target.kustomization.namespace;
+    let inherited = if namespace.is_empty() { None } else { Some(std::mem::replace(&mut ctx.helm_namespace, namespace.clone())) };
+    let result = accumulate_here(ctx, target, acc);
+    if let Some(inherited) = inherited {
+        ctx.helm_namespace = inherited;
+    }
+    result
+}
+
+fn accumulate_here(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
     let k = &target.kustomization;
     load_openapi(ctx, target)?;
     accumulate_resources(ctx, target, acc)?;
@@ -676,11 +695,33 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
         generated.origin = Some(build_metadata::configured(&configured_in, plugin, None));
         absorb(&mut acc.resources, generated)?;
     }
+    if !k.helm_charts.is_empty() || !k.helm_chart_inflation_generator.is_empty() {
+        let (globals, charts) = crate::helm::charts_of(k.helm_globals.as_ref(), &k.helm_charts, &k.helm_chart_inflation_generator, &target.file)?;
+        let origin = build_metadata::configured(&configured_in, "HelmChartInflationGenerator", None);
+        for mut chart in charts {
+            if chart.namespace.is_empty() {
+                chart.namespace = ctx.helm_namespace.clone();
+            }
+            let inflated = crate::helm::inflate(&globals, &chart, &ctx.helm, &target.loader)
+                .map_err(|e| e.context(format!("{}: helmCharts '{}'", target.name(), chart.name)))?;
+            for mut generated in inflated {
+                generated.origin = Some(origin.clone());
+                absorb(&mut acc.resources, generated)?;
+            }
+        }
+    }
     for entry in &k.generators {
         let source = if target.loader.is_file(entry) { ctx.relative(&target.loader.resolve(entry)?) } else { configured_in.clone() };
         for config in load_plugin_configs(ctx, target, entry)? {
             let origin = build_metadata::configured_by_config(&source, &config);
-            for mut generated in builtin_plugins::run_generator(&config, &target.loader)? {
+            let generated = if config.get("kind").and_then(Value::as_str) == Some("HelmChartInflationGenerator") {
+                let (globals, chart) = crate::helm::chart_of_generator_config(&config)?;
+                crate::helm::inflate(&globals, &chart, &ctx.helm, &target.loader)
+                    .map_err(|e| e.context(format!("{source}: HelmChartInflationGenerator '{}'", chart.name)))?
+            } else {
+                builtin_plugins::run_generator(&config, &target.loader)?
+            };
+            for mut generated in generated {
                 generated.origin = Some(origin.clone());
                 absorb(&mut acc.resources, generated)?;
             }
@@ -849,9 +890,6 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
                 build_metadata::transformer_ran(resources, run.as_ref());
             }
         }
-    }
-    if !k.helm_charts.is_empty() || !k.helm_chart_inflation_generator.is_empty() {
-        return Err(Error::msg(format!("{name}: helmCharts needs --enable-helm, which is not supported yet")));
     }
     if let Some(entry) = k.validators.first() {
         // Every validator is an external plugin (kustomize has no builtin one): it would be run.

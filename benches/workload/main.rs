@@ -7,6 +7,7 @@
 //!         [--kubectl-max-apps 100] [--bin PATH] [--work DIR] [--write-results benches/RESULTS.md]
 //!     cargo bench --bench workload -- --generate OUT_DIR --apps N [--overlays M] [--seed S]
 //!     cargo bench --bench workload -- --remote [--apps 50] [--runs 5]   (see remote.rs)
+//!     cargo bench --bench workload -- --helm [--runs 5]   (see helm.rs)
 //!
 //! kubectl's outputs are kept in the work folder (keyed by the tree's digest), so sizes too slow
 //! to wait for every time are compared with the output of an earlier run: run once with a large
@@ -24,6 +25,7 @@ use peerpods_build::yaml::{emit::emit_stream, parse::parse_documents};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+mod helm;
 mod reference;
 mod remote;
 
@@ -78,6 +80,11 @@ fn main() {
         write_results: value("--write-results").map(PathBuf::from),
     };
     std::fs::create_dir_all(&options.work).expect("creating the work folder");
+    if args.iter().any(|a| a == "--helm") {
+        let command = value("--helm-command").map(PathBuf::from).unwrap_or_else(|| manifest.join("tools/helm-standin/helm"));
+        helm::bench(&options.bin, &options.work, options.runs, &command);
+        return;
+    }
     if args.iter().any(|a| a == "--remote") {
         remote::bench(&options.bin, &options.work, number("--apps", 50), options.runs);
         return;

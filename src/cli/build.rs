@@ -45,9 +45,21 @@ pub struct BuildArgs {
     /// effect), instead of warning.
     #[arg(long)]
     strict: bool,
-    /// Inflate helmCharts (runs `helm`): not supported yet.
+    /// Inflate helmCharts by running helm (`helm template`, and `helm pull` for a chart with a repo).
     #[arg(long)]
     enable_helm: bool,
+    /// The helm program (a path, or a name looked up on PATH).
+    #[arg(long, default_value = "helm", value_name = "COMMAND")]
+    helm_command: String,
+    /// Kubernetes version for helm's Capabilities.KubeVersion (wins over a chart's kubeVersion).
+    #[arg(long, value_name = "VERSION", default_value = "")]
+    helm_kube_version: String,
+    /// Kubernetes API versions for helm's Capabilities.APIVersions (repeatable; wins over a chart's apiVersions).
+    #[arg(long, value_name = "VERSION")]
+    helm_api_versions: Vec<String>,
+    /// Pass --debug to helm template (its stderr and output shown when it fails).
+    #[arg(long)]
+    helm_debug: bool,
     /// Run KRM function plugins: not supported yet.
     #[arg(long)]
     enable_alpha_plugins: bool,
@@ -102,7 +114,7 @@ fn check_output(args: &BuildArgs) -> Result<(), Failure> {
 }
 
 fn run_build(args: &BuildArgs) -> Result<(), String> {
-    for (on, flag) in [(args.enable_helm, "--enable-helm"), (args.enable_alpha_plugins, "--enable-alpha-plugins"), (args.enable_exec, "--enable-exec")] {
+    for (on, flag) in [(args.enable_alpha_plugins, "--enable-alpha-plugins"), (args.enable_exec, "--enable-exec")] {
         if on {
             return Err(format!("{flag} is not supported yet: peerpods-build runs no plugin programs"));
         }
@@ -120,7 +132,8 @@ fn run_build(args: &BuildArgs) -> Result<(), String> {
     };
     let managed_by_label =
         args.enable_managedby_label || std::env::var("KUSTOMIZE_ENABLE_MANAGEDBY_LABEL").is_ok_and(|v| v == "on");
-    let options = BuildOptions { load_restrictor, reorder, remote: args.remote.options(), managed_by_label };
+    let options =
+        BuildOptions { load_restrictor, reorder, remote: args.remote.options(), helm: helm_options(args), managed_by_label };
     if args.dirs.len() > 1 {
         return run_builds(args, &options);
     }
@@ -211,5 +224,20 @@ fn output_name(dir: &Path) -> Result<String, String> {
     match parts.join("_") {
         name if name.is_empty() => Err(format!("{}: a directory with no name", dir.display())),
         name => Ok(name),
+    }
+}
+
+
+/// The helm flags, with the render cache in the build's cache folder.
+fn helm_options(args: &BuildArgs) -> peerpods_build::helm::HelmOptions {
+    let cache = peerpods_build::remote::Cache::locate(args.remote.cache_dir.as_deref());
+    peerpods_build::helm::HelmOptions {
+        enabled: args.enable_helm,
+        command: args.helm_command.clone(),
+        kube_version: args.helm_kube_version.clone(),
+        api_versions: args.helm_api_versions.clone(),
+        debug: args.helm_debug,
+        cache: Some(peerpods_build::helm::cache::RenderCache::in_cache(&cache)),
+        offline: args.remote.offline,
     }
 }

@@ -2,6 +2,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use peerpods_build::helm::cache::RenderCache;
 use peerpods_build::remote::{Cache, RemoteOptions};
 
 /// Where remote bases (git URLs in `resources`/`components`) are cached.
@@ -11,7 +12,8 @@ pub struct RemoteArgs {
     /// $XDG_CACHE_HOME/peerpods-build or ~/.cache/peerpods-build).
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
-    /// Fetch nothing: build remote bases from the cache only (tags and branches as last fetched).
+    /// Fetch nothing: build remote bases from the cache only (tags and branches as last fetched),
+    /// and helm charts from the render cache without running helm.
     #[arg(long)]
     pub offline: bool,
 }
@@ -33,9 +35,10 @@ pub struct CacheArgs {
 
 #[derive(Subcommand)]
 enum CacheAction {
-    /// One line per cached checkout: URL, commit, the tags/branches last seen there, folder.
+    /// One line per cached checkout (URL, commit, the tags/branches last seen there, folder),
+    /// then one per cached helm rendering (`helm`, key, chart and release, file).
     List,
-    /// Remove every cached checkout.
+    /// Remove every cached checkout and helm rendering.
     Clear,
 }
 
@@ -55,11 +58,17 @@ pub fn run(args: &CacheArgs) -> Result<(), String> {
                 let notes = if notes.is_empty() { String::new() } else { format!(" ({})", notes.join(", ")) };
                 println!("{}\t{}\t{refs}\t{}{notes}", entry.url, entry.commit, entry.path.display());
             }
+            for rendering in RenderCache::in_cache(&cache).list() {
+                let notes = if rendering.intact { "" } else { " (damaged: rendered again on next use)" };
+                println!("helm\t{}\t{}\t{}{notes}", rendering.key, rendering.about, rendering.path.display());
+            }
             Ok(())
         }
         CacheAction::Clear => {
             let removed = cache.clear().map_err(|e| format!("clearing {}: {e}", cache.root().display()))?;
-            eprintln!("removed {removed} cached checkout(s) from {}", cache.root().display());
+            let renderings = RenderCache::in_cache(&cache);
+            let rendered = renderings.clear().map_err(|e| format!("clearing {}: {e}", renderings.root().display()))?;
+            eprintln!("removed {removed} cached checkout(s) and {rendered} helm rendering(s) from {}", cache.root().display());
             Ok(())
         }
     }

@@ -72,17 +72,7 @@ impl Cache {
     /// The files of a complete, intact entry. A damaged entry (files changed or missing since it
     /// was written) is moved away so that it is fetched again.
     pub fn entry(&self, url: &str, commit: &str, submodules: bool) -> Option<PathBuf> {
-        let dir = self.entry_dir(url, commit, submodules);
-        let marker = fs::read_to_string(dir.join(MARKER)).ok();
-        let tree = dir.join("tree");
-        match marker {
-            Some(text) if text.strip_prefix(MARKER_HEADER).map(str::trim) == tree_digest(&tree).ok().as_deref() => Some(tree),
-            None if !dir.exists() => None,
-            _ => {
-                discard(&dir);
-                None
-            }
-        }
+        sealed_tree(&self.entry_dir(url, commit, submodules))
     }
 
     /// The commit a tag or branch named when it was last resolved.
@@ -105,36 +95,13 @@ impl Cache {
         let repo = self.repository_dir(url);
         fs::create_dir_all(&repo)?;
         write_atomically(&repo.join("url"), url.as_bytes())?;
-        for leftover in fs::read_dir(&repo)?.flatten() {
-            let name = leftover.file_name().to_string_lossy().into_owned();
-            let old = leftover.metadata().and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok()).is_some_and(|age| age > STALE_AFTER);
-            if (name.starts_with(".tmp-") && old) || name.starts_with(".discarded-") {
-                let _ = fs::remove_dir_all(leftover.path());
-            }
-        }
-        let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-        let temp = repo.join(format!(".tmp-{}-{nanos}", std::process::id()));
-        fs::create_dir(&temp)?;
-        Ok(temp)
+        begin_in(&repo)
     }
 
     /// Seals a fetched folder (digest written last) and renames it into place; when another
     /// build got there first, its entry is used and this copy dropped.
     pub fn finish(&self, temp: &Path, url: &str, commit: &str, submodules: bool) -> std::io::Result<PathBuf> {
-        let digest = tree_digest(&temp.join("tree"))?;
-        let mut marker = fs::File::create(temp.join(MARKER))?;
-        marker.write_all(format!("{MARKER_HEADER}{digest}\n").as_bytes())?;
-        marker.sync_all()?;
-        let dir = self.entry_dir(url, commit, submodules);
-        if fs::rename(temp, &dir).is_err() {
-            let _ = fs::remove_dir_all(temp);
-            if let Some(tree) = self.entry(url, commit, submodules) {
-                return Ok(tree);
-            }
-            // A damaged entry was in the way and has been moved aside: nothing to use; fetch again.
-            return Err(std::io::Error::other(format!("could not move the fetched copy into {}", dir.display())));
-        }
-        Ok(dir.join("tree"))
+        seal_into(temp, &self.entry_dir(url, commit, submodules))
     }
 
     /// Every entry, sorted by URL then commit.
@@ -156,8 +123,7 @@ impl Cache {
                     Some(commit) => (commit.to_string(), false),
                     None => (name.clone(), true),
                 };
-                let intact = fs::read_to_string(dir.join(MARKER)).ok().and_then(|t| t.strip_prefix(MARKER_HEADER).map(|d| d.trim().to_string()))
-                    == tree_digest(&dir.join("tree")).ok();
+                let intact = is_intact(&dir);
                 let refs = refs.iter().filter(|(_, c)| *c == commit).map(|(r, _)| r.clone()).collect();
                 out.push(ListedEntry { url: url.clone(), commit, submodules, refs, path: dir.join("tree"), intact });
             }
@@ -168,22 +134,83 @@ impl Cache {
     /// Removes every entry; returns how many there were.
     pub fn clear(&self) -> std::io::Result<usize> {
         let count = self.list().len();
-        let git = self.root.join("git");
-        if git.exists() {
-            // Renamed first, so a build running now never sees a half-removed entry.
-            let aside = self.root.join(format!(".clearing-{}", std::process::id()));
-            fs::rename(&git, &aside)?;
-            fs::remove_dir_all(&aside)?;
-        }
+        remove_folder(&self.root, "git")?;
         Ok(count)
     }
+}
+
+/// The `tree/` of the sealed entry `dir`, if it is complete and its files are unchanged since
+/// it was sealed; a damaged entry is moved aside and removed.
+pub(crate) fn sealed_tree(dir: &Path) -> Option<PathBuf> {
+    let marker = fs::read_to_string(dir.join(MARKER)).ok();
+    let tree = dir.join("tree");
+    match marker {
+        Some(text) if text.strip_prefix(MARKER_HEADER).map(str::trim) == tree_digest(&tree).ok().as_deref() => Some(tree),
+        None if !dir.exists() => None,
+        _ => {
+            discard(dir);
+            None
+        }
+    }
+}
+
+/// Removes `root/name`, renamed first so that a build running now never sees a half-removed entry.
+pub(crate) fn remove_folder(root: &Path, name: &str) -> std::io::Result<()> {
+    let folder = root.join(name);
+    if folder.exists() {
+        let aside = root.join(format!(".clearing-{name}-{}", std::process::id()));
+        fs::rename(&folder, &aside)?;
+        fs::remove_dir_all(&aside)?;
+    }
+    Ok(())
+}
+
+/// Whether `dir` is a sealed entry whose files still match its digest (nothing is removed).
+pub(crate) fn is_intact(dir: &Path) -> bool {
+    fs::read_to_string(dir.join(MARKER)).ok().and_then(|t| t.strip_prefix(MARKER_HEADER).map(|d| d.trim().to_string())) == tree_digest(&dir.join("tree")).ok()
+}
+
+/// A fresh temporary folder in `parent` to write an entry into, after removing what killed
+/// writers left behind there.
+pub(crate) fn begin_in(parent: &Path) -> std::io::Result<PathBuf> {
+    fs::create_dir_all(parent)?;
+    for leftover in fs::read_dir(parent)?.flatten() {
+        let name = leftover.file_name().to_string_lossy().into_owned();
+        let old = leftover.metadata().and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok()).is_some_and(|age| age > STALE_AFTER);
+        if (name.starts_with(".tmp-") && old) || name.starts_with(".discarded-") {
+            let _ = fs::remove_dir_all(leftover.path());
+        }
+    }
+    let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    let temp = parent.join(format!(".tmp-{}-{nanos}", std::process::id()));
+    fs::create_dir(&temp)?;
+    Ok(temp)
+}
+
+/// Seals the entry written in `temp` (the digest of its `tree/`, written last) and renames it
+/// to `dir`; when another build got there first, its entry is used and this copy dropped.
+/// Returns the entry's `tree/`.
+pub(crate) fn seal_into(temp: &Path, dir: &Path) -> std::io::Result<PathBuf> {
+    let digest = tree_digest(&temp.join("tree"))?;
+    let mut marker = fs::File::create(temp.join(MARKER))?;
+    marker.write_all(format!("{MARKER_HEADER}{digest}\n").as_bytes())?;
+    marker.sync_all()?;
+    if fs::rename(temp, dir).is_err() {
+        let _ = fs::remove_dir_all(temp);
+        if let Some(tree) = sealed_tree(dir) {
+            return Ok(tree);
+        }
+        // A damaged entry was in the way and has been moved aside: nothing to use; write again.
+        return Err(std::io::Error::other(format!("could not move the new entry into {}", dir.display())));
+    }
+    Ok(dir.join("tree"))
 }
 
 fn ref_key(git_ref: &str) -> String {
     hex_digest(git_ref.as_bytes())[..24].to_string()
 }
 
-fn hex_digest(bytes: &[u8]) -> String {
+pub(crate) fn hex_digest(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -196,13 +223,13 @@ fn discard(dir: &Path) {
     }
 }
 
-fn read_dir_sorted(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn read_dir_sorted(dir: &Path) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = fs::read_dir(dir).map(|r| r.flatten().map(|e| e.path()).collect()).unwrap_or_default();
     paths.sort();
     paths
 }
 
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let temp = path.with_extension(format!("tmp-{}", std::process::id()));
     fs::write(&temp, bytes)?;
     fs::rename(&temp, path)

@@ -603,7 +603,7 @@ fn load_replacements(entries: &[Value], loader: &Loader) -> Result<Vec<Replaceme
 }
 
 /// kustomize's loader wording for a file that cannot be read.
-fn loader_message(e: Error) -> String {
+pub(crate) fn loader_message(e: Error) -> String {
     match e {
         Error::Io { path, message } if message == "no such file or directory" => {
             let p = path.display();

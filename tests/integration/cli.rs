@@ -637,14 +637,15 @@ fn deprecated_image_tags_json6902_and_vars_warn_as_kustomize() {
 // What is refused
 
 #[test]
-fn enable_helm_is_refused_as_not_supported() {
+fn enable_helm_without_charts_is_an_ordinary_build() {
     let r = ours(&["build", s(&fixture("replicas")), "--enable-helm"], &common::manifest_dir());
-    assert_failed(&r, "--enable-helm");
-    assert!(r.stderr.contains("--enable-helm") && r.stderr.contains("not supported"), "unclear refusal:\n{}", r.stderr);
+    assert!(r.success(), "--enable-helm with no chart failed:\n{}", r.stderr);
+    let plain = ours(&["build", s(&fixture("replicas"))], &common::manifest_dir());
+    assert_eq!(r.stdout, plain.stdout);
 
     let tmp = TempTree::new("helm");
     tmp.write("kustomization.yaml", "helmCharts:\n- name: chart\n  repo: https://charts.example.com\n  version: 1.0.0\n");
     let r = ours(&["build", s(&tmp.root)], &tmp.root);
     assert_failed(&r, "helmCharts without --enable-helm");
-    assert!(r.stderr.contains("--enable-helm"), "stderr does not point at --enable-helm:\n{}", r.stderr);
+    assert!(r.stderr.contains("must specify --enable-helm"), "stderr does not point at --enable-helm:\n{}", r.stderr);
 }

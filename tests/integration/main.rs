@@ -18,6 +18,7 @@ mod emit_roundtrip;
 mod fidelity;
 mod fidelity_sharing;
 mod gitops;
+mod helm;
 mod localize;
 mod parallel_folders;
 mod peerpods;

@@ -1,0 +1,242 @@
+//! The render cache: `helm template`'s output kept under a key made of everything that decides
+//! it, so a repeated build reads the rendering instead of running helm. Entries are written as
+//! the remote-base cache writes its checkouts (a temporary folder, renamed into place, sealed
+//! with a digest written last; see [`crate::remote::cache`]).
+//!
+//! ```text
+//! <cache>/helm/<key>/tree/output.yaml   what helm printed
+//! <cache>/helm/<key>/tree/about         the chart, release and helm version, for `cache list`
+//! <cache>/helm/<key>/complete           fingerprint of tree/, written last
+//! <cache>/helm/versions/<command key>   the last version `helm version --short` reported, for --offline
+//! ```
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::remote::cache::{begin_in, hex_digest, is_intact, read_dir_sorted, remove_folder, seal_into, sealed_tree, write_atomically};
+use crate::remote::Cache;
+
+const FOLDER: &str = "helm";
+const OUTPUT: &str = "output.yaml";
+const ABOUT: &str = "about";
+
+/// The render cache inside the build's cache folder.
+#[derive(Clone, Debug)]
+pub struct RenderCache {
+    root: PathBuf,
+}
+
+/// What a rendering depends on.
+#[derive(Debug, Default)]
+pub struct KeyParts {
+    /// [`tree_digest`] of the chart folder.
+    pub chart: String,
+    /// The values file kustomize hands helm.
+    pub values: Vec<u8>,
+    /// The contents of each `additionalValuesFiles` entry.
+    pub additional: Vec<Vec<u8>>,
+    /// `helm template`'s arguments (the values file's temporary path left out).
+    pub args: Vec<String>,
+    pub helm_version: String,
+}
+
+/// One cached rendering, for `cache list`.
+#[derive(Debug)]
+pub struct ListedRendering {
+    pub key: String,
+    /// The chart, release and helm version it was rendered with.
+    pub about: String,
+    pub path: PathBuf,
+    pub intact: bool,
+}
+
+/// The key of a rendering: SHA-256 over its parts, each length-prefixed.
+pub fn key(parts: &KeyParts) -> String {
+    let mut hasher = Sha256::new();
+    let mut field = |bytes: &[u8]| {
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+    };
+    field(b"peerpods-build helm render 1");
+    field(parts.chart.as_bytes());
+    field(&parts.values);
+    for file in &parts.additional {
+        field(file);
+    }
+    // The values file's path is temporary: its contents are in the key already.
+    let mut args = parts.args.iter().peekable();
+    while let Some(arg) = args.next() {
+        if arg == "-f" && args.peek().is_some_and(|p| p.ends_with("-kustomize-values.yaml")) {
+            args.next();
+            field(b"-f <values>");
+            continue;
+        }
+        field(arg.as_bytes());
+    }
+    field(parts.helm_version.as_bytes());
+    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The program a command names (a path, or the first match on PATH) as path, size and
+/// modification time: a changed helm binary has another identity.
+fn program_identity(command: &str) -> Option<String> {
+    let path = if command.contains('/') {
+        PathBuf::from(command)
+    } else {
+        std::env::split_paths(&std::env::var_os("PATH")?).map(|dir| dir.join(command)).find(|p| p.is_file())?
+    };
+    let path = path.canonicalize().ok()?;
+    let meta = fs::metadata(&path).ok()?;
+    let modified = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos();
+    Some(format!("{} {} {modified}", path.display(), meta.len()))
+}
+
+/// A digest of the chart's files by content (names, kinds and bytes, in sorted order).
+pub fn tree_digest(dir: &Path) -> std::io::Result<String> {
+    fn walk(dir: &Path, hasher: &mut Sha256) -> std::io::Result<()> {
+        for path in read_dir_sorted(dir) {
+            let name = path.file_name().map(|n| n.as_encoded_bytes().to_vec()).unwrap_or_default();
+            let meta = fs::metadata(&path)?;
+            hasher.update(if meta.is_dir() { b"d" } else { b"f" });
+            hasher.update((name.len() as u64).to_le_bytes());
+            hasher.update(&name);
+            if meta.is_dir() {
+                walk(&path, hasher)?;
+                hasher.update(b"u");
+            } else {
+                let bytes = fs::read(&path)?;
+                hasher.update((bytes.len() as u64).to_le_bytes());
+                hasher.update(&bytes);
+            }
+        }
+        Ok(())
+    }
+    let mut hasher = Sha256::new();
+    walk(dir, &mut hasher)?;
+    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+impl RenderCache {
+    /// The render cache of the cache folder `cache` (as `--cache-dir` and friends choose it).
+    pub fn in_cache(cache: &Cache) -> RenderCache {
+        RenderCache { root: cache.root().join(FOLDER) }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The rendering stored under `key`, if its entry is sealed and intact.
+    pub fn get(&self, key: &str) -> Option<String> {
+        let tree = sealed_tree(&self.root.join(key))?;
+        fs::read_to_string(tree.join(OUTPUT)).ok()
+    }
+
+    /// Stores a rendering under `key`.
+    pub fn put(&self, key: &str, output: &str, about: &str) -> std::io::Result<()> {
+        let temp = begin_in(&self.root)?;
+        let written = (|| {
+            fs::create_dir(temp.join("tree"))?;
+            fs::write(temp.join("tree").join(OUTPUT), output)?;
+            fs::write(temp.join("tree").join(ABOUT), about)?;
+            seal_into(&temp, &self.root.join(key))
+        })();
+        if written.is_err() {
+            let _ = fs::remove_dir_all(&temp);
+        }
+        written.map(|_| ())
+    }
+
+    fn version_file(&self, command: &str) -> PathBuf {
+        self.root.join("versions").join(&hex_digest(command.as_bytes())[..24])
+    }
+
+    /// The version `command` reported last, while the program it names is unchanged (same
+    /// path, size and modification time); with `any_program` (for `--offline`, which runs no
+    /// helm), whatever was remembered.
+    pub fn remembered_helm_version(&self, command: &str, any_program: bool) -> Option<String> {
+        let text = fs::read_to_string(self.version_file(command)).ok()?;
+        let mut lines = text.lines();
+        let (stored, identity, version) = (lines.next()?, lines.next()?, lines.next()?);
+        let same = stored == command && (any_program || program_identity(command).as_deref() == Some(identity));
+        same.then(|| version.to_string())
+    }
+
+    /// Remembers the version `command` reported, with the identity of the program it names.
+    pub fn remember_helm_version(&self, command: &str, version: &str) -> std::io::Result<()> {
+        let Some(identity) = program_identity(command) else { return Ok(()) };
+        let file = self.version_file(command);
+        fs::create_dir_all(file.parent().unwrap_or(&self.root))?;
+        write_atomically(&file, format!("{command}\n{identity}\n{version}\n").as_bytes())
+    }
+
+    /// Every cached rendering, by key.
+    pub fn list(&self) -> Vec<ListedRendering> {
+        read_dir_sorted(&self.root)
+            .into_iter()
+            .filter(|dir| dir.join("complete").is_file())
+            .map(|dir| {
+                let key = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let about = fs::read_to_string(dir.join("tree").join(ABOUT)).unwrap_or_default().trim().to_string();
+                ListedRendering { key, about, intact: is_intact(&dir), path: dir.join("tree").join(OUTPUT) }
+            })
+            .collect()
+    }
+
+    /// Removes every rendering; returns how many there were.
+    pub fn clear(&self) -> std::io::Result<usize> {
+        let count = self.list().len();
+        if let (Some(parent), Some(name)) = (self.root.parent(), self.root.file_name()) {
+            remove_folder(parent, &name.to_string_lossy())?;
+        }
+        Ok(count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts() -> KeyParts {
+        KeyParts {
+            chart: "abc".into(),
+            values: b"a: 1\n".to_vec(),
+            additional: vec![],
+            args: ["template", "rel", "/c", "-f", "/tmp/kustomize-helm-1/c-kustomize-values.yaml"].map(String::from).to_vec(),
+            helm_version: "v3.19.0".into(),
+        }
+    }
+
+    #[test]
+    fn the_key_follows_values_arguments_and_version_but_not_the_temporary_path() {
+        let base = key(&parts());
+        let mut other_temp = parts();
+        other_temp.args[4] = "/tmp/kustomize-helm-2/c-kustomize-values.yaml".into();
+        assert_eq!(key(&other_temp), base);
+        let mut values = parts();
+        values.values = b"a: 2\n".to_vec();
+        assert_ne!(key(&values), base);
+        let mut args = parts();
+        args.args.push("--include-crds".into());
+        assert_ne!(key(&args), base);
+        let mut version = parts();
+        version.helm_version = "v4.0.0".into();
+        assert_ne!(key(&version), base);
+    }
+
+    #[test]
+    fn a_rendering_is_read_back_only_while_intact() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = RenderCache { root: dir.path().join("helm") };
+        assert_eq!(cache.get("k"), None);
+        cache.put("k", "kind: A\n", "chart c").unwrap();
+        assert_eq!(cache.get("k").as_deref(), Some("kind: A\n"));
+        assert_eq!(cache.list().len(), 1);
+        fs::write(dir.path().join("helm/k/tree/output.yaml"), "kind: B\n").unwrap();
+        assert_eq!(cache.get("k"), None, "a changed entry is not used");
+        cache.put("k", "kind: A\n", "chart c").unwrap();
+        assert_eq!(cache.clear().unwrap(), 1);
+        assert_eq!(cache.get("k"), None);
+    }
+}
