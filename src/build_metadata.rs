@@ -6,8 +6,8 @@ use serde_json::{json, Map, Value};
 
 use crate::resource::{ResMap, Resource};
 
-const ORIGIN: &str = "config.kubernetes.io/origin";
-const TRANSFORMATIONS: &str = "alpha.config.kubernetes.io/transformations";
+pub const ORIGIN: &str = "config.kubernetes.io/origin";
+pub const TRANSFORMATIONS: &str = "alpha.config.kubernetes.io/transformations";
 
 /// `path` relative to `base`, with `..` where needed (both absolute, symlinks resolved).
 pub fn relative_path(path: &Path, base: &Path) -> String {
@@ -41,14 +41,19 @@ pub fn configured(configured_in: &str, kind: &str, name: Option<&str>) -> Value 
     json!({ "configuredIn": configured_in, "configuredBy": Value::Object(by) })
 }
 
-/// The same for a plugin config (`transformers:`/`generators:` entries): its kind, and the name
-/// and namespace of its metadata.
+/// The same for a plugin config (`transformers:`/`generators:` entries): its apiVersion and
+/// kind, and the name and namespace of its metadata.
 pub fn configured_by_config(configured_in: &str, config: &Value) -> Value {
     let meta = |k: &str| config.get("metadata").and_then(|m| m.get(k)).and_then(Value::as_str);
     let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
     let mut entry = configured(configured_in, kind, meta("name"));
-    if let (Some(ns), Some(Value::Object(by))) = (meta("namespace"), entry.get_mut("configuredBy")) {
-        by.insert("namespace".into(), json!(ns));
+    if let Some(Value::Object(by)) = entry.get_mut("configuredBy") {
+        if let Some(api_version) = config.get("apiVersion").and_then(Value::as_str) {
+            by.insert("apiVersion".into(), json!(api_version));
+        }
+        if let Some(ns) = meta("namespace") {
+            by.insert("namespace".into(), json!(ns));
+        }
     }
     entry
 }
@@ -80,14 +85,37 @@ pub fn annotate(resources: &mut ResMap, build_metadata: &[String]) {
     }
     for r in resources.iter_mut() {
         if origins {
-            if let Some(origin) = r.origin.clone() {
-                let text = format_entry(&origin, "");
-                r.set_metadata_entry("annotations", ORIGIN, Some(&text));
+            if let Some(origin) = r.origin.as_ref().map(origin_text) {
+                r.set_metadata_entry("annotations", ORIGIN, Some(&origin));
             }
         }
         if transformations && !r.transformations.is_empty() {
-            let text: String = r.transformations.iter().map(|t| format_entry(t, "- ")).collect();
+            let text = transformations_text(&r.transformations);
             r.set_metadata_entry("annotations", TRANSFORMATIONS, Some(&text));
+        }
+    }
+}
+
+/// The text of an origin annotation.
+pub fn origin_text(origin: &Value) -> String {
+    format_entry(origin, "")
+}
+
+/// The text of a transformations annotation.
+pub fn transformations_text(runs: &[Value]) -> String {
+    runs.iter().map(|t| format_entry(t, "- ")).collect()
+}
+
+/// A plugin program ran over `resources` (kustomize's `AddTransformerAnnotation`): a resource
+/// with no origin yet is taken to be one it made, and gets `run` as its origin; the others
+/// record the run (when `record`).
+pub fn plugin_ran(resources: &mut ResMap, run: &Value, record: bool) {
+    for r in resources.iter_mut() {
+        r.rewrite_annotations();
+        if r.origin.is_none() {
+            r.origin = Some(run.clone());
+        } else if record {
+            r.transformations.push(run.clone());
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod diagnostics;
 pub mod diff;
 pub mod edit;
 pub mod error;
+pub mod functions;
 pub mod generate;
 pub mod helm;
 pub mod kustomization;
@@ -51,6 +52,8 @@ pub struct BuildOptions {
     pub managed_by_label: bool,
     /// The helm flags (`--enable-helm` and the others) and the render cache.
     pub helm: helm::HelmOptions,
+    /// Which plugin programs may run (`--enable-alpha-plugins`, `--enable-exec`, container flags).
+    pub plugins: functions::PluginOptions,
 }
 
 /// The kustomize version whose output this build reproduces byte for byte.
@@ -112,6 +115,7 @@ fn build_here(dir: &Path, options: &BuildOptions) -> Result<Build, BuildFailure>
     let mut ctx = target::Context::new(options.load_restrictor, &loader);
     ctx.remote = options.remote.clone();
     ctx.helm = options.helm.clone();
+    ctx.plugins = options.plugins.clone();
     match build_in(&mut ctx, loader, options) {
         Ok(resources) => Ok(Build { resources, diagnostics: ctx.diagnostics }),
         Err(error) => Err(BuildFailure { error, diagnostics: ctx.diagnostics }),

@@ -129,6 +129,17 @@ impl Program {
         self
     }
 
+    /// Several variables at once, in order (a later one wins).
+    pub fn envs<I, K, V>(mut self, vars: I) -> Program
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<OsStr>,
+        V: AsRef<OsStr>,
+    {
+        self.env_set.extend(vars.into_iter().map(|(k, v)| (k.as_ref().to_os_string(), v.as_ref().to_os_string())));
+        self
+    }
+
     pub fn env_remove(mut self, name: impl AsRef<OsStr>) -> Program {
         self.env_remove.push(name.as_ref().to_os_string());
         self

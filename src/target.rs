@@ -95,6 +95,8 @@ pub struct Context {
     /// The namespace charts without one are rendered in: this kustomization's, else the
     /// nearest one above it (kustomize v5.8's `helmRootNamespace`).
     helm_namespace: String,
+    /// Which plugin programs may run.
+    pub plugins: crate::functions::PluginOptions,
 }
 
 impl Context {
@@ -112,6 +114,7 @@ impl Context {
             remote: Default::default(),
             helm: Default::default(),
             helm_namespace: String::new(),
+            plugins: Default::default(),
         }
     }
 
@@ -130,6 +133,7 @@ impl Context {
             remote: self.remote.clone(),
             helm: self.helm.clone(),
             helm_namespace: self.helm_namespace.clone(),
+            plugins: self.plugins.clone(),
         }
     }
 
@@ -217,8 +221,7 @@ fn go_json_type(value: &Value) -> &'static str {
 }
 
 /// Settings kustomize accepts and then does nothing with (or that this build does not apply):
-/// each is said, as a rule that matched nothing (`--strict` refuses them). `validators` are
-/// refused outright where they would run.
+/// each is said, as a rule that matched nothing (`--strict` refuses them).
 fn ignored_settings(k: &Kustomization) -> Vec<String> {
     let mut ignored = Vec::new();
     for key in k.openapi.keys().filter(|key| !["path", "version"].contains(&key.as_str())) {
@@ -714,16 +717,23 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
         let source = if target.loader.is_file(entry) { ctx.relative(&target.loader.resolve(entry)?) } else { configured_in.clone() };
         for config in load_plugin_configs(ctx, target, entry)? {
             let origin = build_metadata::configured_by_config(&source, &config);
+            let plugin = external_plugin(&ctx.plugins, ctx.tracks_origins, target, &config, &source, "generators");
             let generated = if config.get("kind").and_then(Value::as_str) == Some("HelmChartInflationGenerator") {
                 let (globals, chart) = crate::helm::chart_of_generator_config(&config)?;
                 crate::helm::inflate(&globals, &chart, &ctx.helm, &target.loader)
                     .map_err(|e| e.context(format!("{source}: HelmChartInflationGenerator '{}'", chart.name)))?
             } else {
-                builtin_plugins::run_generator(&config, &target.loader)?
+                match &plugin {
+                    Some(plugin) => plugin.generate(&mut ctx.diagnostics)?,
+                    None => builtin_plugins::run_generator(&config, &target.loader)?,
+                }
             };
             for mut generated in generated {
                 generated.origin = Some(origin.clone());
-                absorb(&mut acc.resources, generated)?;
+                absorb(&mut acc.resources, generated).map_err(|e| match &plugin {
+                    Some(plugin) => plugin.error(e),
+                    None => e,
+                })?;
             }
         }
     }
@@ -883,19 +893,60 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         let configs = load_plugin_configs(ctx, target, entry)?;
         let Accumulated { resources, .. } = acc;
         for config in configs {
-            let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
-            builtin_plugins::run_transformer(&config, resources, &target.loader, schema, &mut ctx.diagnostics, &name)?;
-            if ctx.tracks_origins {
-                let run = ctx.record_transformations.then(|| build_metadata::configured_by_config(&source, &config));
-                build_metadata::transformer_ran(resources, run.as_ref());
+            match external_plugin(&ctx.plugins, ctx.tracks_origins, target, &config, &source, "transformers") {
+                Some(plugin) => {
+                    plugin.transform(resources, &mut ctx.diagnostics)?;
+                    if ctx.tracks_origins {
+                        let run = build_metadata::configured_by_config(&source, &config);
+                        build_metadata::plugin_ran(resources, &run, ctx.record_transformations);
+                    }
+                }
+                None => {
+                    let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
+                    builtin_plugins::run_transformer(&config, resources, &target.loader, schema, &mut ctx.diagnostics, &name)?;
+                    if ctx.tracks_origins {
+                        let run = ctx.record_transformations.then(|| build_metadata::configured_by_config(&source, &config));
+                        build_metadata::transformer_ran(resources, run.as_ref());
+                    }
+                }
             }
         }
     }
-    if let Some(entry) = k.validators.first() {
-        // Every validator is an external plugin (kustomize has no builtin one): it would be run.
-        return Err(Error::msg(format!(
-            "{name}: validators: '{entry}': external plugins disabled; validators run other programs, which peerpods-build never does"
-        )));
+    run_validators(ctx, target, acc)
+}
+
+/// `validators`: plugins that may only look (kustomize has no builtin one).
+fn run_validators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
+    for entry in &target.kustomization.validators {
+        let source = if target.loader.is_file(entry) { ctx.relative(&target.loader.resolve(entry)?) } else { ctx.relative(&target.file) };
+        for config in load_plugin_configs(ctx, target, entry)? {
+            let Some(plugin) = external_plugin(&ctx.plugins, ctx.tracks_origins, target, &config, &source, "validators") else {
+                let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
+                return Err(Error::msg(format!("{}: validators: builtin plugin '{kind}' is not supported as a validator", target.name())));
+            };
+            plugin.validate(&mut acc.resources, &mut ctx.diagnostics)?;
+        }
     }
     Ok(())
+}
+
+/// The plugin program a `generators`/`transformers`/`validators` config names, unless it is
+/// a builtin one.
+fn external_plugin<'a>(
+    options: &'a crate::functions::PluginOptions,
+    tracks_origins: bool,
+    target: &'a Target,
+    config: &'a Value,
+    source: &str,
+    field: &'static str,
+) -> Option<crate::functions::Plugin<'a>> {
+    crate::functions::is_external(config).then(|| crate::functions::Plugin {
+        options,
+        config,
+        loader: &target.loader,
+        kustomization: target.name(),
+        field,
+        tracks_origins,
+        source: source.to_string(),
+    })
 }

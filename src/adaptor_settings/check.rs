@@ -15,6 +15,10 @@
 //! - a setting added after `components/settings-rollout` ran: that change would not roll the
 //!   DaemonSet, so the rollout component must come last.
 //!
+//! An identity component (`components/azure-workload-identity`, `components/alibabacloud-rrsa`)
+//! takes its settings from a `peer-pods-identity` ConfigMap that the build keeps to itself; a key
+//! its env file marks `# required` and that ends up empty is reported too.
+//!
 //! A `peer-pods-secret` generator (`components/credentials-env`, or one of your own) is read the
 //! same way: its keys must be ones the adaptor reads, and its env files carry no comments or
 //! quotes in values. Required credentials are not demanded, since the Secret may be created
@@ -33,6 +37,19 @@ pub const SETTINGS_CONFIGMAP: &str = "peer-pods-cm";
 pub const ROLLOUT_COMPONENT: &str = "settings-rollout";
 /// The Secret the adaptor reads its credentials from.
 pub const CREDENTIALS_SECRET: &str = "peer-pods-secret";
+/// The build-local ConfigMap the identity components read their settings from.
+pub const IDENTITY_CONFIGMAP: &str = "peer-pods-identity";
+
+/// What a setting feeds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    /// `peer-pods-cm`, the adaptor's settings.
+    Settings,
+    /// `peer-pods-secret`, its credentials.
+    Secret,
+    /// `peer-pods-identity`, an identity component's settings.
+    Identity,
+}
 
 /// One problem, at a place in a file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,8 +88,9 @@ struct Source {
     file: PathBuf,
     line: usize,
     from_env_file: bool,
-    /// From the credentials Secret rather than the settings ConfigMap.
-    in_secret: bool,
+    target: Target,
+    /// Marked `# required` in its env file.
+    marked_required: bool,
 }
 
 /// The result of checking one overlay.
@@ -93,7 +111,7 @@ pub fn check_settings(dir: &Path, table: &SettingsTable) -> Result<Report, Check
     let provider = sources
         .iter()
         .rev()
-        .find(|s| s.key == "CLOUD_PROVIDER" && !s.in_secret)
+        .find(|s| s.key == "CLOUD_PROVIDER" && s.target == Target::Settings)
         .and_then(|s| s.value.clone())
         .ok_or_else(|| CheckError::NoProvider { dir: dir.to_owned() })?;
     let mut findings = Vec::new();
@@ -118,7 +136,7 @@ pub fn check_settings(dir: &Path, table: &SettingsTable) -> Result<Report, Check
         );
         return Ok(Report { provider, checked: sources.len(), findings });
     }
-    for source in &sources {
+    for source in sources.iter().filter(|s| s.target != Target::Identity) {
         let Some(value) = &source.value else {
             finding(source, "no `=`: kustomize takes the value from the environment of whoever builds".to_owned());
             continue;
@@ -131,7 +149,7 @@ pub fn check_settings(dir: &Path, table: &SettingsTable) -> Result<Report, Check
             finding(source, format!("not a setting the {provider} adaptor reads{hint}"));
             continue;
         };
-        if setting.secret && !source.in_secret {
+        if setting.secret && source.target == Target::Settings {
             finding(source, "a credential: put it in the Secret peer-pods-secret, not in the ConfigMap".to_owned());
         }
         if source.from_env_file {
@@ -159,7 +177,7 @@ pub fn check_settings(dir: &Path, table: &SettingsTable) -> Result<Report, Check
     }
     // Settings changed after the last settings-rollout do not reach the pod template.
     if let Some(mark) = rolled_out_at {
-        if let Some(late) = sources[mark..].iter().find(|s| !s.in_secret) {
+        if let Some(late) = sources[mark..].iter().find(|s| s.target == Target::Settings) {
             finding(
                 late,
                 format!(
@@ -171,7 +189,7 @@ pub fn check_settings(dir: &Path, table: &SettingsTable) -> Result<Report, Check
     }
     // Required keys: judged on the value that wins.
     for setting in table.for_provider(&provider).filter(|s| s.requirement.is_required() && !s.secret) {
-        match sources.iter().rev().find(|s| s.key == setting.key && !s.in_secret) {
+        match sources.iter().rev().find(|s| s.key == setting.key && s.target == Target::Settings) {
             Some(last) if last.value.as_deref().is_some_and(str::is_empty) => {
                 finding(last, "required by the adaptor, but empty".to_owned())
             }
@@ -183,10 +201,19 @@ pub fn check_settings(dir: &Path, table: &SettingsTable) -> Result<Report, Check
                     file: kustomization_file(dir)?,
                     line: 1,
                     from_env_file: false,
-                    in_secret: false,
+                    target: Target::Settings,
+                    marked_required: false,
                 };
                 finding(&top, format!("required by the adaptor, but {SETTINGS_CONFIGMAP} never sets it"))
             }
+        }
+    }
+    // An identity component's required settings: judged on the value that wins.
+    let identity: Vec<&Source> = sources.iter().filter(|s| s.target == Target::Identity).collect();
+    for (index, source) in identity.iter().enumerate() {
+        let wins = !identity[index + 1..].iter().any(|later| later.key == source.key);
+        if wins && source.marked_required && source.value.as_deref().is_none_or(str::is_empty) {
+            finding(source, "required by the identity component that reads it, but empty".to_owned());
         }
     }
     Ok(Report { provider, checked: sources.len(), findings })
@@ -287,12 +314,15 @@ fn collect(
     let generators = kustomization
         .config_map_generator
         .iter()
-        .filter(|g| g.name == SETTINGS_CONFIGMAP)
-        .map(|g| (g, false))
-        .chain(kustomization.secret_generator.iter().filter(|g| g.name == CREDENTIALS_SECRET).map(|g| (g, true)));
-    for (generator, in_secret) in generators {
+        .filter_map(|g| match g.name.as_str() {
+            SETTINGS_CONFIGMAP => Some((g, Target::Settings)),
+            IDENTITY_CONFIGMAP => Some((g, Target::Identity)),
+            _ => None,
+        })
+        .chain(kustomization.secret_generator.iter().filter(|g| g.name == CREDENTIALS_SECRET).map(|g| (g, Target::Secret)));
+    for (generator, target) in generators {
         if generator.behavior == "replace" {
-            sources.retain(|s| s.in_secret != in_secret);
+            sources.retain(|s| s.target != target);
         }
         let env_files = generator.envs.iter().chain(std::iter::once(&generator.env).filter(|e| !e.is_empty()));
         for env in env_files {
@@ -305,7 +335,8 @@ fn collect(
                     file: path.clone(),
                     line: entry.line,
                     from_env_file: true,
-                    in_secret,
+                    target,
+                    marked_required: entry.marked_required,
                 });
             }
         }
@@ -318,7 +349,8 @@ fn collect(
                 file: file.clone(),
                 line,
                 from_env_file: false,
-                in_secret,
+                target,
+                marked_required: false,
             });
         }
     }

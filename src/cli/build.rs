@@ -3,6 +3,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use peerpods_build::functions::{parse_timeout, PluginOptions};
 use peerpods_build::kustomization::LoadRestrictor;
 use peerpods_build::{build, BuildOptions, Reorder};
 
@@ -60,17 +61,52 @@ pub struct BuildArgs {
     /// Pass --debug to helm template (its stderr and output shown when it fails).
     #[arg(long)]
     helm_debug: bool,
-    /// Run KRM function plugins: not supported yet.
+    /// Run plugins that are other programs: KRM functions in containers (`docker run`) and
+    /// old-style exec plugins from the plugin home.
     #[arg(long)]
     enable_alpha_plugins: bool,
-    /// Run exec plugins: not supported yet.
+    /// With --enable-alpha-plugins, also run exec KRM functions (`exec: {path}`); without it
+    /// they are skipped with a warning, as kustomize skips them.
     #[arg(long)]
     enable_exec: bool,
+    /// Give container functions that ask for it (`network: true`) the host's network.
+    #[arg(long)]
+    network: bool,
+    /// Accepted as kustomize accepts it (which does not use it either).
+    #[arg(long, default_value = "bridge")]
+    network_name: String,
+    /// A storage mount for every container function (`type=bind,src=DIR,dst=PATH[,rw=true]`; repeatable).
+    #[arg(long = "mount")]
+    mounts: Vec<String>,
+    /// An environment variable for functions, `NAME=value` or `NAME` to pass ours (repeatable).
+    #[arg(short = 'e', long = "env")]
+    env: Vec<String>,
+    /// Run container functions with our uid:gid instead of `nobody`.
+    #[arg(long)]
+    as_current_user: bool,
+    /// Stop a plugin program running longer than this (seconds, or with s/m/h; 0: no limit).
+    /// kustomize has no such limit.
+    #[arg(long, default_value = "10m")]
+    function_timeout: String,
     #[command(flatten)]
     remote: super::cache::RemoteArgs,
 }
 
 impl BuildArgs {
+    /// What the plugin flags allow.
+    fn plugin_options(&self) -> Result<PluginOptions, String> {
+        Ok(PluginOptions {
+            enable_alpha_plugins: self.enable_alpha_plugins,
+            enable_exec: self.enable_exec,
+            network: self.network,
+            network_name: self.network_name.clone(),
+            mounts: self.mounts.clone(),
+            env: self.env.clone(),
+            as_current_user: self.as_current_user,
+            timeout: parse_timeout(&self.function_timeout)?,
+        })
+    }
+
     /// The same build, written to `output` instead (for `--check`).
     pub(super) fn rendering_into(&self, output: &Path) -> BuildArgs {
         BuildArgs { output: Some(output.to_path_buf()), check: false, ..self.clone() }
@@ -114,11 +150,6 @@ fn check_output(args: &BuildArgs) -> Result<(), Failure> {
 }
 
 fn run_build(args: &BuildArgs) -> Result<(), String> {
-    for (on, flag) in [(args.enable_alpha_plugins, "--enable-alpha-plugins"), (args.enable_exec, "--enable-exec")] {
-        if on {
-            return Err(format!("{flag} is not supported yet: peerpods-build runs no plugin programs"));
-        }
-    }
     let load_restrictor = match args.load_restrictor.as_str() {
         "LoadRestrictionsRootOnly" | "rootOnly" => LoadRestrictor::RootOnly,
         "LoadRestrictionsNone" | "none" => LoadRestrictor::None,
@@ -132,8 +163,14 @@ fn run_build(args: &BuildArgs) -> Result<(), String> {
     };
     let managed_by_label =
         args.enable_managedby_label || std::env::var("KUSTOMIZE_ENABLE_MANAGEDBY_LABEL").is_ok_and(|v| v == "on");
-    let options =
-        BuildOptions { load_restrictor, reorder, remote: args.remote.options(), helm: helm_options(args), managed_by_label };
+    let options = BuildOptions {
+        load_restrictor,
+        reorder,
+        remote: args.remote.options(),
+        helm: helm_options(args),
+        plugins: args.plugin_options()?,
+        managed_by_label,
+    };
     if args.dirs.len() > 1 {
         return run_builds(args, &options);
     }
@@ -152,6 +189,7 @@ fn run_build(args: &BuildArgs) -> Result<(), String> {
     if args.strict && !result.diagnostics.unmatched.is_empty() {
         return Err(format!("--strict: {} rule(s) matched nothing", result.diagnostics.unmatched.len()));
     }
+    check_adaptor_settings(&args.dirs[0], &result, args.strict)?;
     let written = match &args.output {
         None => {
             let yaml = result.to_yaml();
@@ -195,6 +233,7 @@ fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
             if args.strict && !result.diagnostics.unmatched.is_empty() {
                 return Err(format!("--strict: {} rule(s) matched nothing", result.diagnostics.unmatched.len()));
             }
+            check_adaptor_settings(dir, &result, args.strict)?;
             let file = out_dir.join(format!("{}.yaml", output_name(dir)?));
             write_atomically(&file, &result.to_yaml())
         });
@@ -207,6 +246,24 @@ fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
         0 => Ok(()),
         n => Err(format!("{n} of {} builds failed", args.dirs.len())),
     }
+}
+
+/// When the output holds the peer pods settings, warns about each setting the adaptor would
+/// not start with (`check-settings`' findings); `--strict` makes them an error.
+fn check_adaptor_settings(dir: &Path, result: &peerpods_build::Build, strict: bool) -> Result<(), String> {
+    use peerpods_build::adaptor_settings::{settings_hint, settings_warnings};
+    let warnings = settings_warnings(dir, result);
+    if warnings.is_empty() {
+        return Ok(());
+    }
+    for warning in &warnings {
+        eprintln!("{warning}");
+    }
+    eprintln!("{}", settings_hint(dir, warnings.len()));
+    if strict {
+        return Err(format!("--strict: {} adaptor setting(s) missing or invalid", warnings.len()));
+    }
+    Ok(())
 }
 
 /// The name of a directory's output file: its path from the current folder (else from the root),

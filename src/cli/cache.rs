@@ -16,11 +16,24 @@ pub struct RemoteArgs {
     /// and helm charts from the render cache without running helm.
     #[arg(long)]
     pub offline: bool,
+    /// Print a line on stderr for each remote fetch that takes over a second (the default
+    /// when stderr is a terminal).
+    #[arg(long, conflicts_with = "quiet")]
+    pub progress: bool,
+    /// Print no progress line.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 impl RemoteArgs {
     pub fn options(&self) -> RemoteOptions {
-        RemoteOptions { cache_dir: self.cache_dir.clone(), offline: self.offline }
+        use peerpods_build::remote::progress::Progress;
+        let progress = match (self.progress, self.quiet) {
+            (true, _) => Progress::Always,
+            (_, true) => Progress::Never,
+            _ => Progress::Auto,
+        };
+        RemoteOptions { cache_dir: self.cache_dir.clone(), offline: self.offline, progress }
     }
 }
 

@@ -6,6 +6,7 @@
 pub mod cache;
 pub mod git;
 pub mod http;
+pub mod progress;
 pub mod url;
 
 use std::collections::HashMap;
@@ -22,6 +23,8 @@ pub struct RemoteOptions {
     pub cache_dir: Option<PathBuf>,
     /// `--offline`: build only from the cache; fail naming the entry that is missing.
     pub offline: bool,
+    /// Whether a slow fetch prints its line on stderr (`--progress`, `--quiet`).
+    pub progress: progress::Progress,
 }
 
 /// A fetch that failed: the URL, what went wrong, and the details.
@@ -67,7 +70,8 @@ pub fn checkout(spec: &RepoSpec, options: &RemoteOptions) -> Result<PathBuf, Rem
             return Ok(tree.clone());
         }
     }
-    let tree = checkout_uncached(spec, options)?;
+    let what = redact_password(&spec.raw);
+    let tree = progress::while_fetching(options.progress, &what, || checkout_uncached(spec, options))?;
     resolved.get_or_insert_with(HashMap::new).insert(key, tree.clone());
     Ok(tree)
 }

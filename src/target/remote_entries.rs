@@ -69,7 +69,10 @@ pub(super) fn accumulate_http_entry(ctx: &mut Context, target: &Target, entry: &
     if ctx.remote.offline {
         return Err(failed("--offline: HTTP files are not cached".into()));
     }
-    let file_error = match crate::remote::http::get(entry) {
+    let fetched = crate::remote::progress::while_fetching(ctx.remote.progress, &crate::remote::redact_password(entry), || {
+        crate::remote::http::get(entry)
+    });
+    let file_error = match fetched {
         Ok(text) => match resources_from_file(Path::new(entry), &text) {
             Ok((resources, invalid)) => {
                 ctx.deferred_errors.extend(invalid);

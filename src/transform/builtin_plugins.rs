@@ -1,6 +1,6 @@
 //! The `transformers:` and `generators:` fields: builtin plugin configs (`apiVersion: builtin`),
-//! each running the same code as the kustomization field it stands for. Nothing is executed:
-//! KRM function and exec plugins are refused.
+//! each running the same code as the kustomization field it stands for. Plugins that are other
+//! programs (KRM functions, exec plugins) are run by [`crate::functions`], never from here.
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -40,8 +40,8 @@ fn plugin_kind(config: &Value) -> Result<(&str, &str)> {
     let api_version = config.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
     if api_version != "builtin" {
-        // kustomize without --enable-alpha-plugins (which peerpods-build does not offer: it never
-        // runs another program), for KRM functions and Go/exec plugins alike.
+        // kustomize's words for a plugin program (run by `crate::functions` only under
+        // --enable-alpha-plugins), for KRM functions and Go/exec plugins alike.
         return Err(Error::msg(format!("external plugins disabled; unable to load external plugin '{kind}'")));
     }
     Ok((api_version, kind))

@@ -323,3 +323,30 @@ pub fn documents(stream: &str) -> Vec<String> {
     }
     stream.split("\n---\n").map(|d| if d.ends_with('\n') { d.to_owned() } else { format!("{d}\n") }).collect()
 }
+
+/// A copy of the peer pods tree (base/, components/, overlays/, complete/) with every required
+/// setting of each overlay's settings.env filled in, as a user does before applying it: a
+/// build of it prints no settings warning, and `--strict` passes.
+pub fn filled_peer_pods_tree(label: &str) -> TempTree {
+    let tree = TempTree::new(label);
+    for part in ["base", "components", "overlays", "complete"] {
+        copy_dir(&manifest_dir().join(part), &tree.root.join(part));
+    }
+    for provider in fs::read_dir(tree.root.join("overlays")).unwrap() {
+        let path = provider.unwrap().path().join("settings.env");
+        let Ok(file) = peerpods_build::adaptor_settings::EnvFile::read(&path) else { continue };
+        let empty: Vec<usize> = file
+            .active()
+            .filter(|entry| entry.marked_required && entry.value.as_deref().is_some_and(str::is_empty))
+            .map(|entry| entry.line)
+            .collect();
+        let text = fs::read_to_string(&path).unwrap();
+        let filled: Vec<String> = text
+            .lines()
+            .enumerate()
+            .map(|(index, line)| if empty.contains(&(index + 1)) { format!("{line}set-by-a-test") } else { line.to_owned() })
+            .collect();
+        fs::write(&path, filled.join("\n") + "\n").unwrap();
+    }
+    tree
+}

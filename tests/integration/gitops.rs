@@ -103,8 +103,10 @@ impl PluginCommand {
 fn plugin_generate_prints_each_overlay_as_the_build_and_kustomize_do() {
     let generate = PluginCommand::read("generate");
     assert_eq!(generate.argv[..2], ["sh", "-c"], "the plugin's generate runs through sh -c");
+    // The overlays as a user commits them: required settings filled in (--strict refuses them empty).
+    let tree = common::filled_peer_pods_tree("plugin-generate");
     for provider in provider_folders() {
-        let app_dir = repo().join("overlays").join(&provider);
+        let app_dir = tree.root.join("overlays").join(&provider);
         let generated = generate.run(&app_dir, &format!("peer-pods-{provider}"), &[]);
         assert!(generated.success(), "generate failed for {provider}: {}", generated.stderr);
         let built = ours(&["build", s(&app_dir)], &repo());
@@ -228,9 +230,11 @@ fn custom_binary_builds_as_argocd_calls_it() {
     let path = app["spec"]["source"]["path"].as_str().unwrap();
     let mut args = vec!["build", path];
     args.extend(&options);
-    let built = ours(&args, &repo());
+    // The overlay as a user commits it: required settings filled in (--strict refuses them empty).
+    let tree = common::filled_peer_pods_tree("custom-binary");
+    let built = ours(&args, &tree.root);
     assert!(built.success(), "{}", built.stderr);
-    if let Some(reference) = reference_run(&[path], &repo(), "custom binary") {
+    if let Some(reference) = reference_run(&[path], &tree.root, "custom binary") {
         assert!(reference.success(), "{}", reference.stderr);
         assert!(built.stdout == reference.stdout, "peerpods-build {} differs from kubectl kustomize", args.join(" "));
     }

@@ -359,7 +359,46 @@ fn enable_every_component(sandbox: &Sandbox, provider: &str) -> Vec<&'static str
     );
     sandbox.enable("registry-auth");
     sandbox.enable("external-plugin");
+    // The provider's own opt-in components, with their required setting.
+    for (component, key, annotation) in PROVIDER_COMPONENTS {
+        if component.split('-').next() == Some(provider) {
+            sandbox.write(&format!("components/{component}/identity.env"), &format!("# required\n{key}=from-a-test\n"));
+            sandbox.enable(component);
+            expected.push(annotation);
+        }
+    }
     expected
+}
+
+/// The components only one provider uses (named after it), the setting each
+/// requires, and what the output then holds.
+const PROVIDER_COMPONENTS: [(&str, &str, &str); 2] = [
+    ("azure-workload-identity", "CLIENT_ID", "azure.workload.identity/client-id: from-a-test"),
+    ("alibabacloud-rrsa", "ROLE_NAME", "pod-identity.alibabacloud.com/role-name: from-a-test"),
+];
+
+/// A component named after a provider is owned, in CODEOWNERS, by that
+/// provider's teams (overlays/<provider>/MAINTAINERS), and every component
+/// folder so named is one the tests enable.
+#[test]
+fn provider_components_are_owned_by_their_provider() {
+    let rules = codeowners();
+    let providers = provider_folders();
+    for entry in fs::read_dir(repo().join("components")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        let Some(provider) = providers.iter().find(|p| name.starts_with(&format!("{p}-"))) else {
+            continue;
+        };
+        assert!(
+            PROVIDER_COMPONENTS.iter().any(|(component, _, _)| *component == name),
+            "components/{name} is not in PROVIDER_COMPONENTS, so no test enables it"
+        );
+        let teams = maintainers(provider);
+        for file in files_under(&repo().join("components").join(&name)) {
+            let path = relative(&file);
+            assert_eq!(owners_of(&rules, &path), teams.as_slice(), "CODEOWNERS: owners of {path}");
+        }
+    }
 }
 
 fn renders_with_every_component_same_as_kustomize(provider: &str) {
@@ -1453,20 +1492,38 @@ fn shares_no_block_of_six_lines_with_another_provider(provider: &str) {
     );
 }
 
+/// The adaptor image is pinned in one place; the one other tag the tree
+/// sets is kube-rbac-proxy's, moved off the removed gcr.io/kubebuilder in the
+/// two vendored controllers.
 #[test]
 fn base_pins_the_image_once() {
     let mut pins = Vec::new();
+    let mut moved = Vec::new();
     for folder in ["base", "components", "overlays"] {
         for file in files_under(&repo().join(folder)) {
             let text = fs::read_to_string(&file).unwrap_or_default();
+            let mut image = "";
             for (number, line) in text.lines().enumerate() {
                 let line = line.trim();
+                if let Some(name) = line.strip_prefix("- name:") {
+                    image = name.trim();
+                }
                 if line.starts_with("newTag:") || line.starts_with("digest:") {
-                    pins.push(format!("{}:{}", relative(&file), number + 1));
+                    let at = format!("{}:{}", relative(&file), number + 1);
+                    if image == "gcr.io/kubebuilder/kube-rbac-proxy" {
+                        moved.push(at);
+                    } else {
+                        pins.push(at);
+                    }
                 }
             }
         }
     }
+    assert_eq!(moved.len(), 2, "kube-rbac-proxy tags: {moved:?}");
+    assert!(
+        moved.iter().all(|at| at.starts_with("components/peerpod-ctrl/") || at.starts_with("components/webhook/")),
+        "{moved:?}"
+    );
     assert_eq!(
         pins.len(),
         1,
@@ -1484,7 +1541,7 @@ fn complete_install_renders_same_as_kustomize(provider: &str) {
     for needle in [
         &format!("CLOUD_PROVIDER: {provider}") as &str,
         "name: cloud-api-adaptor-daemonset",
-        "name: peerpod-ctrl-controller-manager",
+        "name: peerpodctrl-controller-manager",
         "name: peerpods.confidentialcontainers.org",
         "name: peer-pods-webhook-controller-manager",
         "kind: MutatingWebhookConfiguration",
@@ -1508,6 +1565,12 @@ fn every_provider_has_a_complete_install_and_no_other() {
 #[test]
 fn upstream_renderings_come_from_the_pinned_commit() {
     let pin = pinned_tag();
+    let source = fs::read_to_string(repo().join("data/upstream-chart/SOURCE")).unwrap();
+    assert_eq!(
+        source.lines().next().unwrap_or_default(),
+        format!("confidential-containers/cloud-api-adaptor {pin}"),
+        "data/upstream-chart: rerun tools/vendor-upstream-install.py for the pinned commit"
+    );
     for file in ["components/peerpod-ctrl/upstream.yaml", "components/webhook/upstream.yaml"] {
         let text = fs::read_to_string(repo().join(file)).unwrap();
         let first = text.lines().next().unwrap_or_default();
@@ -1519,40 +1582,69 @@ fn upstream_renderings_come_from_the_pinned_commit() {
     }
 }
 
-/// The upstream renderings of peerpod-ctrl and the webhook, where available,
-/// hold the same objects, keys, images, volumes, labels and rules as the
-/// vendored ones, but for the namespace the install never owns. The shared
-/// cases come from commits a little older than the pin; their one other
-/// difference is where the kube-rbac-proxy image comes from.
-#[test]
-fn vendored_controllers_match_upstream_cases() {
-    for (case, file) in [
-        ("caa-peerpod-ctrl-default", "components/peerpod-ctrl/upstream.yaml"),
-        ("caa-webhook-default", "components/webhook/upstream.yaml"),
-    ] {
-        let path = shared().join("realworld/cases").join(case).join("expected.yaml");
-        let Ok(expected) = fs::read_to_string(&path) else {
-            skip(&format!("{case}: {} missing; vendored rendering not compared", path.display()));
-            continue;
-        };
-        let mut upstream = inventory(&expected);
-        upstream.remove("Namespace/confidential-containers-system");
-        let ours = inventory(&fs::read_to_string(repo().join(file)).unwrap());
-        let moved_image = |inventory: Inventory| -> Inventory {
-            inventory
-                .into_iter()
-                .map(|(id, mut entry)| {
-                    entry.facets = entry
-                        .facets
-                        .into_iter()
-                        .map(|f| f.replace("=registry.k8s.io/kubebuilder/", "=gcr.io/kubebuilder/"))
-                        .collect();
-                    (id, entry)
-                })
-                .collect()
-        };
-        assert_eq!(moved_image(ours), moved_image(upstream), "{file} and {case}");
+/// Exit status of tools/upstream-parity.py when helm-python-sdk (or PyYAML)
+/// is not installed.
+const PARITY_TOOLS_MISSING: i32 = 3;
+
+/// Runs `tools/upstream-parity.py --check` of the tree at `root` with this build; None (after a
+/// SKIP) when Python or helm-python-sdk is missing. `PEERPODS_PYTHON` names the Python with
+/// helm-python-sdk (default python3).
+fn parity_check(root: &Path) -> Option<(Option<i32>, String)> {
+    let python = std::env::var("PEERPODS_PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    let build = format!("{} build", env!("CARGO_BIN_EXE_peerpods-build"));
+    let outcome = Command::new(&python)
+        .arg(root.join("tools/upstream-parity.py"))
+        .args(["--check", "--build", &build])
+        .stdin(Stdio::null())
+        .output();
+    let output = match outcome {
+        Ok(output) => output,
+        Err(e) => {
+            crate::common::skip("upstream parity", &format!("cannot run {python} ({e})"));
+            return None;
+        }
+    };
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    if output.status.code() == Some(PARITY_TOOLS_MISSING) {
+        crate::common::skip("upstream parity", stderr.trim());
+        return None;
     }
+    Some((output.status.code(), stderr))
+}
+
+/// docs/upstream-parity.md is what tools/upstream-parity.py makes of the tree
+/// and the vendored chart, every difference it lists has a reason in
+/// docs/upstream-parity-reasons.yaml (and every reason a difference), and the
+/// vendored peerpod-ctrl and webhook are the chart's subcharts rendered.
+#[test]
+fn upstream_parity_report_is_current_and_explained() {
+    if let Some((code, stderr)) = parity_check(repo()) {
+        assert_eq!(code, Some(0), "tools/upstream-parity.py --check:\n{stderr}");
+    }
+}
+
+/// The parity check itself fails on a difference it cannot explain: here a
+/// scratch copy of the tree whose complete aws install pulls another
+/// peerpod-ctrl image.
+#[test]
+fn upstream_parity_fails_on_an_unexplained_difference() {
+    let scratch = std::env::temp_dir().join(format!("peerpods-test-{}-parity", std::process::id()));
+    let _ = fs::remove_dir_all(&scratch);
+    for part in ["base", "components", "overlays", "complete", "data", "docs", "tools"] {
+        copy_tree(&repo().join(part), &scratch.join(part));
+    }
+    let overlay = scratch.join("complete/aws/kustomization.yaml");
+    let text = fs::read_to_string(&overlay).unwrap();
+    fs::write(&overlay, format!("{text}\nimages:\n- name: quay.io/confidential-containers/peerpod-ctrl\n  newTag: v9\n")).unwrap();
+    let outcome = parity_check(&scratch);
+    let _ = fs::remove_dir_all(&scratch);
+    let Some((code, stderr)) = outcome else { return };
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("aws changed Deployment/confidential-containers-system/peerpodctrl-controller-manager spec.template.spec.containers[name=manager].image"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("docs/upstream-parity.md is not current"), "{stderr}");
 }
 
 // ---------------------------------------------------------------------------
@@ -1934,4 +2026,151 @@ fn existing_ssh_and_tls_secret_names_replace_every_reference() {
     }
     assert_eq!(output.matches("secretName: my-ssh-keys").count(), 2, "{output}");
     assert_eq!(output.matches("secretName: my-tls").count(), 1, "{output}");
+}
+
+// ---------------------------------------------------------------------------
+// Images: only from registries that exist
+
+/// The prefixes of data/image-registries.txt.
+fn listed_registries() -> Vec<String> {
+    let text = fs::read_to_string(repo().join("data/image-registries.txt")).unwrap();
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Registries that no longer serve images; never on the list.
+const REMOVED_REGISTRIES: &[&str] = &["gcr.io/kubebuilder/", "k8s.gcr.io/"];
+
+fn image_allowed(image: &str, registries: &[String]) -> bool {
+    !REMOVED_REGISTRIES.iter().any(|gone| image.starts_with(gone))
+        && registries.iter().any(|registry| image.starts_with(registry.as_str()))
+}
+
+/// Every image a container or init container of a rendering names.
+fn rendered_images(yaml: &str) -> BTreeSet<String> {
+    let docs = peerpods_build::yaml::parse::parse_documents(yaml).expect("rendering parses");
+    let mut images = BTreeSet::new();
+    for doc in &docs {
+        let pod = match doc.pointer("/spec/template/spec") {
+            Some(pod) => pod,
+            None => continue,
+        };
+        for list in ["containers", "initContainers"] {
+            for container in pod.get(list).and_then(Value::as_array).into_iter().flatten() {
+                images.insert(str_at(container, &["image"]).to_owned());
+            }
+        }
+    }
+    images
+}
+
+/// Every image that overlays/* and complete/* render, also with every
+/// component enabled, comes from a registry of data/image-registries.txt, a
+/// list that holds no removed registry.
+#[test]
+fn images_come_from_listed_registries() {
+    let registries = listed_registries();
+    for gone in REMOVED_REGISTRIES {
+        assert!(
+            !registries.iter().any(|r| r.starts_with(gone) || gone.starts_with(r.as_str())),
+            "data/image-registries.txt lists {gone}, which no longer serves images"
+        );
+    }
+    assert!(!image_allowed("gcr.io/kubebuilder/kube-rbac-proxy:v0.13.0", &registries));
+    assert!(!image_allowed("docker.io/library/busybox", &registries));
+    let mut seen = BTreeSet::new();
+    for provider in provider_folders() {
+        for dir in [format!("overlays/{provider}"), format!("complete/{provider}")] {
+            for image in rendered_images(&engine_build(repo(), &dir)) {
+                assert!(image_allowed(&image, &registries), "{dir} renders {image}, not from a listed registry");
+                seen.insert(image);
+            }
+        }
+        let sandbox = Sandbox::new(&provider, "images");
+        enable_every_component(&sandbox, &provider);
+        for image in rendered_images(&sandbox.build()) {
+            assert!(image_allowed(&image, &registries), "{provider} with every component renders {image}");
+        }
+    }
+    assert!(seen.iter().any(|image| image.starts_with("registry.k8s.io/kubebuilder/kube-rbac-proxy:")), "{seen:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Identity: opt-in components with a required setting
+
+/// Each provider's identity component, once enabled, reports its setting
+/// while it is empty (with file:line), renders it into the ServiceAccount
+/// once set, and never renders the build-local ConfigMap that carries it.
+#[test]
+fn identity_components_require_their_setting() {
+    for (component, key, annotation) in PROVIDER_COMPONENTS {
+        let provider = component.split('-').next().unwrap();
+        let sandbox = Sandbox::new(provider, "identity");
+        sandbox.enable(component);
+        let overlay = sandbox.overlay();
+        let run = crate::common::ours(&["check-settings", &overlay], &sandbox.root);
+        let env = fs::read_to_string(repo().join(format!("components/{component}/identity.env"))).unwrap();
+        let line = env.lines().position(|l| l == format!("{key}=")).expect("the key, empty") + 1;
+        let finding = format!(
+            "components/{component}/identity.env:{line}: {provider}: {key}: required by the identity component that reads it, but empty"
+        );
+        assert!(!run.success() && run.stderr.contains(&finding), "{finding}\n{}", run.stderr);
+        sandbox.write(&format!("components/{component}/identity.env"), &format!("# required\n{key}=from-a-test\n"));
+        let run = crate::common::ours(&["check-settings", &overlay], &sandbox.root);
+        assert!(!run.stderr.contains(key), "{}", run.stderr);
+        let output = sandbox.build();
+        assert_contains(&output, annotation, component);
+        assert!(!output.contains("peer-pods-identity"), "{output}");
+        sandbox.assert_same_as_reference(&format!("{overlay} with {component}"), &output);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The headline command warns about the settings a fresh clone leaves empty
+
+/// `peerpods-build overlays/<p>` warns on stderr about each setting
+/// `check-settings` reports (the same lines, as warnings), keeps stdout the
+/// rendering, and `--strict` fails with nothing on stdout; once the required
+/// settings are filled in, neither warns.
+#[test]
+fn build_warns_about_each_missing_or_invalid_setting() {
+    let filled = crate::common::filled_peer_pods_tree("headline");
+    let mut warned = BTreeSet::new();
+    for provider in provider_folders() {
+        let dir = format!("overlays/{provider}");
+        let checked = crate::common::ours(&["check-settings", &dir], repo());
+        let findings: Vec<&str> = checked
+            .stderr
+            .lines()
+            .filter(|line| line.starts_with(&format!("{dir}/")) || line.starts_with("components/"))
+            .collect();
+        let built = crate::common::ours(&["build", &dir], repo());
+        assert!(built.success(), "{dir}: {}", built.stderr);
+        for finding in &findings {
+            assert!(built.stderr.contains(&format!("Warning: {finding}\n")), "{dir}: no warning for {finding}:\n{}", built.stderr);
+        }
+        if findings.is_empty() {
+            assert!(checked.success() && !built.stderr.contains("adaptor setting"), "{dir}: {}", built.stderr);
+        } else {
+            warned.insert(provider.clone());
+            let strict = crate::common::ours(&["build", "--strict", &dir], repo());
+            assert!(!strict.success() && strict.stdout.is_empty(), "{dir} --strict: {}", strict.stderr);
+            assert!(strict.stderr.contains("--strict: "), "{}", strict.stderr);
+        }
+        if let Some(reference) = reference_build(repo(), &dir) {
+            assert!(built.stdout == reference, "{dir}: the warning changed stdout");
+        }
+        let fresh = crate::common::ours(&["build", "--strict", &dir], &filled.root);
+        assert!(fresh.success() && !fresh.stderr.contains("adaptor setting"), "{dir} filled in: {}", fresh.stderr);
+        assert!(!fresh.stdout.is_empty());
+    }
+    for provider in ["aws", "gcp", "azure", "alibabacloud"] {
+        assert!(warned.contains(provider), "a fresh overlays/{provider} leaves required settings empty: {warned:?}");
+    }
+    // Without the peer pods ConfigMap there is nothing to check.
+    let other = crate::common::ours(&["build", "--strict", "tests/fixtures/configmap_generator"], repo());
+    assert!(other.success() && !other.stderr.contains("adaptor setting"), "{}", other.stderr);
 }

@@ -268,7 +268,7 @@ fn validators_are_refused_not_ignored() {
     tmp.write("app/kustomization.yaml", "resources:\n- cm.yaml\nvalidators:\n- v.yaml\n");
     let app = tmp.path("app");
     let r = ours(&["build", s(&app)], &tmp.root);
-    assert_refused(&r, "validators: 'v.yaml'", "validators");
+    assert_refused(&r, "validators: external plugins disabled", "validators");
     reference_fails_with(&[s(&app)], &tmp.root, "external plugins disabled", "validators");
 }
 
