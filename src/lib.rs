@@ -50,6 +50,9 @@ pub struct BuildOptions {
     pub reorder: Option<Reorder>,
     /// Where remote bases are cached, and whether to build from the cache alone.
     pub remote: remote::RemoteOptions,
+    /// `--enable-managedby-label`: label every resource `app.kubernetes.io/managed-by`, as
+    /// `buildMetadata: [managedByLabel]` in the top kustomization does.
+    pub managed_by_label: bool,
     /// The helm flags (`--enable-helm` and the others) and the render cache.
     pub helm: helm::HelmOptions,
     /// Which plugin programs may run (`--enable-alpha-plugins`, `--enable-exec`, container flags).
@@ -57,6 +60,13 @@ pub struct BuildOptions {
     /// Set by `explain`: record where each field came from (a plain build has none).
     pub recorder: Option<std::sync::Arc<explain::Recorder>>,
 }
+
+/// The kustomize version whose output this build reproduces byte for byte.
+pub const KUSTOMIZE_COMPATIBLE: &str = "v5.8.1";
+
+/// The label `--enable-managedby-label` and `buildMetadata: [managedByLabel]` add, and its value
+/// (kustomize writes its own version; peerpods-build writes the version it reproduces).
+pub const MANAGED_BY_LABEL: (&str, &str) = ("app.kubernetes.io/managed-by", "kustomize-v5.8.1");
 
 /// The result of a build: the resources to print and the warnings to show.
 pub struct Build {
@@ -159,6 +169,9 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
         Ok(())
     })?;
     order(&mut resources, &top.kustomization, options)?;
+    if options.managed_by_label || top.kustomization.build_metadata.iter().any(|b| b == "managedByLabel") {
+        add_managed_by_label(&mut resources)?;
+    }
     refuse_unencodable(&resources)?;
     Ok(resources)
 }
@@ -185,6 +198,14 @@ fn refuse_unencodable(resources: &ResMap) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// kustomize's last transformer, after sorting: `metadata/labels` of every resource, created.
+fn add_managed_by_label(resources: &mut ResMap) -> Result<()> {
+    let (key, value) = MANAGED_BY_LABEL;
+    let entries: kustomization::types::StringMap = [(key.to_string(), value.to_string())].into_iter().collect();
+    let spec = transform::fieldspec::FieldSpec { gvk: Default::default(), path: "metadata/labels".into(), create: true };
+    transform::metadata_maps::add_map_entries(resources, &entries, &[spec])
 }
 
 /// Generated ConfigMaps and Secrets get `-<hash of their final content>` appended to their names.

@@ -68,6 +68,9 @@ fn stage_bytes(path: &Path, content: &[u8]) -> Result<NamedTempFile, String> {
         _ => Path::new("."),
     };
     let file_name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
+    if !folder.is_dir() {
+        return Err(format!("cannot write {}: the folder {} does not exist", path.display(), folder.display()));
+    }
     check_writable(path)?;
     let file_name = file_name.to_string_lossy();
     let mut kept = TEMP_NAME_KEPT.min(file_name.len());

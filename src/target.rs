@@ -226,8 +226,7 @@ fn ignored_settings(k: &Kustomization) -> Vec<String> {
     }
     for option in &k.build_metadata {
         match option.as_str() {
-            "originAnnotations" | "transformerAnnotations" => {}
-            "managedByLabel" => ignored.push("buildMetadata: 'managedByLabel' is not applied (its value names the kustomize binary)".into()),
+            "originAnnotations" | "transformerAnnotations" | "managedByLabel" => {}
             other => ignored.push(format!("buildMetadata: '{other}' is not an option and has no effect")),
         }
     }

@@ -9,14 +9,23 @@ use peerpods_build::{build, BuildOptions, Reorder};
 
 use super::check;
 use super::output::{write_atomically, write_individual_files};
+use super::Failure;
+
+pub const EXAMPLES: &str = "Examples:
+  peerpods-build build overlays/aws                      # the same as: peerpods-build overlays/aws
+  peerpods-build build overlays/aws -o aws.yaml          # one file, written only if the build succeeds
+  peerpods-build build overlays/aws -o out/              # one file per resource, in an existing folder
+  peerpods-build build overlays/aws complete/aws -o out/ # out/overlays_aws.yaml, out/complete_aws.yaml
+  peerpods-build build --strict .                        # a rule that matches or changes nothing fails
+  peerpods-build build github.com/org/repo//deploy?ref=v1.2.0";
 
 #[derive(Args, Clone)]
 pub struct BuildArgs {
-    /// The kustomization directory; with several, each is built into `OUTPUT/<directory name>.yaml`.
+    /// The kustomization directory; with several, each is built into `OUTPUT/<its path, `/` as `_`>.yaml`.
     #[arg(default_value = ".", num_args = 1..)]
     pub(super) dirs: Vec<PathBuf>,
     /// Write to this file, or, if it is an existing directory, one file per resource (with
-    /// several directories: the folder for one file per directory, created if missing).
+    /// several directories: the folder, written `DIR/`, for one file per directory, created if missing).
     #[arg(short, long)]
     pub(super) output: Option<PathBuf>,
     /// Write nothing: compare the existing --output with a fresh render, list the stale files
@@ -24,12 +33,17 @@ pub struct BuildArgs {
     #[arg(long, requires = "output")]
     check: bool,
     /// LoadRestrictionsRootOnly (files must stay inside each kustomization's folder) or LoadRestrictionsNone.
-    #[arg(long, default_value = "LoadRestrictionsRootOnly")]
+    #[arg(long, alias = "load_restrictor", default_value = "LoadRestrictionsRootOnly")]
     load_restrictor: String,
+    /// Label every resource `app.kubernetes.io/managed-by: kustomize-v5.8.1` (also with
+    /// KUSTOMIZE_ENABLE_MANAGEDBY_LABEL=on), as `buildMetadata: [managedByLabel]` does.
+    #[arg(long)]
+    enable_managedby_label: bool,
     /// Deprecated kustomize flag: `legacy` or `none` output order.
     #[arg(long)]
     reorder: Option<String>,
-    /// Fail when a patch target or an images entry matches nothing (otherwise a warning).
+    /// Fail when a rule matches or changes nothing (a patch, an images entry, a setting without
+    /// effect), instead of warning.
     #[arg(long)]
     strict: bool,
     /// Inflate helmCharts by running helm (`helm template`, and `helm pull` for a chart with a repo).
@@ -99,10 +113,43 @@ impl BuildArgs {
     }
 }
 
-pub fn run(args: &BuildArgs) -> Result<(), String> {
+pub fn run(args: &BuildArgs) -> Result<(), Failure> {
     if args.check {
-        return check::run(args, run);
+        return check::run(args, run_build).map_err(Failure::from);
     }
+    check_output(args)?;
+    run_build(args).map_err(Failure::from)
+}
+
+/// Refuses, before any build, an `--output` that cannot be written: several directories need a
+/// folder (`DIR/`, or one that exists); one build's file or folder must be in an existing folder.
+fn check_output(args: &BuildArgs) -> Result<(), Failure> {
+    let Some(output) = &args.output else {
+        if args.dirs.len() > 1 {
+            return Err(Failure::Usage("building several directories needs --output DIR/, the folder for their files".into()));
+        }
+        return Ok(());
+    };
+    let text = output.to_string_lossy();
+    let names_a_folder = text.ends_with('/') || text.ends_with(std::path::MAIN_SEPARATOR);
+    if args.dirs.len() > 1 && !names_a_folder && !output.is_dir() {
+        return Err(Failure::Usage(format!(
+            "building several directories writes one file per directory into a folder: write --output {text}/ (not a file name)"
+        )));
+    }
+    if args.dirs.len() == 1 && names_a_folder && !output.is_dir() {
+        return Err(Failure::Failed(format!("cannot write to {text}: the folder does not exist")));
+    }
+    if args.dirs.len() == 1 && !names_a_folder && !output.is_dir() {
+        let parent = output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if !parent.is_dir() {
+            return Err(Failure::Failed(format!("cannot write {text}: the folder {} does not exist", parent.display())));
+        }
+    }
+    Ok(())
+}
+
+fn run_build(args: &BuildArgs) -> Result<(), String> {
     let load_restrictor = match args.load_restrictor.as_str() {
         "LoadRestrictionsRootOnly" | "rootOnly" => LoadRestrictor::RootOnly,
         "LoadRestrictionsNone" | "none" => LoadRestrictor::None,
@@ -114,6 +161,8 @@ pub fn run(args: &BuildArgs) -> Result<(), String> {
         Some("none") => Some(Reorder::None),
         Some(other) => return Err(format!("illegal value for --reorder: '{other}' (legacy or none)")),
     };
+    let managed_by_label =
+        args.enable_managedby_label || std::env::var("KUSTOMIZE_ENABLE_MANAGEDBY_LABEL").is_ok_and(|v| v == "on");
     let options = BuildOptions {
         load_restrictor,
         reorder,
@@ -121,6 +170,7 @@ pub fn run(args: &BuildArgs) -> Result<(), String> {
         helm: helm_options(args),
         plugins: args.plugin_options()?,
         recorder: None,
+        managed_by_label,
     };
     if args.dirs.len() > 1 {
         return run_builds(args, &options);
@@ -154,16 +204,16 @@ pub fn run(args: &BuildArgs) -> Result<(), String> {
     written
 }
 
-/// Several builds in one run, each written to `OUTPUT/<directory name>.yaml`; warnings and
+/// Several builds in one run, each written to `OUTPUT/<path with `_` for `/`>.yaml`; warnings and
 /// errors are printed in the order the directories were given, and a failed build does not
 /// stop the others.
 fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
-    let out_dir = args.output.as_ref().ok_or("building several directories needs --output DIR, the folder for their files")?;
+    let out_dir = args.output.as_ref().ok_or("building several directories needs --output DIR/, the folder for their files")?;
     let mut names = std::collections::BTreeSet::new();
     for dir in &args.dirs {
         let name = output_name(dir)?;
         if !names.insert(name.clone()) {
-            return Err(format!("two directories would both be written to {name}.yaml"));
+            return Err(format!("two directories would both be written to {name}.yaml: {}", args.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(" ")));
         }
     }
     std::fs::create_dir_all(out_dir).map_err(|e| format!("creating {}: {e}", out_dir.display()))?;
@@ -189,7 +239,7 @@ fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
             write_atomically(&file, &result.to_yaml())
         });
         if let Err(message) = written {
-            eprintln!("Error: {}: {message}", dir.display());
+            super::print_error(&format!("{}: {message}", dir.display()));
             failed += 1;
         }
     }
@@ -217,10 +267,22 @@ fn check_adaptor_settings(dir: &Path, result: &peerpods_build::Build, strict: bo
     Ok(())
 }
 
-/// The name of a directory's output file: its last component (of its real path, for `.`).
+/// The name of a directory's output file: its path from the current folder (else from the root),
+/// each `/` written `_` (`overlays/aws` -> `overlays_aws`), so any set of folders can be written
+/// into one; the current folder itself is named by its last component.
 fn output_name(dir: &Path) -> Result<String, String> {
     let real = dir.canonicalize().map_err(|e| format!("{}: {e}", dir.display()))?;
-    real.file_name().map(|n| n.to_string_lossy().into_owned()).ok_or_else(|| format!("{}: a directory with no name", dir.display()))
+    let here = std::env::current_dir().and_then(|d| d.canonicalize()).unwrap_or_default();
+    let relative = match real.strip_prefix(&here) {
+        Ok(inside) if !inside.as_os_str().is_empty() => inside.to_path_buf(),
+        Ok(_) => PathBuf::from(real.file_name().unwrap_or_default()),
+        Err(_) => real.components().filter(|c| matches!(c, std::path::Component::Normal(_))).collect(),
+    };
+    let parts: Vec<String> = relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    match parts.join("_") {
+        name if name.is_empty() => Err(format!("{}: a directory with no name", dir.display())),
+        name => Ok(name),
+    }
 }
 
 

@@ -1,4 +1,4 @@
-//! The arguments of the edit commands, read as kustomize v5.6.0 reads them.
+//! The arguments of the edit commands, read as kustomize reads them.
 use super::EditError;
 use crate::transform::images::split_image;
 

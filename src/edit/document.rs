@@ -266,6 +266,45 @@ impl Document {
         }
     }
 
+    /// Removes item `index` of the sequence at `path` (its lines, with the comment lines
+    /// directly above it at its dash's column, which describe it). The last item cannot be
+    /// removed this way: remove the field.
+    pub fn remove_item(&mut self, path: &[Step], index: usize) -> Result<()> {
+        let seq = self.node_at(path)?;
+        let Some(items) = seq.items() else { return Err(seq.error("expected a sequence here")) };
+        let item = items.get(index).ok_or_else(|| seq.error(format!("no item {index} here")))?;
+        if items.len() == 1 {
+            return Err(item.error("cannot remove the only item of this sequence"));
+        }
+        if seq.flow {
+            let (from, to) = match (items.get(index + 1), index.checked_sub(1).map(|p| &items[p])) {
+                (Some(next), _) => (item.start, next.start),
+                (None, Some(previous)) => (previous.end, item.end),
+                (None, None) => (item.start, item.end),
+            };
+            self.splice(from, to, "");
+            return Ok(());
+        }
+        let dash = self.dash_before(item).ok_or_else(|| item.error("cannot find this item's `-`"))?;
+        if !self.starts_line(dash) {
+            return Err(item.error("cannot remove an item that shares its line"));
+        }
+        let column = self.column_of(dash);
+        let mut from = line_start(&self.text, dash);
+        while from > 0 {
+            let previous = line_start(&self.text, from - 1);
+            let line = &self.text[previous..from];
+            let trimmed = line.trim_start_matches(' ');
+            if !(trimmed.starts_with('#') && line.len() - trimmed.len() == column) {
+                break;
+            }
+            from = previous;
+        }
+        let to = line_end_after(&self.text, item.end.max(dash + 1));
+        self.splice(from, to, "");
+        Ok(())
+    }
+
     /// Adds `value` to the sequence at `path`; with `Placement::Sorted`, by the text of the
     /// items' `name` field.
     pub fn insert_item(&mut self, path: &[Step], value: &Value, placement: Placement) -> Result<()> {

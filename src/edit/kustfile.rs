@@ -27,11 +27,24 @@ pub(super) fn read(file: &Path) -> Result<String, EditError> {
 
 /// Writes `text` over `file` (through a symlink, keeping the file's permissions), after
 /// checking it still reads as a kustomization; never half-written ([`crate::safe_write`]).
-pub(super) fn write(file: &Path, text: &str) -> Result<(), EditError> {
+/// Together with `others` (regular files the edit rewrites): every file is staged
+/// before any is renamed into place, so either all change or, on an error, none.
+pub(super) fn write_with(file: &Path, text: &str, others: &[(PathBuf, String)]) -> Result<(), EditError> {
     crate::target::parse_kustomization(text, file)
         .map_err(|e| Error::msg(format!("the edit would leave {} unreadable, nothing written: {e}", file.display())))?;
-    let target = std::fs::canonicalize(file).map_err(|e| Error::Io { path: file.to_path_buf(), message: e.to_string() })?;
-    crate::safe_write::write_atomically(&target, text).map_err(Error::msg)?;
+    let real = |path: &Path| std::fs::canonicalize(path).map_err(|e| Error::Io { path: path.to_path_buf(), message: e.to_string() });
+    let mut writes = vec![(real(file)?, text)];
+    for (path, content) in others {
+        writes.push((real(path)?, content.as_str()));
+    }
+    let staged = writes
+        .iter()
+        .map(|(path, content)| crate::safe_write::stage(path, content))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Error::msg)?;
+    for (staged, (path, _)) in staged.into_iter().zip(&writes) {
+        crate::safe_write::commit(staged, path).map_err(Error::msg)?;
+    }
     Ok(())
 }
 
@@ -42,19 +55,19 @@ pub(super) fn expand_components(dir: &Path, patterns: &[String]) -> Result<Vec<S
     if patterns.is_empty() {
         return Err(EditError::Usage("must specify a component file".into()));
     }
+    expand_paths(dir, patterns, "components")
+}
+
+/// Paths as `kustomize edit add resource|generator|transformer` take them: as
+/// [`expand_components`], `what` naming them in messages.
+pub(super) fn expand_paths(dir: &Path, patterns: &[String], what: &str) -> Result<Vec<String>, EditError> {
     let mut found = Vec::new();
     for pattern in patterns {
         if pattern.contains("://") || pattern.starts_with("git@") || pattern.starts_with("github.com/") {
-            let reason = "remote components are not fetched; peerpods-build never uses the network to edit".into();
+            let reason = format!("remote {what} are not fetched; peerpods-build never uses the network to edit");
             return Err(EditError::NoMatch { pattern: pattern.clone(), reason });
         }
-        let matches = if pattern.contains(['*', '?', '[']) {
-            glob_relative(dir, pattern)?
-        } else if dir.join(pattern).symlink_metadata().is_ok() {
-            vec![pattern.clone()]
-        } else {
-            Vec::new()
-        };
+        let matches = glob_matches(dir, pattern)?;
         if matches.is_empty() {
             let absolute = clean_path(&dir.join(pattern).to_string_lossy());
             let reason = format!(
@@ -80,4 +93,23 @@ fn glob_relative(dir: &Path, pattern: &str) -> Result<Vec<String>, EditError> {
     }
     found.sort();
     Ok(found)
+}
+
+/// What Go's `filepath.Glob` returns for `pattern` under `dir`: the matches (relative, in name
+/// order), or the path itself when it has no pattern characters and exists.
+pub(super) fn glob_matches(dir: &Path, pattern: &str) -> Result<Vec<String>, EditError> {
+    if pattern.contains(['*', '?', '[']) {
+        glob_relative(dir, pattern)
+    } else if dir.join(pattern).symlink_metadata().is_ok() {
+        Ok(vec![pattern.to_string()])
+    } else {
+        Ok(Vec::new())
+    }
+}
+
+/// Writes a new kustomization file, refused (nothing written) if the text would not read as one.
+pub(super) fn write_new(file: &Path, text: &str) -> Result<(), EditError> {
+    crate::target::parse_kustomization(text, file).map_err(|e| Error::msg(format!("{}: nothing written: {e}", file.display())))?;
+    crate::safe_write::write_atomically(file, text).map_err(Error::msg)?;
+    Ok(())
 }

@@ -1,13 +1,21 @@
-//! `edit`: the kustomization edits Argo CD and release tooling run (`kustomize edit set ...`,
-//! `kustomize edit add ...`), with kustomize v5.6.0's semantics and refusals, made in place.
+//! `edit`: every `kustomize edit set|add|remove|fix` and `create`, with kustomize v5.8.1's
+//! semantics and refusals, made in place. The scalar fields, images, replicas, labels,
+//! annotations and components are here; list fields (`resources`, `patches`, `buildMetadata`,
+//! ...) in [`lists`], generator entries in [`generators`], `fix` in [`fix`] and [`vars`],
+//! `create` in [`create`].
 //!
 //! kustomize decodes the file, changes the value and writes the whole file again (its own key
 //! order, its own quoting, comments only where it can guess their place). Here only the text
 //! of what changes is replaced or inserted, in the style kustomize would write it: a release
 //! bump is a one-line diff, and an edit that finds its value already there changes nothing.
 pub mod args;
+pub mod create;
 pub mod document;
+pub mod fix;
+pub mod generators;
 mod kustfile;
+pub mod lists;
+pub mod vars;
 
 use std::path::{Path, PathBuf};
 
@@ -36,6 +44,38 @@ pub enum Edit {
     AddAnnotations { pairs: Vec<(String, String)>, force: bool },
     /// `add component`: paths or glob patterns, relative to the kustomization folder.
     AddComponents(Vec<String>),
+    /// `add resource|generator|transformer`: paths or glob patterns into `field`; with
+    /// `verify` off (`--no-verify`), taken as written.
+    AddPaths { field: &'static str, what: &'static str, patterns: Vec<String>, verify: bool },
+    /// `add base A,B`: folders appended to `resources`.
+    AddBases(Vec<String>),
+    /// `add patch`.
+    AddPatch(lists::PatchEntry),
+    /// `add configmap|secret`.
+    AddGenerator(generators::GeneratorKind, generators::AddGenerator),
+    /// `add buildmetadata`.
+    AddBuildMetadata(Vec<String>),
+    /// `set label`: `commonLabels` entries, existing ones overwritten.
+    SetLabels(Vec<(String, String)>),
+    /// `set annotation`: `commonAnnotations` entries, existing ones overwritten.
+    SetAnnotations(Vec<(String, String)>),
+    /// `set buildmetadata`: the whole list.
+    SetBuildMetadata(Vec<String>),
+    /// `set configmap|secret`.
+    SetGenerator(generators::GeneratorKind, generators::SetGenerator),
+    /// `remove resource|transformer`: entries matching the patterns.
+    RemovePaths { field: &'static str, patterns: Vec<String> },
+    /// `remove patch`.
+    RemovePatch(lists::PatchEntry),
+    /// `remove configmap|secret NAME,...` in a namespace.
+    RemoveGenerators { kind: generators::GeneratorKind, names: Vec<String>, namespace: String },
+    /// `remove label|annotation`: keys of `commonLabels`/`commonAnnotations`; `ignore` (`-i`)
+    /// accepts missing ones.
+    RemoveKeys { field: &'static str, kind: &'static str, keys: Vec<String>, ignore: bool },
+    /// `remove buildmetadata`.
+    RemoveBuildMetadata(Vec<String>),
+    /// `fix`: deprecated fields as their replacements; `vars` asks for `vars` too.
+    Fix { vars: bool },
 }
 
 /// Why an edit was refused; nothing is written then.
@@ -77,9 +117,14 @@ pub struct Outcome {
 
 /// Applies `edit` to the kustomization file in `dir`, writing it only if it changes.
 pub fn edit(dir: &Path, edit: &Edit) -> Result<Outcome, EditError> {
-    // kustomize checks component paths before it looks for the kustomization file.
-    let components = match edit {
+    // kustomize checks the paths to add before it looks for the kustomization file.
+    let paths = match edit {
         Edit::AddComponents(patterns) => Some(kustfile::expand_components(dir, patterns)?),
+        Edit::AddPaths { what, patterns, .. } if patterns.is_empty() => {
+            return Err(EditError::Usage(format!("must specify a {what} file")));
+        }
+        Edit::AddPaths { patterns, verify: false, .. } => Some(patterns.clone()),
+        Edit::AddPaths { field, patterns, .. } => Some(kustfile::expand_paths(dir, patterns, field)?),
         _ => None,
     };
     let file = kustfile::find_kustomization_file(dir)?;
@@ -90,6 +135,8 @@ pub fn edit(dir: &Path, edit: &Edit) -> Result<Outcome, EditError> {
     };
     let mut doc = Document::new(original.clone()).map_err(|at| in_file(at.into()))?;
     let mut notes = Vec::new();
+    // Files besides the kustomization the edit rewrites (`fix --vars`), written with it.
+    let mut other_files = Vec::new();
     let file_name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     match edit {
         Edit::SetNamePrefix(value) => set_field(&mut doc, "namePrefix", value),
@@ -107,15 +154,32 @@ pub fn edit(dir: &Path, edit: &Edit) -> Result<Outcome, EditError> {
             add_pairs(&mut doc, &[Step::Field("commonAnnotations")], None, pairs, *force, "annotation")
         }
         Edit::AddComponents(_) => {
-            let components = components.unwrap_or_default();
+            let components = paths.unwrap_or_default();
             add_components(&mut doc, &components, &file_name, &mut notes)
         }
+        Edit::AddPaths { field, what, .. } => {
+            lists::add_paths(&mut doc, field, what, &paths.unwrap_or_default(), &file_name, &mut notes)
+        }
+        Edit::AddBases(bases) => lists::add_bases(&mut doc, dir, bases),
+        Edit::AddPatch(patch) => lists::add_patch(&mut doc, patch, &mut notes),
+        Edit::AddGenerator(kind, flags) => generators::add(&mut doc, dir, *kind, flags, &mut notes),
+        Edit::AddBuildMetadata(options) => lists::add_build_metadata(&mut doc, options),
+        Edit::SetLabels(pairs) => add_pairs(&mut doc, &[Step::Field("commonLabels")], None, pairs, true, "label"),
+        Edit::SetAnnotations(pairs) => add_pairs(&mut doc, &[Step::Field("commonAnnotations")], None, pairs, true, "annotation"),
+        Edit::SetBuildMetadata(options) => lists::set_build_metadata(&mut doc, options),
+        Edit::SetGenerator(kind, flags) => generators::set(&mut doc, *kind, flags),
+        Edit::RemovePaths { field, patterns } => lists::remove_paths(&mut doc, field, patterns),
+        Edit::RemovePatch(patch) => lists::remove_patch(&mut doc, patch, &mut notes),
+        Edit::RemoveGenerators { kind, names, namespace } => generators::remove(&mut doc, *kind, names, namespace, &file_name, &mut notes),
+        Edit::RemoveKeys { field, kind, keys, ignore } => lists::remove_keys(&mut doc, field, kind, keys, *ignore),
+        Edit::RemoveBuildMetadata(options) => lists::remove_build_metadata(&mut doc, options),
+        Edit::Fix { vars } => fix::fix(&mut doc, dir, *vars, &mut other_files),
     }
     .map_err(in_file)?;
     let text = doc.into_text();
     let changed = text != original;
     if changed {
-        kustfile::write(&file, &text)?;
+        kustfile::write_with(&file, &text, &other_files)?;
     }
     Ok(Outcome { file, changed, notes })
 }

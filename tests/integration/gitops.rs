@@ -440,20 +440,20 @@ fn providers_tree(label: &str) -> TempTree {
 #[test]
 fn check_of_several_builds_names_changed_added_and_removed_files() {
     let t = providers_tree("gitops-check-several");
-    let written = ours(&["build", "overlays/aws", "overlays/docker", "-o", "rendered"], &t.root);
+    let written = ours(&["build", "overlays/aws", "overlays/docker", "-o", "rendered/"], &t.root);
     assert!(written.success(), "{}", written.stderr);
-    let fresh = check(&t, &["overlays/aws", "overlays/docker", "-o", "rendered"]);
+    let fresh = check(&t, &["overlays/aws", "overlays/docker", "-o", "rendered/"]);
     assert!(fresh.success(), "a fresh render is not stale: {}", fresh.stderr);
 
     t.write("overlays/aws/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  a: changed\n");
     t.write("rendered/retired.yaml", "kind: ConfigMap\n");
     t.write("rendered/README.md", "not a rendered file\n");
-    let stale = check(&t, &["overlays/aws", "overlays/docker", "overlays/gcp", "-o", "rendered"]);
+    let stale = check(&t, &["overlays/aws", "overlays/docker", "overlays/gcp", "-o", "rendered/"]);
     assert_eq!(
         stale_list(&stale, &t),
         [
-            "rendered/aws.yaml: changed",
-            "rendered/gcp.yaml: added (missing from the output)",
+            "rendered/overlays_aws.yaml: changed",
+            "rendered/overlays_gcp.yaml: added (missing from the output)",
             "rendered/retired.yaml: removed (no longer rendered)"
         ]
     );

@@ -278,7 +278,6 @@ fn settings_kustomize_ignores_warn_and_fail_under_strict() {
         ("helmGlobals:\n  chartHome: charts\n".to_string(), "helmGlobals has no effect"),
         ("openapi:\n  foo: bar\n".to_string(), "openapi: 'foo'"),
         ("buildMetadata: [sourceAnnotations]\n".to_string(), "buildMetadata: 'sourceAnnotations'"),
-        ("buildMetadata: [managedByLabel]\n".to_string(), "buildMetadata: 'managedByLabel' is not applied"),
     ];
     for (setting, wording) in &cases {
         let tmp = TempTree::new("ignored");

@@ -11,18 +11,19 @@ fn each_directory_is_written_as_its_own_build_prints_it() {
     let root = std::env::temp_dir().join(format!("ppb-several-{}", std::process::id()));
     let workload = Workload { apps: 3, overlays: 3, seed: 1 };
     workload.write(&root).unwrap();
-    let dirs: Vec<_> = env_list(workload.overlays).into_iter().map(|e| (e.name.clone(), root.join("envs").join(e.name))).collect();
+    // Paths relative to the folder the build runs in: each file is named after its path.
+    let dirs: Vec<_> = env_list(workload.overlays).into_iter().map(|e| (format!("envs_{}", e.name), format!("envs/{}", e.name))).collect();
     let out = root.join("out");
     let status = Command::new(env!("CARGO_BIN_EXE_peerpods-build"))
+        .current_dir(&root)
         .arg("build")
         .args(dirs.iter().map(|(_, d)| d))
-        .arg("-o")
-        .arg(&out)
+        .args(["-o", "out/"])
         .output()
         .unwrap();
     assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
     for (name, dir) in &dirs {
-        let alone = Command::new(env!("CARGO_BIN_EXE_peerpods-build")).arg("build").arg(dir).output().unwrap();
+        let alone = Command::new(env!("CARGO_BIN_EXE_peerpods-build")).current_dir(&root).arg("build").arg(dir).output().unwrap();
         assert!(alone.status.success());
         assert!(std::fs::read(out.join(format!("{name}.yaml"))).unwrap() == alone.stdout, "{name}.yaml differs");
     }

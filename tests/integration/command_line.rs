@@ -1,0 +1,208 @@
+//! The command line around the commands: a mistyped command, several folders and their file
+//! names, `-o` into a missing folder, kustomize's extra build flags, `version` and `openapi`,
+//! help and manual pages, one style of error line.
+use std::fs;
+
+use crate::common::{ours, ours_env, reference_run, TempTree};
+
+fn overlays(label: &str) -> TempTree {
+    let t = TempTree::new(label);
+    for dir in ["overlays/aws", "complete/aws", "overlays/gcp"] {
+        let name = dir.replace('/', "-");
+        t.write(&format!("{dir}/kustomization.yaml"), "resources:\n- cm.yaml\n");
+        t.write(&format!("{dir}/cm.yaml"), &format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n"));
+    }
+    t
+}
+
+#[test]
+fn a_mistyped_command_is_a_usage_error_with_a_suggestion() {
+    let t = overlays("cli-mistyped");
+    for (args, suggestion) in [(&["buld", "overlays/aws"][..], Some("build")), (&["vesion"][..], Some("version")), (&["edti", "set"][..], Some("edit")), (&["zzzz"][..], None)] {
+        let r = ours(args, &t.root);
+        assert_eq!(r.code, Some(2), "{args:?}: {}", r.stderr);
+        assert_eq!(r.stdout, "");
+        assert!(r.stderr.starts_with(&format!("Error: '{}' is neither a command nor a folder", args[0])), "{}", r.stderr);
+        match suggestion {
+            Some(name) => assert!(r.stderr.contains(&format!("did you mean '{name}'?")), "{}", r.stderr),
+            None => assert!(!r.stderr.contains("did you mean"), "{}", r.stderr),
+        }
+    }
+    // A folder of that name is built, as ever.
+    t.write("buld/kustomization.yaml", "resources:\n- cm.yaml\n");
+    t.write("buld/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n");
+    assert!(ours(&["buld"], &t.root).success());
+}
+
+#[test]
+fn several_folders_are_named_after_their_paths() {
+    let t = overlays("cli-several");
+    let r = ours(&["build", "overlays/aws", "complete/aws", "./overlays/gcp", "-o", "out/"], &t.root);
+    assert!(r.success(), "{}", r.stderr);
+    assert_eq!(crate::common::files_under(&t.path("out")), ["complete_aws.yaml", "overlays_aws.yaml", "overlays_gcp.yaml"]);
+    for (dir, file) in [("overlays/aws", "overlays_aws.yaml"), ("complete/aws", "complete_aws.yaml")] {
+        let alone = ours(&["build", dir], &t.root);
+        assert_eq!(fs::read_to_string(t.path(&format!("out/{file}"))).unwrap(), alone.stdout, "{file}");
+    }
+    // The same folder twice cannot be written twice.
+    let twice = ours(&["build", "overlays/aws", "overlays/../overlays/aws", "-o", "out2/"], &t.root);
+    assert_eq!(twice.code, Some(1));
+    assert!(twice.stderr.contains("would both be written to overlays_aws.yaml"), "{}", twice.stderr);
+}
+
+#[test]
+fn several_folders_need_an_output_folder_not_a_file() {
+    let t = overlays("cli-several-file");
+    let r = ours(&["build", "overlays/aws", "overlays/gcp", "-o", "x.yaml"], &t.root);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    assert!(r.stderr.contains("--output x.yaml/"), "{}", r.stderr);
+    assert!(!t.path("x.yaml").exists(), "nothing created");
+    let r = ours(&["build", "overlays/aws", "overlays/gcp"], &t.root);
+    assert_eq!(r.code, Some(2));
+    assert!(r.stderr.contains("needs --output DIR/"), "{}", r.stderr);
+    // An existing folder needs no slash.
+    t.mkdir("existing");
+    assert!(ours(&["build", "overlays/aws", "overlays/gcp", "-o", "existing"], &t.root).success());
+    assert!(t.path("existing/overlays_gcp.yaml").is_file());
+}
+
+#[test]
+fn output_into_a_missing_folder_says_so() {
+    let t = overlays("cli-missing-folder");
+    for (output, message) in [
+        ("nosuch/", "cannot write to nosuch/: the folder does not exist"),
+        ("nosuch/out.yaml", "cannot write nosuch/out.yaml: the folder nosuch does not exist"),
+    ] {
+        let r = ours(&["build", "overlays/aws", "-o", output], &t.root);
+        assert_eq!(r.code, Some(1), "{output}: {}", r.stderr);
+        assert_eq!(r.stderr.trim_end(), format!("Error: {message}"), "{output}");
+        assert!(!r.stderr.contains(".tmp") && !r.stderr.contains("os error"), "{}", r.stderr);
+        assert!(!t.path("nosuch").exists());
+    }
+}
+
+#[test]
+fn kustomizes_other_build_flags_are_accepted() {
+    let t = overlays("cli-flags");
+    let plain = ours(&["build", "overlays/aws"], &t.root);
+    for args in [
+        &["build", "overlays/aws", "--load_restrictor", "LoadRestrictionsNone"][..],
+        &["build", "overlays/aws", "--load_restrictor=LoadRestrictionsRootOnly"][..],
+        &["build", "overlays/aws", "--stack-trace"][..],
+        &["--stack-trace", "build", "overlays/aws"][..],
+    ] {
+        let r = ours(args, &t.root);
+        assert!(r.success(), "{args:?}: {}", r.stderr);
+        assert_eq!(r.stdout, plain.stdout, "{args:?}");
+    }
+}
+
+/// `--enable-managedby-label` (and its environment variable) label every resource as the
+/// reference's `buildMetadata: [managedByLabel]` does.
+#[test]
+fn the_managed_by_label_is_kustomizes() {
+    let t = overlays("cli-managed-by");
+    t.write("labelled/kustomization.yaml", "resources:\n- ../overlays/aws\n- svc.yaml\nbuildMetadata: [managedByLabel]\n");
+    t.write("labelled/svc.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n  labels:\n    app: s\n");
+    t.write("plain/kustomization.yaml", "resources:\n- ../overlays/aws\n- ../labelled/svc.yaml\n");
+    let by_field = ours(&["build", "labelled", "--load-restrictor", "LoadRestrictionsNone"], &t.root);
+    assert!(by_field.success(), "{}", by_field.stderr);
+    assert!(by_field.stdout.contains("app.kubernetes.io/managed-by: kustomize-v5.8.1"), "{}", by_field.stdout);
+    assert!(!by_field.stderr.contains("managedByLabel"), "no warning: it is applied: {}", by_field.stderr);
+    let by_flag = ours(&["build", "plain", "--enable-managedby-label", "--load-restrictor", "LoadRestrictionsNone"], &t.root);
+    assert_eq!(by_flag.stdout, by_field.stdout);
+    let by_env = ours_env(&["build", "plain", "--load-restrictor", "LoadRestrictionsNone"], &t.root, &[("KUSTOMIZE_ENABLE_MANAGEDBY_LABEL", "on")]);
+    assert_eq!(by_env.stdout, by_field.stdout);
+    if let Some(theirs) = reference_run(&["labelled", "--load-restrictor", "LoadRestrictionsNone"], &t.root, "managed-by") {
+        assert!(theirs.success(), "{}", theirs.stderr);
+        assert_eq!(by_field.stdout, theirs.stdout);
+    }
+}
+
+#[test]
+fn version_prints_kustomizes_forms() {
+    let t = TempTree::new("cli-version");
+    let ours_version = env!("CARGO_PKG_VERSION");
+    let short = ours(&["version", "--short"], &t.root);
+    assert_eq!(short.stdout, format!("v5.8.1+peerpods-build.{ours_version}\n"));
+    assert_eq!(ours(&["version"], &t.root).stdout, short.stdout, "kustomize's plain version is its semantic version too");
+    assert_eq!(ours(&["--version"], &t.root).stdout, format!("peerpods-build {ours_version}\n"));
+    let yaml = ours(&["version", "-o", "yaml"], &t.root);
+    let lines: Vec<&str> = yaml.stdout.lines().collect();
+    assert_eq!(lines[..3], [format!("version: v5.8.1+peerpods-build.{ours_version}"), "gitCommit: unknown".into(), "buildDate: unknown".into()]);
+    assert!(lines[3].starts_with("goOs: ") && lines[4].starts_with("goArch: ") && lines[5].is_empty(), "{}", yaml.stdout);
+    let json = ours(&["version", "--output", "json"], &t.root);
+    let record: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(record["version"], format!("v5.8.1+peerpods-build.{ours_version}"));
+    assert!(json.stdout.starts_with("{\n  \"version\": "), "two-space indent: {}", json.stdout);
+    assert_eq!(serde_json::to_value(peerpods_build::yaml::parse::parse_document(&yaml.stdout).unwrap()).unwrap(), record);
+    let both = ours(&["version", "--short", "-o", "yaml"], &t.root);
+    assert_eq!(both.code, Some(2));
+    assert!(both.stderr.contains("--short and --output are mutually exclusive"), "{}", both.stderr);
+    assert_eq!(ours(&["version", "-o", "xml"], &t.root).code, Some(2));
+}
+
+#[test]
+fn openapi_info_and_the_builtin_plugins() {
+    let t = TempTree::new("cli-openapi");
+    assert_eq!(ours(&["openapi", "info"], &t.root).stdout, "{title:Kubernetes,version:v1.21.2}\n");
+    let plugins = ours(&["edit", "alpha-list-builtin-plugin"], &t.root).stdout;
+    assert!(plugins.starts_with("Builtin plugins:\n\n * "), "{plugins}");
+    let names: Vec<&str> = plugins.lines().filter_map(|l| l.strip_prefix(" * ")).collect();
+    assert_eq!(names.len(), 18, "kustomize's 4 generators and 14 transformers: {names:?}");
+    for name in ["ConfigMapGenerator", "HelmChartInflationGenerator", "PatchTransformer", "ReplacementTransformer"] {
+        assert!(names.contains(&name), "{name}");
+    }
+}
+
+#[test]
+fn help_teaches_the_shorthand_examples_and_exit_statuses() {
+    let t = TempTree::new("cli-help");
+    let top = ours(&["--help"], &t.root);
+    assert!(top.success());
+    for text in ["`peerpods-build DIR` is short for `peerpods-build build DIR`", "Examples:", "Exit status:", "2  usage"] {
+        assert!(top.stdout.contains(text), "{text}:\n{}", top.stdout);
+    }
+    for command in ["build", "edit", "create", "version"] {
+        let help = ours(&[command, "--help"], &t.root);
+        assert!(help.success() && help.stdout.contains("Example"), "{command}:\n{}", help.stdout);
+    }
+    let edit_set = ours(&["edit", "set", "--help"], &t.root);
+    assert!(edit_set.stdout.contains("configmap") && edit_set.stdout.contains("buildmetadata"), "{}", edit_set.stdout);
+}
+
+#[test]
+fn man_pages_have_exit_status_and_environment_for_every_command() {
+    let t = TempTree::new("cli-man");
+    for path in [&[][..], &["build"][..], &["edit"][..], &["edit", "set"][..], &["edit", "add"][..], &["create"][..], &["cache"][..], &["version"][..]] {
+        let mut args = vec!["man"];
+        args.extend_from_slice(path);
+        let page = ours(&args, &t.root);
+        assert!(page.success(), "man {path:?}: {}", page.stderr);
+        for section in [".SH \"EXIT STATUS\"", ".SH \"ENVIRONMENT\"", ".SH NAME", ".SH SYNOPSIS"] {
+            assert!(page.stdout.contains(section), "man {path:?}: no {section}");
+        }
+        assert!(!page.stdout.contains(".SH EXTRA"), "man {path:?}: the examples are EXAMPLES");
+        assert!(page.stdout.find(".SH \"EXIT STATUS\"") < page.stdout.find(".SH VERSION"), "man {path:?}: sections in order");
+    }
+    assert!(ours(&["man", "build"], &t.root).stdout.contains("PEERPODS_BUILD_CACHE"));
+    let set = ours(&["man", "edit", "set"], &t.root).stdout;
+    assert!(set.contains("peerpods\\-build\\-edit\\-set") || set.contains("peerpods-build-edit-set"), "{}", &set[..200.min(set.len())]);
+    let missing = ours(&["man", "edit", "nope"], &t.root);
+    assert_eq!(missing.code, Some(2));
+    assert!(missing.stderr.starts_with("Error: no command named \"edit nope\""), "{}", missing.stderr);
+}
+
+/// Usage errors (clap's) and failures (ours) print the same way: `Error: ` then the message.
+#[test]
+fn one_style_of_error_line() {
+    let t = overlays("cli-error-style");
+    let usage = ours(&["build", "--no-such-flag"], &t.root);
+    assert_eq!(usage.code, Some(2));
+    assert!(usage.stderr.starts_with("Error: unexpected argument '--no-such-flag'"), "{}", usage.stderr);
+    let failed = ours(&["build", "overlays/nope"], &t.root);
+    assert_eq!(failed.code, Some(1));
+    assert!(failed.stderr.starts_with("Error: "), "{}", failed.stderr);
+    let bad_value = ours(&["build", "overlays/aws", "--reorder", "x"], &t.root);
+    assert!(bad_value.stderr.starts_with("Error: "), "{}", bad_value.stderr);
+}
