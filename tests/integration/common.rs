@@ -181,7 +181,14 @@ pub fn in_ci() -> bool {
 /// stderr, under `CI=true` by failing the test (CI must not pass by accident).
 pub fn skip(label: &str, why: &str) {
     assert!(!in_ci(), "{label}: {why} (under CI=true this is a failure, not a skip)");
-    eprintln!("SKIP {label}: {why}");
+    say_past_capture(&format!("SKIP {label}: {why}"));
+}
+
+/// Writes a line on the process's stderr itself: libtest captures only what `eprintln!` prints,
+/// so this line shows in `cargo test`'s output even when the test passes.
+pub fn say_past_capture(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// The shared suites (`../shared` beside the repository), if present; otherwise [`skip`]s `label`.
