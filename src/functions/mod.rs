@@ -275,12 +275,7 @@ impl Plugin<'_> {
             };
             resource.needs_hash_suffix = needs_hash;
             resource.generated = true;
-            resource.behavior = match behavior.as_deref() {
-                Some("merge") => Behavior::Merge,
-                Some("replace") => Behavior::Replace,
-                Some("create") => Behavior::Create,
-                _ => Behavior::Unspecified,
-            };
+            resource.behavior = Behavior::from_text(behavior.as_deref().unwrap_or_default());
         }
         Ok(generated)
     }

@@ -32,13 +32,7 @@ pub fn with_state(resource: &Resource, tracks_origins: bool) -> Value {
     }
     let join = |parts: Vec<&str>| Value::String(parts.join(","));
     if resource.generated {
-        let behavior = match resource.behavior {
-            Behavior::Unspecified => "unspecified",
-            Behavior::Create => "create",
-            Behavior::Merge => "merge",
-            Behavior::Replace => "replace",
-        };
-        state.insert(BEHAVIOR.into(), Value::String(behavior.into()));
+        state.insert(BEHAVIOR.into(), Value::String(resource.behavior.as_str().into()));
     }
     if resource.needs_hash_suffix {
         state.insert(NEEDS_HASH.into(), Value::String("enabled".into()));
@@ -127,12 +121,7 @@ pub fn take_state(resource: &mut Resource, tracks_origins: bool) {
         resource.metadata_mut().shift_remove("annotations");
     }
     resource.generated = behavior.is_some();
-    resource.behavior = match behavior.as_deref() {
-        Some("merge") => Behavior::Merge,
-        Some("replace") => Behavior::Replace,
-        Some("create") => Behavior::Create,
-        _ => Behavior::Unspecified,
-    };
+    resource.behavior = Behavior::from_text(behavior.as_deref().unwrap_or_default());
     resource.needs_hash_suffix = needs_hash;
     resource.prefixes = prefixes;
     resource.suffixes = suffixes;

@@ -24,13 +24,7 @@ pub fn generate(
     loader: &Loader,
 ) -> Result<Resource> {
     let options = merge_options(args.options.as_ref(), global);
-    // kustomize takes any other value (`Create`, a typo) as unspecified, which acts as create.
-    let behavior = match args.behavior.as_str() {
-        "merge" => Behavior::Merge,
-        "replace" => Behavior::Replace,
-        "create" => Behavior::Create,
-        _ => Behavior::Unspecified,
-    };
+    let behavior = Behavior::from_text(&args.behavior);
     let pairs = key_value_pairs(args, loader)?;
 
     let mut metadata = Map::new();

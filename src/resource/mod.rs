@@ -26,6 +26,29 @@ pub enum Behavior {
     Merge,
 }
 
+impl Behavior {
+    /// The behavior a generator's `behavior:` text names; kustomize takes any other text (`Create`,
+    /// a typo, nothing) as unspecified, which acts as create.
+    pub fn from_text(text: &str) -> Behavior {
+        match text {
+            "merge" => Behavior::Merge,
+            "replace" => Behavior::Replace,
+            "create" => Behavior::Create,
+            _ => Behavior::Unspecified,
+        }
+    }
+
+    /// Its name, as kustomize writes it in `internal.config.kubernetes.io/generatorBehavior`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Behavior::Unspecified => "unspecified",
+            Behavior::Create => "create",
+            Behavior::Replace => "replace",
+            Behavior::Merge => "merge",
+        }
+    }
+}
+
 /// One Kubernetes object in a build.
 #[derive(Clone, Debug)]
 pub struct Resource {

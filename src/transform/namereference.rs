@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::fieldspec::{walk, CreateKind, FieldSpec};
 use super::fieldspec_tables::NameBackReference;
 use crate::error::{Error, Result};
-use crate::resource::{scope::is_namespaced, Behavior, Gvk, ResMap, Resource};
+use crate::resource::{scope::is_namespaced, Gvk, ResMap, Resource};
 
 /// Rewrites every name reference listed in `table` to the current name of what it refers to.
 pub fn resolve_name_references(resources: &mut ResMap, table: &[NameBackReference]) -> Result<()> {
@@ -410,13 +410,7 @@ fn failure_details(resources: &ResMap, referrer: usize, referrer_value: &Value, 
 fn with_build_annotations(resource: &Resource, value: &Value) -> Value {
     let mut annotations: Vec<(&str, String)> = Vec::new();
     if resource.generated {
-        let behavior = match resource.behavior {
-            Behavior::Unspecified => "unspecified",
-            Behavior::Create => "create",
-            Behavior::Replace => "replace",
-            Behavior::Merge => "merge",
-        };
-        annotations.push(("generatorBehavior", behavior.into()));
+        annotations.push(("generatorBehavior", resource.behavior.as_str().into()));
         if resource.needs_hash_suffix {
             annotations.push(("needsHashSuffix", "enabled".into()));
         }
