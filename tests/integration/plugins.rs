@@ -275,7 +275,7 @@ const ERRORS: &[ErrorCase] = &[
     ErrorCase { name: "exec-plugin-fails", args: &[], says: "exit status 2; its stderr ends:\nstamp: refusing, as configured", reference_fails: true },
     ErrorCase { name: "exec-plugin-missing", args: &[], says: "NoSuchPlugin does not exist", reference_fails: true },
     ErrorCase { name: "exit-status", args: &[], says: "failed: exit status 3; its stderr ends:\nkrm: cannot go on: the input is wrong", reference_fails: true },
-    ErrorCase { name: "generator-conflict", args: &[], says: "exists; behavior must be merge or replace", reference_fails: true },
+    ErrorCase { name: "generator-conflict", args: &[], says: "exists; can not use behavior: 'unspecified', behavior must be merge or replace", reference_fails: true },
     ErrorCase { name: "invalid-yaml", args: &[], says: "is not valid", reference_fails: true },
     ErrorCase { name: "mount-absolute", args: &[], says: "mount path '/etc' is not permitted", reference_fails: true },
     ErrorCase { name: "mount-outside", args: &[], says: "must be under the current kustomization directory", reference_fails: true },
