@@ -297,5 +297,6 @@ fn helm_options(args: &BuildArgs) -> peerpods_build::helm::HelmOptions {
         debug: args.helm_debug,
         cache: Some(peerpods_build::helm::cache::RenderCache::in_cache(&cache)),
         offline: args.remote.offline,
+        progress: args.remote.options().progress,
     }
 }

@@ -38,6 +38,8 @@ pub struct HelmOptions {
     pub cache: Option<cache::RenderCache>,
     /// `--offline`: use the cache only, never run helm.
     pub offline: bool,
+    /// Whether a slow `helm pull` prints its `fetching ...` line (`--progress`, `--quiet`).
+    pub progress: crate::remote::progress::Progress,
 }
 
 impl Default for HelmOptions {
@@ -50,6 +52,7 @@ impl Default for HelmOptions {
             debug: false,
             cache: None,
             offline: false,
+            progress: Default::default(),
         }
     }
 }
@@ -335,7 +338,8 @@ impl<'a> Plugin<'a> {
                 let shown = if chart_dir.exists() { chart_dir.display().to_string() } else { String::new() };
                 return Err(Error::msg(format!("no repo specified for pull, no chart found at '{shown}'")));
             }
-            self.run_helm(&self.pull_args())?;
+            let what = format!("chart {} {} from {}", self.chart.name, self.chart.version, self.chart.repo);
+            crate::remote::progress::while_fetching(self.options.progress, &what, || self.run_helm(&self.pull_args()))?;
         }
         let Some(cache) = cache else { return self.template() };
         let Some(key) = self.cache_key(&chart_dir, version.clone())? else {

@@ -412,3 +412,39 @@ fn the_peer_pods_example_inflates_the_upstream_chart_as_the_reference_does() {
     assert!(reference.success(), "{}", reference.stderr);
     assert_eq!(ours.stdout, reference.stdout, "the example differs from the reference's rendering");
 }
+
+#[test]
+fn a_slow_chart_pull_prints_one_progress_line_unless_quiet() {
+    let label = "helm pull progress";
+    let Some(helm) = Helm::find(label) else { return };
+    let repository = Repository::start(&helm);
+    let tree = one_case("helm-progress", "repository");
+    let file = tree.root.join("repository/kustomization.yaml");
+    let text = fs::read_to_string(&file).unwrap().replace("PORT", &repository.port.to_string());
+    fs::write(&file, text).unwrap();
+    // A helm whose pull takes longer than the progress line's delay.
+    let slow = tree.write("slow-helm", &format!("#!/bin/sh\nif [ \"$1\" = pull ]; then sleep 2; fi\nexec '{}' \"$@\"\n", helm.command()));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&slow, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let dir = tree.root.join("repository");
+    let mut outputs = Vec::new();
+    for (extra, lines_wanted) in [("--progress", 1), ("--quiet", 0)] {
+        // A fresh chart home and cache each time, so that helm pulls again.
+        let _ = fs::remove_dir_all(dir.join("charts"));
+        let cache = tree.root.join(format!("cache{extra}"));
+        let flags = ["--enable-helm", "--helm-command", slow.to_str().unwrap(), extra];
+        let run = our_build(&dir, &flags, &helm, &cache, &[]);
+        assert!(run.success(), "{extra}: {}", run.stderr);
+        let lines: Vec<&str> = run.stderr.lines().filter(|l| l.starts_with("fetching ")).collect();
+        assert_eq!(lines.len(), lines_wanted, "{extra}: {}", run.stderr);
+        if let Some(line) = lines.first() {
+            assert!(line.contains("chart app 1.2.0 from http://127.0.0.1:"), "{line}");
+        }
+        assert!(!run.stdout.contains("fetching"), "{extra}: the line went to stdout");
+        outputs.push(run.stdout);
+    }
+    assert_eq!(outputs[0], outputs[1], "the progress line changed the output");
+}
