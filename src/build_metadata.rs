@@ -11,17 +11,17 @@ pub const TRANSFORMATIONS: &str = "alpha.config.kubernetes.io/transformations";
 
 /// `path` relative to `base`, with `..` where needed (both absolute, symlinks resolved).
 pub fn relative_path(path: &Path, base: &Path) -> String {
+    relative_path_buf(path, base).display().to_string()
+}
+
+/// [`relative_path`] as a path: empty when `path` is `base`.
+pub fn relative_path_buf(path: &Path, base: &Path) -> PathBuf {
     let path: Vec<Component> = path.components().collect();
     let base: Vec<Component> = base.components().collect();
     let common = path.iter().zip(&base).take_while(|(a, b)| a == b).count();
-    let mut out = PathBuf::new();
-    for _ in common..base.len() {
-        out.push("..");
-    }
-    for c in &path[common..] {
-        out.push(c);
-    }
-    out.display().to_string()
+    let mut out: PathBuf = base[common..].iter().map(|_| "..").collect();
+    out.extend(&path[common..]);
+    out
 }
 
 /// The origin of a resource read from a file.

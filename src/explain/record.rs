@@ -411,14 +411,12 @@ fn replacement_source(entry: &PosNode, resources: &ResMap) -> Option<Source> {
 /// `file` as a path from `base` (with `..` where it lies beside it); absolute when the two
 /// share nothing but the root.
 fn relative_to(base: &Path, file: &Path) -> PathBuf {
-    let (a, b): (Vec<_>, Vec<_>) = (base.components().collect(), file.components().collect());
-    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    // Sharing only the root: the absolute path says more than a chain of `..`.
+    let common = base.components().zip(file.components()).take_while(|(x, y)| x == y).count();
     if common <= 1 {
         return file.to_path_buf();
     }
-    let mut out: PathBuf = a[common..].iter().map(|_| "..").collect();
-    out.extend(&b[common..]);
-    out
+    crate::build_metadata::relative_path_buf(file, base)
 }
 
 /// `field` (item `index`) of a kustomization's position tree.

@@ -132,18 +132,9 @@ pub fn open_local(target: &Path) -> Result<Loader, String> {
 
 /// `path` relative to `base` (both absolute and clean), with `..` where `path` is not below `base`.
 pub fn relative_to(path: &Path, base: &Path) -> PathBuf {
-    let path_parts: Vec<_> = path.components().collect();
-    let base_parts: Vec<_> = base.components().collect();
-    let common = path_parts.iter().zip(&base_parts).take_while(|(a, b)| a == b).count();
-    let mut out = PathBuf::new();
-    for _ in common..base_parts.len() {
-        out.push("..");
-    }
-    for part in &path_parts[common..] {
-        out.push(part);
-    }
+    let out = crate::build_metadata::relative_path_buf(path, base);
     if out.as_os_str().is_empty() {
-        out.push(".");
+        return PathBuf::from(".");
     }
     out
 }
