@@ -156,12 +156,15 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
     target::recorded(recorder, &mut resources, |_| references.expect("made with the recorder"), |resources| {
         transform::namereference::resolve_name_references(resources, &tables.name_reference)
     })?;
-    target::recorded(recorder, &mut resources, |r| r.step(file, "vars", None, None), |resources| {
+    target::recorded(recorder, &mut resources, |r| r.vars_step(file), |resources| {
         transform::vars::resolve_vars(resources, &acc.vars, &tables.var_reference)
     })?;
     // kustomize drops its build annotations last, setting every resource's annotations again as
     // strings: a boolean or a number a patch wrote there prints as text.
     transform::replacements::stringify_annotations(&mut resources);
+    if recorder.is_some() {
+        resource::provenance::settle(&mut resources);
+    }
     resources.retain(|r| !r.is_local_config());
     helm::remove_generated_marks(&mut resources);
     target::recorded(recorder, &mut resources, |r| r.step(file, "buildMetadata", None, None), |resources| {

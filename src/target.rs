@@ -357,6 +357,9 @@ fn accumulate_here(ctx: &mut Context, target: &Target, acc: &mut Accumulated) ->
     }
     run_transformers(ctx, target, acc)?;
     crate::transform::vars::merge_vars(&acc.resources, &mut acc.vars, &k.vars)?;
+    if let Some(recorder) = &ctx.recorder {
+        recorder.declare_vars(&target.file, &k.vars);
+    }
     Ok(())
 }
 
@@ -1035,7 +1038,6 @@ pub fn recorded<T>(
 ) -> Result<T> {
     let Some(recorder) = recorder else { return run(resources) };
     let step = step(recorder);
-    provenance::begin_step(resources);
     let out = run(resources)?;
     provenance::end_step(resources, &step);
     Ok(out)

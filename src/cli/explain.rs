@@ -65,27 +65,44 @@ pub fn run(args: &ExplainArgs) -> Result<(), String> {
         }
     }
     // Deep documents need the build's large stack.
-    let text = peerpods_build::stack::on_large_stack(|| render_selected(args, &selected))??;
-    std::io::stdout().lock().write_all(text.as_bytes()).map_err(|e| format!("writing output: {e}"))?;
+    peerpods_build::stack::on_large_stack(|| {
+        let mut out = std::io::stdout().lock();
+        match (&args.field, args.format) {
+            (None, Format::Yaml) => write_annotated(&selected, &mut out),
+            (None, Format::Json) => out.write_all(json_text(selected.iter().map(|r| render::resource_json(r, None)).collect()).as_bytes()),
+            (Some(field), format) => out.write_all(field_history(field, format, &selected)?.as_bytes()),
+        }
+        .map_err(|e| format!("writing output: {e}"))
+    })??;
     std::mem::forget(result);
     Ok(())
 }
 
-fn render_selected(args: &ExplainArgs, selected: &[&Resource]) -> Result<String, String> {
-    Ok(match (&args.field, args.format) {
-        (None, Format::Yaml) => selected.par_iter().map(|r| render::annotated(r)).collect::<Vec<_>>().join("---\n"),
-        (None, Format::Json) => json_text(selected.iter().map(|r| render::resource_json(r, None)).collect()),
-        (Some(field), format) => {
-            let found: Vec<(&Resource, Vec<_>)> =
-                selected.iter().filter_map(|r| render::resolve_path(&r.value, field).map(|path| (*r, path))).collect();
-            if found.is_empty() {
-                return Err(format!("--field {field}: no selected resource has this field"));
+/// The annotated output, rendered in parallel a slice at a time and written as it goes: a large
+/// build's comments are three times its output, not worth holding whole.
+fn write_annotated(selected: &[&Resource], out: &mut impl Write) -> std::io::Result<()> {
+    for (n, slice) in selected.chunks(256).enumerate() {
+        let texts: Vec<String> = slice.par_iter().map(|r| render::annotated(r)).collect();
+        for (i, text) in texts.iter().enumerate() {
+            if n > 0 || i > 0 {
+                out.write_all(b"---\n")?;
             }
-            match format {
-                Format::Yaml => found.iter().map(|(r, path)| render::field_history_text(r, path)).collect::<Vec<_>>().join("\n"),
-                Format::Json => json_text(found.iter().map(|(r, path)| render::resource_json(r, Some(path))).collect()),
-            }
+            out.write_all(text.as_bytes())?;
         }
+    }
+    Ok(())
+}
+
+/// The history of `field` in each selected resource that has it.
+fn field_history(field: &str, format: Format, selected: &[&Resource]) -> Result<String, String> {
+    let found: Vec<(&Resource, Vec<_>)> =
+        selected.iter().filter_map(|r| render::resolve_path(&r.value, field).map(|path| (*r, path))).collect();
+    if found.is_empty() {
+        return Err(format!("--field {field}: no selected resource has this field"));
+    }
+    Ok(match format {
+        Format::Yaml => found.iter().map(|(r, path)| render::field_history_text(r, path)).collect::<Vec<_>>().join("\n"),
+        Format::Json => json_text(found.iter().map(|(r, path)| render::resource_json(r, Some(path))).collect()),
     })
 }
 

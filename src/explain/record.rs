@@ -30,6 +30,8 @@ pub struct Recorder {
     /// Checkouts of remote bases: the kustomization root in the checkout, and how a file there
     /// is named (`URL//PATH/` before the file, `?ref=REF` after it).
     remotes: Mutex<Vec<(PathBuf, String, String)>>,
+    /// Each `vars` entry by name: the kustomization declaring it and its index there.
+    vars: Mutex<HashMap<String, (PathBuf, usize)>>,
 }
 
 const START: Pos = Pos { line: 1, column: 1 };
@@ -85,7 +87,12 @@ impl Recorder {
     /// Gives the resources read from `file` their history: each field at its line and column.
     /// `resources` are the file's resources in order (the items of a `List` in its place).
     pub fn loaded(&self, file: &Path, text: &str, resources: &mut [Resource]) {
-        let positions = self.positions(file, Some(text));
+        // Read once and not kept: a resource file's positions are needed only here, and keeping
+        // every file's tree would double the memory of a large build.
+        let known = self.files.lock().unwrap().get(file).cloned();
+        let positions = known.unwrap_or_else(|| {
+            Arc::new(Positions { display: self.display(file), text: String::new(), docs: document_positions(text).unwrap_or_default() })
+        });
         let mut nodes = Vec::new();
         for doc in positions.docs.iter().flatten() {
             let is_list = doc.get("kind").and_then(PosNode::text).is_some_and(|k| k.ends_with("List"));
@@ -136,7 +143,7 @@ impl Recorder {
         let display = kust.display.clone();
         StepRecord {
             info: Arc::new(info),
-            locate: Box::new(move |_, path, _| {
+            locate: Box::new(move |_, path, _, _| {
                 let entry = entry_node(&kust, field, index);
                 let map = if under.is_empty() { entry } else { entry.and_then(|e| e.get(under)) };
                 let key = match path.last() {
@@ -170,7 +177,7 @@ impl Recorder {
         let kust = self.positions(file, None);
         StepRecord {
             info: Arc::new(info),
-            locate: Box::new(move |root, path, _| {
+            locate: Box::new(move |root, path, _, _| {
                 let Some(image) = crate::resource::nodes::value_at(root, path).and_then(Value::as_str) else {
                     return Located::default();
                 };
@@ -222,7 +229,7 @@ impl Recorder {
         let check_id = field == "patchesStrategicMerge";
         StepRecord {
             info: Arc::new(info),
-            locate: Box::new(move |root, path, _| {
+            locate: Box::new(move |root, path, _, _| {
                 let found = doc.as_ref().and_then(|d| match is_json6902 {
                     true => locate_json6902(d, path),
                     false => locate_strategic(d, root, path, check_id),
@@ -256,7 +263,7 @@ impl Recorder {
             .collect();
         StepRecord {
             info: Arc::new(info),
-            locate: Box::new(move |_, path, _| {
+            locate: Box::new(move |_, path, _, _| {
                 let entry = entry_node(&kust, field, Some(index));
                 let key = match path {
                     [Step::Key(data), Step::Key(key)] if data == "data" || data == "binaryData" || data == "stringData" => key,
@@ -309,7 +316,7 @@ impl Recorder {
         };
         StepRecord {
             info: Arc::new(info),
-            locate: Box::new(move |root, path, _| {
+            locate: Box::new(move |root, path, _, _| {
                 let Some(PosNode::Seq { items, .. }) = kust.docs.first().and_then(Option::as_ref).and_then(|d| d.get("replacements")) else {
                     return Located::default();
                 };
@@ -341,13 +348,61 @@ impl Recorder {
         }
     }
 
+    /// Kustomization `file` declares `vars` (each an entry with a `name`).
+    pub fn declare_vars(&self, file: &Path, vars: &[Value]) {
+        let mut declared = self.vars.lock().unwrap();
+        for (i, var) in vars.iter().enumerate() {
+            if let Some(name) = var.get("name").and_then(Value::as_str) {
+                declared.entry(name.to_string()).or_insert_with(|| (file.to_path_buf(), i));
+            }
+        }
+    }
+
+    /// The top level's `vars`: a field where `$(NAME)` was replaced points at the declaration of
+    /// var NAME (`vars[i]` in its kustomization), and names the field the value came from.
+    pub fn vars_step(&self, file: &Path) -> StepRecord {
+        let info = self.info(file, "vars", None, None);
+        let declared: HashMap<String, Located> = self
+            .vars
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(name, (declared_in, i))| {
+                let kust = self.positions(declared_in, None);
+                let entry = entry_node(&kust, "vars", Some(*i));
+                let text = |node: Option<&PosNode>, k: &str| node.and_then(|n| n.get(k)).and_then(PosNode::text).map(str::to_string);
+                let objref = entry.and_then(|e| e.get("objref"));
+                let field = text(entry.and_then(|e| e.get("fieldref")), "fieldpath").unwrap_or_else(|| "metadata.name".into());
+                let from = format!("from {}/{}.{field}", text(objref, "kind").unwrap_or_default(), text(objref, "name").unwrap_or_default());
+                let source = Source { file: kust.display.clone(), at: entry.map_or(START, PosNode::at) };
+                (name.clone(), Located { source: Some(source), name: Some(format!("vars[{i}]")), detail: Some(from) })
+            })
+            .collect();
+        StepRecord {
+            info: Arc::new(info),
+            locate: Box::new(move |_, _, _, before| {
+                let before = before.and_then(Value::as_str).unwrap_or_default();
+                let mut rest = before;
+                while let Some(start) = rest.find("$(") {
+                    let after = &rest[start + 2..];
+                    let Some(end) = after.find(')') else { break };
+                    if let Some(found) = declared.get(&after[..end]) {
+                        return found.clone();
+                    }
+                    rest = &after[end..];
+                }
+                Located::default()
+            }),
+        }
+    }
+
     /// The top level's hash suffixes: a generated name at its generator's entry.
     pub fn hash_step(&self, file: &Path) -> StepRecord {
         let mut info = self.info(file, "hash suffix", None, Some("content hash".into()));
         info.name = "hash suffix".into();
         StepRecord {
             info: Arc::new(info),
-            locate: Box::new(|_, _, history| Located { source: history.last().map(|e| e.source().clone()), ..Default::default() }),
+            locate: Box::new(|_, _, history, _| Located { source: history.last().map(|e| e.source().clone()), ..Default::default() }),
         }
     }
 
@@ -371,7 +426,7 @@ impl Recorder {
         }
         StepRecord {
             info: Arc::new(info),
-            locate: Box::new(move |root, path, _| {
+            locate: Box::new(move |root, path, _, _| {
                 let value = crate::resource::nodes::value_at(root, path).and_then(Value::as_str);
                 let table = if matches!(path.last(), Some(Step::Key(k)) if k == "namespace") { &namespaces } else { &names };
                 match value.and_then(|v| table.get(v)) {

@@ -234,7 +234,7 @@ fn leaves_json(node: &Value, prov: &Provenance, path: &mut NodePath, root: &Valu
         Value::Array(items) => items.iter().enumerate().map(|(i, v)| (Step::Index(i), v)).collect(),
         _ => Vec::new(),
     };
-    if children.is_empty() || matches!(prov.children, Children::None) {
+    if children.is_empty() || matches!(prov.children, Children::Leaf(_)) {
         out.insert(path_text(root, path), Value::Array(prov.events.iter().map(event_json).collect()));
         return;
     }

@@ -1,10 +1,10 @@
 //! Provenance: for every node of a resource, where it was read from and each step that wrote it.
 //!
 //! Only `explain` records it: a resource's [`Provenance`] is `None` in a plain build, and nothing
-//! here runs. When recording, each step of the build is bracketed by [`begin_step`] and
-//! [`end_step`]: the first keeps every resource's value as it was, the second compares it with
-//! the value after the step, so every write (by any transformer, through any of the resource's
-//! write paths) is found without code in the transformers. What a step says about itself (its
+//! here runs. When recording, each step of the build ends with [`end_step`], which compares
+//! every resource with its history's tree (the value as the step before left it), so every
+//! write (by any transformer, through any of the resource's write paths) is found without code
+//! in the transformers. What a step says about itself (its
 //! rule's file:line:column, its name) is one [`StepRecord`]; generator and transformer steps
 //! that make resources of their own (helm charts, KRM functions) call [`created`].
 use std::collections::HashMap;
@@ -62,8 +62,8 @@ pub struct Located {
 }
 
 /// Finds, for a field a step wrote, the text behind it: given the resource after the step,
-/// the field's path and its history so far.
-pub type Locator = dyn Fn(&Value, &[Step], &[Event]) -> Located + Sync + Send;
+/// the field's path, its history so far and (for a field the step changed) its value before.
+pub type Locator = dyn Fn(&Value, &[Step], &[Event], Option<&Value>) -> Located + Sync + Send;
 
 /// A step as the recorder needs it.
 pub struct StepRecord {
@@ -78,9 +78,9 @@ impl StepRecord {
         let info = entries.first().map(|e| e.info.clone()).expect("a step of at least one entry");
         StepRecord {
             info,
-            locate: Box::new(move |root, path, history| {
+            locate: Box::new(move |root, path, history, before| {
                 for entry in entries.iter().rev() {
-                    let mut found = (entry.locate)(root, path, history);
+                    let mut found = (entry.locate)(root, path, history, before);
                     if found.source.is_some() {
                         found.name = found.name.or_else(|| Some(entry.info.name.clone()));
                         return found;
@@ -93,7 +93,7 @@ impl StepRecord {
 
     /// A step whose every write is attributed to its rule.
     pub fn plain(info: StepInfo) -> Self {
-        StepRecord { info: Arc::new(info), locate: Box::new(|_, _, _| Located::default()) }
+        StepRecord { info: Arc::new(info), locate: Box::new(|_, _, _, _| Located::default()) }
     }
 }
 
@@ -126,22 +126,69 @@ impl Event {
     }
 }
 
-/// The history of one node and of the nodes below it.
+/// The history of one node and of the nodes below it. The tree has the shape of the value as
+/// the last recorded step left it, and holds its scalars: the next step's writes are found by
+/// comparing the value with the tree, with no copy of the value kept around a step.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Provenance {
     pub events: Vec<Event>,
     pub children: Children,
-    /// The value before the step running now (between [`begin_step`] and [`end_step`]).
-    pending: Option<Box<Value>>,
 }
 
-/// The nodes below a mapping (in the value's key order) or a sequence.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// The nodes below a mapping (in the value's key order) or a sequence; a scalar's value.
+#[derive(Clone, Debug, PartialEq)]
 pub enum Children {
-    #[default]
-    None,
+    Leaf(Scalar),
     Map(Vec<(String, Provenance)>),
     Seq(Vec<Provenance>),
+}
+
+impl Default for Children {
+    fn default() -> Self {
+        Children::Leaf(Scalar::Null)
+    }
+}
+
+/// A scalar as the provenance tree keeps it: smaller than a [`Value`], which reserves room for
+/// a mapping in every node.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scalar {
+    Null,
+    Bool(bool),
+    Number(serde_json::Number),
+    String(Box<str>),
+}
+
+impl Scalar {
+    /// The scalar `value` holds; `None` for a mapping or a sequence.
+    fn of(value: &Value) -> Option<Scalar> {
+        Some(match value {
+            Value::Null => Scalar::Null,
+            Value::Bool(b) => Scalar::Bool(*b),
+            Value::Number(n) => Scalar::Number(n.clone()),
+            Value::String(s) => Scalar::String(s.as_str().into()),
+            Value::Array(_) | Value::Object(_) => return None,
+        })
+    }
+
+    fn holds(&self, value: &Value) -> bool {
+        match (self, value) {
+            (Scalar::Null, Value::Null) => true,
+            (Scalar::Bool(a), Value::Bool(b)) => a == b,
+            (Scalar::Number(a), Value::Number(b)) => a == b,
+            (Scalar::String(a), Value::String(b)) => **a == **b,
+            _ => false,
+        }
+    }
+
+    fn value(&self) -> Value {
+        match self {
+            Scalar::Null => Value::Null,
+            Scalar::Bool(b) => Value::Bool(*b),
+            Scalar::Number(n) => Value::Number(n.clone()),
+            Scalar::String(s) => Value::String(s.to_string()),
+        }
+    }
 }
 
 impl Provenance {
@@ -177,9 +224,9 @@ impl Provenance {
             Value::Array(items) => Children::Seq(
                 items.iter().enumerate().map(|(i, v)| Provenance::loaded(v, positions.and_then(|p| p.item(i)), file, at)).collect(),
             ),
-            _ => Children::None,
+            scalar => Children::Leaf(Scalar::of(scalar).expect("a scalar")),
         };
-        Provenance { events: vec![Event::Loaded(Source { file: file.clone(), at })], children, pending: None }
+        Provenance { events: vec![Event::Loaded(Source { file: file.clone(), at })], children }
     }
 
     /// A node created by a step, with everything below it.
@@ -207,71 +254,158 @@ impl Provenance {
                     })
                     .collect(),
             ),
-            _ => Children::None,
+            scalar => Children::Leaf(Scalar::of(scalar).expect("a scalar")),
         };
         let after = scalar(value);
-        let located = (step.locate)(root, path, &[]);
+        let located = (step.locate)(root, path, &[], None);
         let write = Write { step: step.info.clone(), located, before: None, after };
-        Provenance { events: vec![Event::Written(Box::new(write))], children, pending: None }
+        Provenance { events: vec![Event::Written(Box::new(write))], children }
     }
 
-    /// The history after a step changed `old` into `new` (this history being `old`'s).
-    fn update(mut self, old: &Value, new: &Value, path: &mut Vec<Step>, root: &Value, step: &StepRecord) -> Provenance {
-        if same(old, new) {
-            return self;
+    /// Whether the tree has `value`'s shape and scalars: walks maps in their key order, as
+    /// after a step most resources are unchanged, entry for entry.
+    fn holds(&self, value: &Value) -> bool {
+        match (&self.children, value) {
+            (Children::Map(entries), Value::Object(map)) => {
+                entries.len() == map.len()
+                    && (entries.iter().zip(map).all(|((k1, p), (k2, v))| k1 == k2 && p.holds(v))
+                        || entries.iter().all(|(k, p)| map.get(k).is_some_and(|v| p.holds(v))))
+            }
+            (Children::Seq(items), Value::Array(values)) => items.len() == values.len() && items.iter().zip(values).all(|(p, v)| p.holds(v)),
+            (Children::Leaf(s), v) => s.holds(v),
+            _ => false,
         }
-        match (old, new) {
-            (Value::Object(a), Value::Object(b)) => {
-                let mut previous: HashMap<String, Provenance> = match std::mem::take(&mut self.children) {
-                    Children::Map(entries) => entries.into_iter().collect(),
-                    _ => HashMap::new(),
-                };
-                let entries = b
+    }
+
+    /// The value the tree holds.
+    fn value(&self) -> Value {
+        match &self.children {
+            Children::Leaf(s) => s.value(),
+            Children::Map(entries) => Value::Object(entries.iter().map(|(k, p)| (k.clone(), p.value())).collect()),
+            Children::Seq(items) => Value::Array(items.iter().map(Provenance::value).collect()),
+        }
+    }
+
+    /// The `name` this node holds, for an item of a list of named maps.
+    fn item_name(&self) -> Option<&str> {
+        match &self.children {
+            Children::Map(entries) => match entries.iter().find(|(k, _)| k == "name").map(|(_, p)| &p.children) {
+                Some(Children::Leaf(Scalar::String(name))) => Some(name),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The tree follows `new` without recording a write: for kustomize's own rewrites between
+    /// steps (annotations set again as strings), which change a value's type, not its source.
+    fn settle(&mut self, new: &Value) {
+        if self.holds(new) {
+            return;
+        }
+        match (&mut self.children, new) {
+            (Children::Map(entries), Value::Object(b)) => {
+                let mut previous: HashMap<String, Provenance> = std::mem::take(entries).into_iter().collect();
+                *entries = b
                     .iter()
                     .map(|(k, v)| {
-                        path.push(Step::Key(k.clone()));
-                        let child = match a.get(k) {
-                            Some(was) => previous.remove(k).unwrap_or_default().update(was, v, path, root, step),
-                            None => Provenance::created(v, path, root, step),
-                        };
-                        path.pop();
+                        let mut child = previous.remove(k).unwrap_or_default();
+                        child.settle(v);
                         (k.clone(), child)
                     })
                     .collect();
-                self.children = Children::Map(entries);
+            }
+            (Children::Seq(items), Value::Array(b)) => {
+                items.resize_with(b.len(), Provenance::default);
+                items.iter_mut().zip(b).for_each(|(p, v)| p.settle(v));
+            }
+            (children, new) => {
+                *children = match new {
+                    Value::Object(_) => Children::Map(Vec::new()),
+                    Value::Array(_) => Children::Seq(Vec::new()),
+                    scalar => Children::Leaf(Scalar::of(scalar).expect("a scalar")),
+                };
+                if !matches!(self.children, Children::Leaf(_)) {
+                    self.settle(new);
+                }
+            }
+        }
+    }
+
+    /// The history after a step changed the value this tree holds into `new`: only nodes that
+    /// changed are visited with their path (finding a write's text needs it).
+    fn update(mut self, new: &Value, path: &mut Vec<Step>, root: &Value, step: &StepRecord) -> Provenance {
+        if self.holds(new) {
+            return self;
+        }
+        match (&mut self.children, new) {
+            (Children::Map(entries), Value::Object(b)) if entries.len() == b.len() && entries.iter().zip(b).all(|((k1, _), (k2, _))| k1 == k2) => {
+                for ((key, child), (_, v)) in entries.iter_mut().zip(b) {
+                    if !child.holds(v) {
+                        path.push(Step::Key(key.clone()));
+                        *child = std::mem::take(child).update(v, path, root, step);
+                        path.pop();
+                    }
+                }
                 self
             }
-            (Value::Array(a), Value::Array(b)) => {
-                let mut previous: Vec<Option<Provenance>> = match std::mem::take(&mut self.children) {
-                    Children::Seq(items) => items.into_iter().map(Some).collect(),
-                    _ => Vec::new(),
-                };
-                let by_name = named_items(a).zip(named_items(b));
-                let items = b
+            (Children::Map(entries), Value::Object(b)) => {
+                let mut previous: HashMap<String, Provenance> = std::mem::take(entries).into_iter().collect();
+                *entries = b
+                    .iter()
+                    .map(|(k, v)| {
+                        let child = match previous.remove(k) {
+                            Some(was) if was.holds(v) => was,
+                            was => {
+                                path.push(Step::Key(k.clone()));
+                                let child = match was {
+                                    Some(was) => was.update(v, path, root, step),
+                                    None => Provenance::created(v, path, root, step),
+                                };
+                                path.pop();
+                                child
+                            }
+                        };
+                        (k.clone(), child)
+                    })
+                    .collect();
+                self
+            }
+            (Children::Seq(items), Value::Array(b)) => {
+                let by_name = distinct(items.iter().map(Provenance::item_name).collect())
+                    .zip(distinct(b.iter().map(|item| item.get("name")?.as_str()).collect()));
+                let by_name = by_name.map(|(a, b)| {
+                    let b: Vec<String> = b.into_iter().map(str::to_string).collect();
+                    let a: Vec<String> = a.into_iter().map(str::to_string).collect();
+                    (a, b)
+                });
+                let old_len = items.len();
+                let mut previous: Vec<Option<Provenance>> = std::mem::take(items).into_iter().map(Some).collect();
+                *items = b
                     .iter()
                     .enumerate()
                     .map(|(i, v)| {
                         let matched = match &by_name {
                             Some((names_a, names_b)) => names_a.iter().position(|n| *n == names_b[i]),
-                            None => (i < a.len()).then_some(i),
+                            None => (i < old_len).then_some(i),
                         };
                         path.push(Step::Index(i));
-                        let child = match matched {
-                            Some(j) => previous.get_mut(j).and_then(Option::take).unwrap_or_default().update(&a[j], v, path, root, step),
+                        let child = match matched.and_then(|j| previous.get_mut(j).and_then(Option::take)) {
+                            Some(was) => was.update(v, path, root, step),
                             None => Provenance::created(v, path, root, step),
                         };
                         path.pop();
                         child
                     })
                     .collect();
-                self.children = Children::Seq(items);
                 self
             }
             _ => {
                 let mut fresh = Provenance::created(new, path, root, step);
-                let located = (step.locate)(root, path, &self.events);
+                let before = self.value();
+                let located = (step.locate)(root, path, &self.events, Some(&before));
                 if let Some(Event::Written(w)) = fresh.events.first_mut() {
-                    w.before = Some(old.clone());
+                    w.before = Some(before);
                     w.located = located;
                 }
                 self.events.append(&mut fresh.events);
@@ -282,43 +416,21 @@ impl Provenance {
     }
 }
 
-/// `a == b`, walking maps in their key order first: after a step most resources are unchanged,
-/// entry for entry, and comparing them so costs no key lookups.
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && (x.iter().zip(y).all(|((k1, v1), (k2, v2))| k1 == k2 && same(v1, v2)) || x == y)
-        }
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(v1, v2)| same(v1, v2)),
-        _ => a == b,
-    }
-}
-
-/// The `name` of every item of a list whose items are all maps with distinct string names.
-fn named_items(items: &[Value]) -> Option<Vec<&str>> {
-    let names: Vec<&str> = items.iter().map(|item| item.get("name")?.as_str()).collect::<Option<_>>()?;
-    let mut distinct = names.clone();
-    distinct.sort_unstable();
-    distinct.dedup();
-    (distinct.len() == names.len()).then_some(names)
+/// The names of a list's items, where all are named and no two alike.
+fn distinct(names: Option<Vec<&str>>) -> Option<Vec<&str>> {
+    let names = names?;
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    (sorted.len() == names.len()).then_some(names)
 }
 
 fn scalar(value: &Value) -> Option<Value> {
     (!value.is_object() && !value.is_array()).then(|| value.clone())
 }
 
-/// Before a step: every resource keeps its value, to compare with after the step.
-pub fn begin_step(resources: &mut ResMap) {
-    let _ = resources.try_for_each_mut_parallel(|r| {
-        if let Some(p) = r.provenance.as_mut() {
-            p.pending = Some(Box::new(r.value.clone()));
-        }
-        Ok::<(), std::convert::Infallible>(())
-    });
-}
-
-/// After a step: the writes it made are added to each resource's history; a resource without
-/// history is one the step made.
+/// After a step: the writes it made are added to each resource's history (found by comparing
+/// each resource with its history's tree); a resource without history is one the step made.
 pub fn end_step(resources: &mut ResMap, step: &StepRecord) {
     let _ = resources.try_for_each_mut_parallel(|r| {
         record(r, step);
@@ -328,14 +440,21 @@ pub fn end_step(resources: &mut ResMap, step: &StepRecord) {
 
 fn record(r: &mut Resource, step: &StepRecord) {
     let mut path = Vec::new();
-    match r.provenance.take() {
-        Some(mut p) => match p.pending.take() {
-            Some(before) => r.provenance = Some(Box::new(p.update(&before, &r.value, &mut path, &r.value, step))),
-            // Came in during the step with its history (absorbed from a sub-build).
-            None => r.provenance = Some(p),
-        },
-        None => r.provenance = Some(Box::new(Provenance::created(&r.value, &mut path, &r.value, step))),
-    }
+    r.provenance = Some(Box::new(match r.provenance.take() {
+        Some(p) => p.update(&r.value, &mut path, &r.value, step),
+        None => Provenance::created(&r.value, &mut path, &r.value, step),
+    }));
+}
+
+/// After a change no step made (kustomize's own rewrites between steps): every resource's
+/// history follows its value, with no write recorded.
+pub fn settle(resources: &mut ResMap) {
+    let _ = resources.try_for_each_mut_parallel(|r| {
+        if let Some(p) = r.provenance.as_mut() {
+            p.settle(&r.value);
+        }
+        Ok::<(), std::convert::Infallible>(())
+    });
 }
 
 /// For a generator step that makes resources itself (a helm chart, a KRM function): marks
@@ -378,7 +497,6 @@ mod tests {
         let mut r = Resource::new(value.clone());
         r.provenance = Some(Box::new(Provenance::loaded(&value, None, &file, Pos { line: 1, column: 1 })));
         let mut map = ResMap::from_vec(vec![r]);
-        begin_step(&mut map);
         map.get_mut(0).value = json!({"a": "9", "b": {"c": "2", "d": "3"}, "l": [{"name": "y"}, {"name": "x", "v": 1}]});
         end_step(&mut map, &step("s"));
         let p = map.get(0).provenance.as_deref().unwrap();

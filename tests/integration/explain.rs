@@ -93,6 +93,8 @@ enum Holds {
     KeyValueBase64,
     /// The token there is the field's key (a `files` entry).
     Key,
+    /// The text there declares the var whose value the field took (`name: VAR`).
+    Declares(&'static str),
 }
 
 /// (fixture, kind, name prefix, field, how the text holds it, the step expected: `None` for loaded)
@@ -136,6 +138,14 @@ const POSITION_CASES: &[(&str, &str, &str, &str, Holds, Option<&str>)] = &[
     ("lists", "ConfigMap", "first", "data.a", Holds::Value, None),
     ("lists", "ConfigMap", "second", "metadata.name", Holds::Value, None),
     ("lists", "ConfigMap", "third", "data.c", Holds::Value, None),
+    // Annotations set again as strings at the end keep the patch that wrote them.
+    ("annotation_types", "ConfigMap", "settings", "metadata.annotations.inject", Holds::Value, Some("patches[0]")),
+    ("annotation_types", "ConfigMap", "settings", "metadata.annotations.weight", Holds::Value, Some("patches[0]")),
+    // A var points at its declaration, in whichever kustomization declares it.
+    ("vars", "Pod", "client", "spec.containers[name=app].args[0]", Holds::Declares("DB_HOST"), Some("vars[0] from Service/db.metadata.name")),
+    ("vars", "Pod", "client", "spec.containers[name=app].args[1]", Holds::Declares("DB_PORT"), Some("vars[0] from Service/db.spec.ports[0].port")),
+    ("vars", "Pod", "client", "spec.containers[name=app].env[name=TARGET].value", Holds::Declares("DB_HOST"), Some("vars[0]")),
+    ("vars", "Service", "shop-db", "metadata.name", Holds::Prefix, Some("namePrefix")),
 ];
 
 /// The text of `file` from 1-based `line` and `column`.
@@ -209,6 +219,7 @@ fn recorded_positions_point_at_the_text_that_holds_each_value() {
                 at.trim_start() == format!("{key}={}", decoded.unwrap_or_default())
             }
             Holds::Key => token(&at) == key,
+            Holds::Declares(var) => at.trim_start() == format!("name: {var}"),
         };
         if !ok {
             failures.push(format!("{label}: {source} holds {at:?}, the value is {value:?}"));
