@@ -20,8 +20,11 @@ pub enum HttpError {
     Transport(String),
 }
 
-/// Downloads `url`, returning its text.
+/// Downloads `url`, returning its text. The request is for the URL as kustomize v5.8 writes it
+/// ([`super::go_url::request_url`]).
 pub fn get(url: &str) -> Result<String, HttpError> {
+    let url = super::go_url::request_url(url).map_err(HttpError::Transport)?;
+    let url = url.as_str();
     let tls = ureq::tls::TlsConfig::builder().root_certs(ureq::tls::RootCerts::PlatformVerifier).build();
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(TIMEOUT))

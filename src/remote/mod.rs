@@ -5,6 +5,7 @@
 //! `git ls-remote` per build; a full commit id, or `--offline`, none.
 pub mod cache;
 pub mod git;
+pub mod go_url;
 pub mod http;
 pub mod progress;
 pub mod url;

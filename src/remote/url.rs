@@ -92,10 +92,10 @@ impl RepoSpec {
 }
 
 /// Whether kustomize reads `entry` as one file over HTTP(S) before anything else (Go's
-/// `url.Parse` scheme is `http` or `https`).
+/// `url.Parse` accepts it, with scheme `http` or `https`; an entry it refuses is a local path).
 pub fn is_http_url(entry: &str) -> bool {
     let lower = entry.get(..8).unwrap_or(entry).to_ascii_lowercase();
-    lower.starts_with("http://") || lower.starts_with("https://")
+    (lower.starts_with("http://") || lower.starts_with("https://")) && super::go_url::parses(entry)
 }
 
 /// Whether an HTTP(S) URL marks a repository explicitly (`//` or `_git/` in its path, or a path

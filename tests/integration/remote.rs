@@ -353,6 +353,35 @@ fn http_git_urls_and_http_files_build_as_kustomize_builds_them() {
 }
 
 #[test]
+fn http_files_are_requested_as_kustomize_v5_8_writes_their_urls() {
+    let Some(repos) = Repos::or_skip("remote-http-escaping") else { return };
+    // Each file is stored under the name the request must carry: another escaping is a 404.
+    let files = [
+        ("a b.yaml", "a%20b.yaml", "space"),
+        ("cm.yaml#frag", "cm.yaml%23frag", "hash"),
+        ("\u{e9}.yaml", "%C3%A9.yaml", "utf8"),
+        ("c|m{1}.yaml", "c%7Cm%7B1%7D.yaml", "bar"),
+        ("x%2Fy.yaml", "x%2Fy.yaml", "kept-escape"),
+    ];
+    for (_, stored, name) in files {
+        repos.tree.write(&format!("files/{stored}"), &format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n"));
+    }
+    let server = Server::start(repos.tree.path("repos"), repos.tree.path("files"));
+    let base = server.url();
+    let entries: String = files.iter().map(|(entry, _, _)| format!("- \"{base}/files/{entry}\"\n")).collect();
+    let dir = repos.app("escaping", &format!("resources:\n{entries}buildMetadata: [originAnnotations]\n"));
+    let out = build_like_kustomize(&dir, &repos.cache(), "escaped http files");
+    for (_, _, name) in files {
+        assert!(out.contains(&format!("name: {name}\n")), "{name} missing:\n{out}");
+    }
+    // An entry Go's url.Parse refuses (a bad escape) is no HTTP file: never requested as one,
+    // it is a local path or, as here, a repository.
+    let dir = repos.app("bad-escape", &format!("resources:\n- {base}/files/%zz.yaml\n"));
+    let r = build_run(&dir, &repos.cache(), &[]);
+    assert!(!r.success() && r.stderr.contains("git") && !r.stderr.contains("status code"), "{}", r.stderr);
+}
+
+#[test]
 fn a_cached_build_needs_no_origin() {
     let Some(repos) = Repos::or_skip("remote-reuse") else { return };
     let mut server = Server::start(repos.tree.path("repos"), repos.tree.path("files"));
