@@ -689,7 +689,7 @@ pub(crate) fn scalar_text(v: &Value) -> String {
 
 /// The value a scalar of tag `tag` and text `text` decodes to, or go-yaml's complaint as kustomize
 /// words it when it re-reads the object.
-fn typed_scalar(tag: ScalarTag, text: &str) -> std::result::Result<Value, String> {
+pub(super) fn typed_scalar(tag: ScalarTag, text: &str) -> std::result::Result<Value, String> {
     decode_plain(tag, text).map_err(|e| format!("map[string]interface {{}}(nil): yaml: {e}"))
 }
 
@@ -829,7 +829,7 @@ pub(crate) fn lookup<'v>(node: &'v Value, parts: &[String]) -> std::result::Resu
 
 /// A node found by the path matcher.
 #[derive(Clone, Debug, PartialEq)]
-enum Hit {
+pub(super) enum Hit {
     /// A node of the resource, at this path.
     Node(Vec<Step>),
     /// A node created under a null, which kyaml keeps out of the object: found, but not written.
@@ -837,15 +837,19 @@ enum Hit {
 }
 
 /// kyaml's `PathMatcher` (with its `Create` option), over one resource.
-struct Matcher {
+pub(super) struct Matcher {
     /// The kind of node to create at the end of a missing path; `None` to create nothing.
     create: Option<Kind>,
     /// Scalars created here: they have no tag yet, so their text alone decides their type.
-    fresh: Vec<Vec<Step>>,
-    hits: Vec<Hit>,
+    pub(super) fresh: Vec<Vec<Step>>,
+    pub(super) hits: Vec<Hit>,
 }
 
 impl Matcher {
+    pub(super) fn new(create: Option<Kind>) -> Matcher {
+        Matcher { create, fresh: Vec::new(), hits: Vec::new() }
+    }
+
     /// The kind of node to create for a missing part followed by `next`.
     fn part_kind(&self, next: Option<&String>) -> Kind {
         match next {
@@ -866,7 +870,7 @@ impl Matcher {
         }
     }
 
-    fn filter(&mut self, node: &mut Value, path: &[String], at: &mut Vec<Step>) -> std::result::Result<(), String> {
+    pub(super) fn filter(&mut self, node: &mut Value, path: &[String], at: &mut Vec<Step>) -> std::result::Result<(), String> {
         let Some(part) = path.first() else {
             self.hits.push(Hit::Node(at.clone()));
             return Ok(());
@@ -908,10 +912,26 @@ impl Matcher {
             at.pop();
             map.insert(name.clone(), fresh);
         }
+        let child = map.get_mut(name.as_str()).unwrap();
+        if path.len() > 1 && Kind::of(child) == Kind::Scalar && !child.is_null() {
+            return self.into_structured_data(child, &path[1..]);
+        }
         at.push(Step::Key(name.clone()));
-        let result = self.filter(map.get_mut(name.as_str()).unwrap(), &path[1..], at);
+        let result = self.filter(child, &path[1..], at);
         at.pop();
         result
+    }
+
+    /// A scalar with more path after it (v5.8): the path goes on in the YAML its text holds.
+    /// What is found there is a copy kustomize writes nothing back from (writing into structured
+    /// data is `structured_data::write`, tried first): found, but not written.
+    fn into_structured_data(&mut self, scalar: &Value, path: &[String]) -> std::result::Result<(), String> {
+        let text = scalar_text(scalar);
+        let mut doc = parse_documents(&text).map_err(|e| e.to_string())?.into_iter().next().unwrap_or(Value::Null);
+        let mut inner = Matcher::new(self.create);
+        inner.filter(&mut doc, path, &mut Vec::new())?;
+        self.hits.extend(inner.hits.iter().map(|_| Hit::Detached));
+        Ok(())
     }
 
     fn index(&mut self, node: &mut Value, path: &[String], at: &mut Vec<Step>) -> std::result::Result<(), String> {
@@ -1013,7 +1033,7 @@ impl Matcher {
 
 /// The value a replacement writes: a scalar's tag and text, or a whole map or list.
 #[derive(Clone, Debug, PartialEq)]
-enum Source {
+pub(super) enum Source {
     Scalar { tag: ScalarTag, text: String },
     Node(Value),
 }
@@ -1027,7 +1047,7 @@ impl Source {
     }
 
     /// `yaml.GetValue`: the scalar text, empty for maps and lists.
-    fn text(&self) -> &str {
+    pub(super) fn text(&self) -> &str {
         match self {
             Source::Scalar { text, .. } => text,
             Source::Node(_) => "",
@@ -1173,7 +1193,10 @@ fn copy_to_target(
                 None => head,
             })
         };
-        let mut matcher = Matcher { create: create.then(|| value.kind()), fresh: Vec::new(), hits: Vec::new() };
+        if super::structured_data::write(res, value, fp, create.then(|| value.kind())) {
+            continue;
+        }
+        let mut matcher = Matcher::new(create.then(|| value.kind()));
         // Written like `Resource::write`, reading the untagged scalars on the way.
         let Resource { value: root, nodes, .. } = &mut *res;
         let before = nodes.snapshot(root);

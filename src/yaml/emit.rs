@@ -174,6 +174,19 @@ impl<'o> Emitter<'o> {
 
     /// A string value (`simple_key == false`) in the style go-yaml's `stringv` asks for.
     fn emit_string(&mut self, s: &str, simple_key: bool) {
+        if self.node_dump {
+            // kyaml's nodes go through go-yaml v3, which quotes a plain string only where v3
+            // itself would read it as something else (`n`, `yes` stay plain).
+            let a = analyze_scalar(s);
+            let style = if a.multiline && s.contains('\n') {
+                Style::Literal
+            } else if crate::yaml::scalar::resolve_untagged(s).0 != crate::yaml::scalar::ScalarTag::Str {
+                Style::DoubleQuoted
+            } else {
+                Style::Plain
+            };
+            return self.emit_scalar(s, style, &a, simple_key);
+        }
         if has_nel(s) {
             let s = fold_nel(s);
             let a = analyze_scalar(&s);

@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, &[("empty-patch-files-skipped", Differs)]];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, &[("empty-patch-files-skipped", Differs)]];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -204,6 +204,26 @@ fn replacements_select_by_regular_expression_and_take_static_values() {
 const IMAGE_VOLUMES: &[(&str, V5_6)] = &[("images-in-image-volumes", Differs), ("images-volume-without-image", Same)];
 
 /// The images transformer also sets `volumes[].image.reference` (image volumes).
+const STRUCTURED_DATA: &[(&str, V5_6)] = &[
+    ("replacement-into-json-pretty", Differs),
+    ("replacement-into-json-compact-annotation", Differs),
+    ("replacement-into-json-create", Differs),
+    ("replacement-into-json-whole-map", Differs),
+    ("replacement-into-json-array-index", Differs),
+    ("replacement-into-yaml-document", Differs),
+    ("replacement-into-yaml-list-item", Differs),
+    ("replacement-into-yaml-quoted-scalars", Differs),
+    ("replacement-into-plain-string-fails", Same),
+];
+
+/// A replacement target path that goes on past a string holding JSON or YAML writes into that
+/// document: JSON comes back as Go's encoder writes it (keys sorted, `<>&` escaped, indented
+/// when it was), YAML as kyaml prints the document (its key order and quotes).
+#[test]
+fn replacements_write_into_json_and_yaml_held_in_strings() {
+    check(STRUCTURED_DATA);
+}
+
 #[test]
 fn images_are_set_in_image_volumes() {
     check(IMAGE_VOLUMES);
