@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 use crate::error::{Error, Result};
 use crate::kustomization::types::Selector as KSelector;
 use crate::kustomization::Loader;
-use crate::resource::nodes::value_at_mut;
+use crate::resource::nodes::{value_at, value_at_mut};
 use crate::resource::{Gvk, ResId, ResMap, Resource, Step};
 use crate::transform::path::{go_atoi, is_list_position, is_list_selector, split_list_selector, split_replacement_path};
 use crate::transform::select::CompiledSelector;
@@ -827,6 +827,25 @@ pub(crate) fn lookup<'v>(node: &'v Value, parts: &[String]) -> std::result::Resu
     Ok(Some(current))
 }
 
+/// `yaml.Lookup` (no creation), with the path of the node found.
+pub(super) fn lookup_with_path<'v>(root: &'v Value, parts: &[String]) -> Option<(Vec<Step>, &'v Value)> {
+    let mut path = Vec::new();
+    let mut node = root;
+    for part in parts {
+        let next = lookup(node, std::slice::from_ref(part)).ok()??;
+        if std::ptr::eq(next, node) {
+            continue;
+        }
+        path.push(match node {
+            Value::Object(map) => Step::Key(map.iter().find(|(_, v)| std::ptr::eq(*v, next))?.0.clone()),
+            Value::Array(items) => Step::Index(items.iter().position(|v| std::ptr::eq(v, next))?),
+            _ => return None,
+        });
+        node = next;
+    }
+    Some((path, node))
+}
+
 /// A node found by the path matcher.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Hit {
@@ -1059,10 +1078,10 @@ fn apply_one(resources: &mut ResMap, r: &Replacement, deferred: &mut Option<Erro
     let (Some(targets), true) = (&r.targets, r.source.is_some() || r.source_value.is_some()) else {
         return Err(Error::msg("replacements must specify a source and at least one target"));
     };
-    let value = match (&r.source, &r.source_value) {
+    let (mut value, live) = match (&r.source, &r.source_value) {
         (Some(_), Some(_)) => return Err(Error::msg("value and resource selectors are mutually exclusive")),
         (Some(source), None) => source_value(resources, source)?,
-        (None, text) => Source::Scalar { tag: ScalarTag::None, text: text.clone().unwrap_or_default() },
+        (None, text) => (Source::Scalar { tag: ScalarTag::None, text: text.clone().unwrap_or_default() }, None),
     };
     for target in targets {
         let Some(select) = &target.select else {
@@ -1091,7 +1110,12 @@ fn apply_one(resources: &mut ResMap, r: &Replacement, deferred: &mut Option<Erro
             let selected = ids.iter().any(|id| select_ids.matches_id(id));
             let rejected = ids.iter().any(|id| reject_ids.iter().any(|r| r.matches_id(id)));
             if selected && !rejected {
-                copy_to_target(resources.get_mut(i), &value, target, paths, deferred)?;
+                let source_here = live.as_ref().filter(|(j, _)| *j == i).map(|(_, path)| path.as_slice());
+                copy_to_target(resources.get_mut(i), &value, source_here, target, paths, deferred)?;
+                // kustomize's source is the live node: what this target wrote into it, the next sees.
+                if let Some(now) = source_here.and_then(|path| value_at(&resources.get(i).value, path)) {
+                    value = Source::Node(now.clone());
+                }
             }
         }
     }
@@ -1120,18 +1144,20 @@ fn id_patterns(id: &IdSelector) -> Result<CompiledSelector> {
     .map_err(|e| Error::msg(format!("error creating target selector: {e}")))
 }
 
-/// The source node, found in exactly one resource and refined by the source options.
-fn source_value(resources: &ResMap, source: &SourceSelector) -> Result<Source> {
-    let mut found: Option<&Resource> = None;
-    for res in resources.iter() {
+/// The source node, found in exactly one resource and refined by the source options; for a map
+/// or list, also the resource's index and the node's path there (kustomize copies the live node
+/// at each write, so what a write creates inside it is copied too).
+fn source_value(resources: &ResMap, source: &SourceSelector) -> Result<(Source, Option<(usize, Vec<Step>)>)> {
+    let mut found: Option<(usize, &Resource)> = None;
+    for (i, res) in resources.iter().enumerate() {
         if res.all_ids().iter().any(|id| source.id.selects(id)) {
             if found.is_some() {
                 return Err(Error::msg(format!("multiple matches for selector {}", source.describe())));
             }
-            found = Some(res);
+            found = Some((i, res));
         }
     }
-    let Some(res) = found else {
+    let Some((index, res)) = found else {
         return Err(Error::msg(format!("nothing selected by {}", source.describe())));
     };
     let field_path = if source.field_path.is_empty() { DEFAULT_FIELD_PATH } else { &source.field_path };
@@ -1169,9 +1195,12 @@ fn source_value(resources: &ResMap, source: &SourceSelector) -> Result<Source> {
             if o.index < 0 || o.index as usize >= parts.len() {
                 return Err(Error::msg(format!("options.index {} is out of bounds for value {text}", o.index)));
             }
-            Ok(Source::Scalar { tag: *tag, text: parts[o.index as usize].to_string() })
+            Ok((Source::Scalar { tag: *tag, text: parts[o.index as usize].to_string() }, None))
         }
-        _ => Ok(value),
+        _ => {
+            let live = matches!(value, Source::Node(_)).then(|| lookup_with_path(&res.value, &split_replacement_path(field_path)));
+            Ok((value, live.flatten().map(|(path, _)| (index, path))))
+        }
     }
 }
 
@@ -1179,6 +1208,7 @@ fn source_value(resources: &ResMap, source: &SourceSelector) -> Result<Source> {
 fn copy_to_target(
     res: &mut Resource,
     value: &Source,
+    source_here: Option<&[Step]>,
     target: &TargetSelector,
     paths: &[String],
     deferred: &mut Option<Error>,
@@ -1204,6 +1234,10 @@ fn copy_to_target(
         if matcher.hits.is_empty() {
             return Err(failure(None));
         }
+        // The source is in this resource: copied as it is now, with what the matcher created.
+        let live = source_here.and_then(|path| value_at(root, path)).filter(|_| matches!(value, Source::Node(_)));
+        let live = live.map(|now| Source::Node(now.clone()));
+        let value = live.as_ref().unwrap_or(value);
         let mut untagged = Vec::new();
         for hit in &matcher.hits {
             let Hit::Node(path) = hit else { continue };

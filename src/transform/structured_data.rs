@@ -72,7 +72,7 @@ pub(super) fn write(res: &mut Resource, value: &Source, field_path: &str, create
 /// its text, the text's first document and where that holds quoted scalars.
 fn find_document(root: &Value, parts: &[String]) -> Option<(Vec<Step>, String, Value, Option<QuotedScalars>)> {
     for i in 1..parts.len() {
-        let Some((at, node)) = lookup_with_path(root, &parts[..i]) else { continue };
+        let Some((at, node)) = super::replacements::lookup_with_path(root, &parts[..i]) else { continue };
         let text = match node {
             Value::String(s) => s.clone(),
             Value::Number(n) => n.to_string(),
@@ -85,25 +85,6 @@ fn find_document(root: &Value, parts: &[String]) -> Option<(Vec<Step>, String, V
         }
     }
     None
-}
-
-/// `yaml.Lookup` (no creation), with the path of the node found.
-fn lookup_with_path<'v>(root: &'v Value, parts: &[String]) -> Option<(Vec<Step>, &'v Value)> {
-    let mut path = Vec::new();
-    let mut node = root;
-    for part in parts {
-        let next = super::replacements::lookup(node, std::slice::from_ref(part)).ok()??;
-        if std::ptr::eq(next, node) {
-            continue;
-        }
-        path.push(match node {
-            Value::Object(map) => Step::Key(map.iter().find(|(_, v)| std::ptr::eq(*v, next))?.0.clone()),
-            Value::Array(items) => Step::Index(items.iter().position(|v| std::ptr::eq(v, next))?),
-            _ => return None,
-        });
-        node = next;
-    }
-    Some((path, node))
 }
 
 /// The document as text again: JSON as Go writes it where the text was JSON, else YAML.

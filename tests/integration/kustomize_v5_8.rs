@@ -191,11 +191,14 @@ const REPLACEMENTS: &[(&str, V5_6)] = &[
     ("replacement-select-default-namespace", Differs),
     ("replacement-static-value", Differs),
     ("replacement-static-value-and-source", Differs),
+    ("replacement-live-source-into-itself", Same),
+    ("replacement-live-source-seen-by-later-targets", Same),
 ];
 
 /// Replacement targets: `select` and `reject` id fields are regular expressions, the namespace
 /// compared as written (`default` no longer selects a resource without one); `sourceValue` is
-/// a static source.
+/// a static source; a map or list source is copied as it is at each write (what a `create`
+/// made inside it, or an earlier target wrote into it, is copied too).
 #[test]
 fn replacements_select_by_regular_expression_and_take_static_values() {
     check(REPLACEMENTS);
