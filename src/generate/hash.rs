@@ -1,5 +1,7 @@
 //! kustomize's content hash for generated names (`name-<hash>`).
 use serde_json::Value;
+
+use crate::yaml::go_json_text::go_json;
 use sha2::{Digest, Sha256};
 
 /// The ten-character suffix kustomize appends to a ConfigMap's or Secret's name.
@@ -59,65 +61,6 @@ fn scalar_or_empty(v: Value) -> Value {
         Value::Object(_) | Value::Array(_) | Value::Null => Value::String(String::new()),
         other => other,
     }
-}
-
-/// JSON as Go's `encoding/json` writes it: map keys sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped.
-pub fn go_json(v: &Value) -> String {
-    let mut out = String::new();
-    write_go_json(v, &mut out);
-    out
-}
-
-fn write_go_json(v: &Value, out: &mut String) {
-    match v {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_go_string(k, out);
-                out.push(':');
-                write_go_json(&m[k], out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_go_json(item, out);
-            }
-            out.push(']');
-        }
-        Value::String(s) => write_go_string(s, out),
-        Value::Number(n) => out.push_str(&crate::yaml::go_number_json(n)),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Null => out.push_str("null"),
-    }
-}
-
-fn write_go_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 #[cfg(test)]

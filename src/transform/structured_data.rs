@@ -22,6 +22,7 @@ use crate::resource::nodes::value_at_mut;
 use crate::resource::{Resource, Step};
 use crate::transform::path::split_replacement_path;
 use crate::yaml::empty_nulls::QuotedScalars;
+use crate::yaml::go_json_text::{go_json, go_json_indented};
 use crate::yaml::parse::parse_resource_documents;
 use crate::yaml::scalar::ScalarTag;
 
@@ -92,128 +93,9 @@ fn serialize(doc: &Value, quoted: Option<&QuotedScalars>, original: &str) -> Opt
     let first = original.trim().chars().next()?;
     if first == '{' || first == '[' {
         let pretty = original.contains('\n') && original.contains("  ");
-        let mut out = String::new();
-        go_json(doc, pretty, 0, &mut out)?;
-        Some(out)
+        Some(if pretty { go_json_indented(doc) } else { go_json(doc) })
     } else {
         Some(crate::yaml::emit::emit_node_dump(doc, quoted).trim().to_string())
     }
 }
 
-/// Go's `json.Marshal` (or `MarshalIndent(v, "", "  ")`) of the value go-yaml decodes `doc` to:
-/// maps with their keys sorted, numbers as float64 or integers. `None` where Go fails (NaN).
-fn go_json(v: &Value, pretty: bool, depth: usize, out: &mut String) -> Option<()> {
-    let newline = |out: &mut String, depth: usize| {
-        if pretty {
-            out.push('\n');
-            out.push_str(&"  ".repeat(depth));
-        }
-    };
-    match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&go_number(n)?),
-        Value::String(s) => go_string(s, out),
-        Value::Array(items) if items.is_empty() => out.push_str("[]"),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                newline(out, depth + 1);
-                go_json(item, pretty, depth + 1, out)?;
-            }
-            newline(out, depth);
-            out.push(']');
-        }
-        Value::Object(map) if map.is_empty() => out.push_str("{}"),
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                newline(out, depth + 1);
-                go_string(key, out);
-                out.push(':');
-                if pretty {
-                    out.push(' ');
-                }
-                go_json(&map[key], pretty, depth + 1, out)?;
-            }
-            newline(out, depth);
-            out.push('}');
-        }
-    }
-    Some(())
-}
-
-/// A number as Go's encoder prints it: an integer go-yaml decodes as one as digits, any other
-/// as a float64 (`'f'` format, or `'e'` below 1e-6 and from 1e21, with `e-7`, `e+21`).
-fn go_number(n: &serde_json::Number) -> Option<String> {
-    if n.is_i64() || n.is_u64() {
-        return Some(n.to_string());
-    }
-    let f = n.as_f64()?;
-    if !f.is_finite() {
-        return None;
-    }
-    let abs = f.abs();
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        let text = format!("{f:e}");
-        let (mantissa, exponent) = text.split_once('e')?;
-        let exponent = if exponent.starts_with('-') { exponent.to_string() } else { format!("+{exponent}") };
-        return Some(format!("{mantissa}e{exponent}"));
-    }
-    Some(format!("{f}"))
-}
-
-/// A JSON string as Go's encoder writes it, HTML-safe (`<`, `>`, `&` as `\u003c`...).
-fn go_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn json_text(v: Value, pretty: bool) -> String {
-        let mut out = String::new();
-        go_json(&v, pretty, 0, &mut out).unwrap();
-        out
-    }
-
-    // What Go's json.Marshal printed (through kustomize v5.8.1) for the same values.
-    #[test]
-    fn json_is_written_as_go_writes_it() {
-        assert_eq!(
-            json_text(json!({"z": 1.5, "ports": {"b": "<x> & y", "appA": "a"}, "a": [1e-7, 100.0, 1.2345678901234568e22]}), false),
-            r#"{"a":[1e-7,100,1.2345678901234568e+22],"ports":{"appA":"a","b":"\u003cx\u003e \u0026 y"},"z":1.5}"#
-        );
-        assert_eq!(json_text(json!({"b": {}, "a": [1, {"c": []}]}), true), "{\n  \"a\": [\n    1,\n    {\n      \"c\": []\n    }\n  ],\n  \"b\": {}\n}");
-        assert_eq!(json_text(json!("tab\tquote\"\u{1}"), false), r#""tab\tquote\"\u0001""#);
-    }
-
-    #[test]
-    fn a_float_beyond_go_range_of_fixed_notation_takes_an_exponent() {
-        let n = |f: f64| go_number(&serde_json::Number::from_f64(f).unwrap()).unwrap();
-        assert_eq!((n(0.000001), n(1e-10), n(1e20), n(1e21), n(-2.5e-8)), ("0.000001".into(), "1e-10".into(), "100000000000000000000".into(), "1e+21".into(), "-2.5e-8".into()));
-    }
-}

@@ -1,6 +1,7 @@
 //! YAML at the edges: parsing (typed as kustomize types scalars) and kustomize's exact output bytes.
 pub mod emit;
 pub mod empty_nulls;
+pub mod go_json_text;
 pub mod go_syntax;
 pub mod locate;
 pub mod memo;
