@@ -303,3 +303,24 @@ fn diff_explain_names_what_set_each_differing_field_on_each_side() {
     let stripped: Vec<&str> = lines.iter().filter(|l| !l.starts_with("  spec.")).copied().collect();
     assert_eq!(plain.stdout.lines().collect::<Vec<_>>(), stripped);
 }
+
+/// The command prints the explained output as it renders it, a slice of resources at a time:
+/// across the slices' seams it is still the build's output with comments.
+#[test]
+fn the_explain_command_prints_the_build_with_comments_for_many_resources() {
+    let tree = crate::common::TempTree::new("explain-many");
+    let mut resources = String::new();
+    for i in 0..600 {
+        resources.push_str(&format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i:03}\ndata:\n  n: \"{i}\"\n"));
+    }
+    tree.write("app/cms.yaml", &resources);
+    tree.write("app/kustomization.yaml", "resources:\n- cms.yaml\nnamespace: many\ncommonLabels:\n  team: a\n");
+    let dir = tree.root.join("app");
+    let dir_arg = dir.to_str().unwrap();
+    let built = run_program(bin(), &["build", dir_arg], &tree.root);
+    let explained = run_program(bin(), &["explain", dir_arg], &tree.root);
+    assert!(built.success() && explained.success(), "{}{}", built.stderr, explained.stderr);
+    assert_eq!(explained.stdout.matches("\n---\n").count(), 599);
+    strip_matches(&built.stdout, &explained.stdout).unwrap();
+    assert!(explained.stdout.contains("namespace: many  # app/kustomization.yaml:3:12 namespace"), "{}", &explained.stdout[..600]);
+}
