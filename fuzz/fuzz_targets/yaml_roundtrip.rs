@@ -1,8 +1,9 @@
 //! The YAML parser never panics, and every document it returns prints (with kustomize's emitter)
 //! to text that parses back to the same value. Numbers compare by value: a float with no
 //! fraction prints as Go's JSON prints it (`0.0` as `0`) and comes back an integer, in kustomize too.
-//! A value the build refuses to print (`emit::find_unencodable`: characters kustomize's reader
-//! rejects, a key holding U+0085) is left out: its text never reaches anyone.
+//! Left out: a value the build refuses to print (`emit::find_unencodable`: characters kustomize's
+//! reader rejects, a key holding U+0085), and a string holding U+0085 (NEL), which kustomize
+//! writes raw and so reads back folded to a space: the emitter reproduces that on purpose.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use peerpods_build::yaml::{emit, parse};
@@ -11,13 +12,23 @@ use serde_json::Value;
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let Ok(docs) = parse::parse_documents(text) else { return };
-    for doc in docs.iter().filter(|d| !d.is_null() && emit::find_unencodable(d).is_none()) {
+    for doc in docs.iter().filter(|d| !d.is_null() && emit::find_unencodable(d).is_none() && !holds_nel(d)) {
         let printed = emit::emit_stream([doc]);
         let again = parse::parse_document(&printed)
             .unwrap_or_else(|e| panic!("emitted text does not parse: {e}\n--- input\n{text}\n--- emitted\n{printed}"));
         assert!(same(&again, doc), "emitted text parses to another value\n--- input\n{text}\n--- emitted\n{printed}\n--- {again:?}\n--- {doc:?}");
     }
 });
+
+/// Whether a string or key below `v` holds U+0085.
+fn holds_nel(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.contains('\u{85}'),
+        Value::Array(items) => items.iter().any(holds_nel),
+        Value::Object(map) => map.iter().any(|(k, v)| k.contains('\u{85}') || holds_nel(v)),
+        _ => false,
+    }
+}
 
 /// Equal, with numbers compared by their value.
 fn same(a: &Value, b: &Value) -> bool {
