@@ -350,23 +350,20 @@ impl Provenance {
                 self
             }
             (Children::Map(entries), Value::Object(b)) => {
-                let mut previous: HashMap<String, Provenance> = std::mem::take(entries).into_iter().collect();
+                let mut previous = PreviousEntries::new(std::mem::take(entries));
                 *entries = b
                     .iter()
-                    .map(|(k, v)| {
-                        let child = match previous.remove(k) {
-                            Some(was) if was.holds(v) => was,
-                            was => {
-                                path.push(Step::Key(k.clone()));
-                                let child = match was {
-                                    Some(was) => was.update(v, path, root, step),
-                                    None => Provenance::created(v, path, root, step),
-                                };
-                                path.pop();
-                                child
-                            }
-                        };
-                        (k.clone(), child)
+                    .map(|(k, v)| match previous.take(k) {
+                        Some((key, was)) if was.holds(v) => (key, was),
+                        was => {
+                            path.push(Step::Key(k.clone()));
+                            let child = match was {
+                                Some((_, was)) => was.update(v, path, root, step),
+                                None => Provenance::created(v, path, root, step),
+                            };
+                            path.pop();
+                            (k.clone(), child)
+                        }
                     })
                     .collect();
                 self
@@ -413,6 +410,37 @@ impl Provenance {
                 fresh
             }
         }
+    }
+}
+
+/// A mapping's entries before a step, taken by key in the order the new mapping has them: most
+/// steps add a key or change values, so the next old entry is nearly always the one asked for;
+/// a key found elsewhere is looked up in an index made once (a scan for small mappings).
+struct PreviousEntries {
+    entries: Vec<Option<(String, Provenance)>>,
+    next: usize,
+    index: Option<HashMap<String, usize>>,
+}
+
+impl PreviousEntries {
+    fn new(entries: Vec<(String, Provenance)>) -> Self {
+        PreviousEntries { entries: entries.into_iter().map(Some).collect(), next: 0, index: None }
+    }
+
+    fn take(&mut self, key: &str) -> Option<(String, Provenance)> {
+        let at = match self.entries.get(self.next) {
+            Some(Some((k, _))) if k == key => Some(self.next),
+            _ if self.entries.len() <= 16 => self.entries.iter().position(|e| e.as_ref().is_some_and(|(k, _)| k == key)),
+            _ => {
+                let entries = &self.entries;
+                let index = self.index.get_or_insert_with(|| {
+                    entries.iter().enumerate().filter_map(|(i, e)| e.as_ref().map(|(k, _)| (k.clone(), i))).collect()
+                });
+                index.get(key).copied()
+            }
+        }?;
+        self.next = at + 1;
+        self.entries[at].take()
     }
 }
 
