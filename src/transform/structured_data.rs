@@ -33,9 +33,9 @@ pub(super) fn write(res: &mut Resource, value: &Source, field_path: &str, create
     if parts.len() < 2 {
         return false;
     }
-    let Some((at, text, mut doc, quoted)) = find_document(&res.value, &parts) else { return false };
+    let Some((consumed, at, text, mut doc, quoted)) = find_document(&res.value, &parts) else { return false };
     let mut matcher = Matcher::new(create);
-    if matcher.filter(&mut doc, &parts[at.len()..], &mut Vec::new()).is_err() || matcher.hits.is_empty() {
+    if matcher.filter(&mut doc, &parts[consumed..], &mut Vec::new()).is_err() || matcher.hits.is_empty() {
         return false;
     }
     for hit in &matcher.hits {
@@ -69,9 +69,10 @@ pub(super) fn write(res: &mut Resource, value: &Source, field_path: &str, create
     true
 }
 
-/// The first scalar along `parts` (with more path after it) whose text parses as YAML: its path,
-/// its text, the text's first document and where that holds quoted scalars.
-fn find_document(root: &Value, parts: &[String]) -> Option<(Vec<Step>, String, Value, Option<QuotedScalars>)> {
+/// The first scalar along `parts` (with more path after it) whose text parses as YAML: how many
+/// parts lead to it, its path, its text, the text's first document and where that holds quoted
+/// scalars.
+fn find_document(root: &Value, parts: &[String]) -> Option<(usize, Vec<Step>, String, Value, Option<QuotedScalars>)> {
     for i in 1..parts.len() {
         let Some((at, node)) = super::replacements::lookup_with_path(root, &parts[..i]) else { continue };
         let text = match node {
@@ -82,7 +83,7 @@ fn find_document(root: &Value, parts: &[String]) -> Option<(Vec<Step>, String, V
         };
         if let Ok(docs) = parse_resource_documents(&text) {
             let (doc, quoted) = docs.into_iter().next().map_or((Value::Null, None), |d| (d.value, d.quoted));
-            return Some((at, text, doc, quoted));
+            return Some((i, at, text, doc, quoted));
         }
     }
     None
