@@ -6,6 +6,7 @@
 //!
 //! Written here because the `url` crate follows the WHATWG URL standard, which splits off the
 //! fragment and escapes a different set of characters: the request would not be kustomize's.
+use crate::yaml::go_syntax::quote as go_quote;
 
 /// The parts of a URL Go's parser tells apart (the subset kustomize's HTTP files use).
 #[derive(Debug, PartialEq, Eq)]
@@ -43,10 +44,6 @@ pub fn parses(raw: &str) -> bool {
 pub fn request_url(raw: &str) -> Result<String, String> {
     let url = parse(raw, true).map_err(|e| format!("parse {}: {e}", go_quote(raw)))?;
     Ok(url.to_go_string())
-}
-
-fn go_quote(text: &str) -> String {
-    serde_json::to_string(text).unwrap_or_default()
 }
 
 fn parse(raw: &str, via_request: bool) -> Result<Parsed, String> {
