@@ -305,13 +305,13 @@ impl Provenance {
         }
         match (&mut self.children, new) {
             (Children::Map(entries), Value::Object(b)) => {
-                let mut previous: HashMap<String, Provenance> = std::mem::take(entries).into_iter().collect();
+                let mut previous = PreviousEntries::new(std::mem::take(entries));
                 *entries = b
                     .iter()
                     .map(|(k, v)| {
-                        let mut child = previous.remove(k).unwrap_or_default();
+                        let (key, mut child) = previous.take(k).unwrap_or_else(|| (k.clone(), Provenance::default()));
                         child.settle(v);
-                        (k.clone(), child)
+                        (key, child)
                     })
                     .collect();
             }
@@ -320,14 +320,13 @@ impl Provenance {
                 items.iter_mut().zip(b).for_each(|(p, v)| p.settle(v));
             }
             (children, new) => {
+                // Another kind of node: an empty one of the new kind, filled in below.
                 *children = match new {
                     Value::Object(_) => Children::Map(Vec::new()),
                     Value::Array(_) => Children::Seq(Vec::new()),
                     scalar => Children::Leaf(Scalar::of(scalar).expect("a scalar")),
                 };
-                if !matches!(self.children, Children::Leaf(_)) {
-                    self.settle(new);
-                }
+                self.settle(new);
             }
         }
     }
@@ -339,16 +338,6 @@ impl Provenance {
             return self;
         }
         match (&mut self.children, new) {
-            (Children::Map(entries), Value::Object(b)) if entries.len() == b.len() && entries.iter().zip(b).all(|((k1, _), (k2, _))| k1 == k2) => {
-                for ((key, child), (_, v)) in entries.iter_mut().zip(b) {
-                    if !child.holds(v) {
-                        path.push(Step::Key(key.clone()));
-                        *child = std::mem::take(child).update(v, path, root, step);
-                        path.pop();
-                    }
-                }
-                self
-            }
             (Children::Map(entries), Value::Object(b)) => {
                 let mut previous = PreviousEntries::new(std::mem::take(entries));
                 *entries = b
@@ -369,23 +358,22 @@ impl Provenance {
                 self
             }
             (Children::Seq(items), Value::Array(b)) => {
-                let by_name = distinct(items.iter().map(Provenance::item_name).collect())
-                    .zip(distinct(b.iter().map(|item| item.get("name")?.as_str()).collect()));
-                let by_name = by_name.map(|(a, b)| {
-                    let b: Vec<String> = b.into_iter().map(str::to_string).collect();
-                    let a: Vec<String> = a.into_iter().map(str::to_string).collect();
-                    (a, b)
-                });
-                let old_len = items.len();
+                // Items of lists of distinctly named maps are matched by name, others by position.
+                let old_names = distinct(items.iter().map(Provenance::item_name).collect());
+                let new_names = distinct(b.iter().map(|item| item.get("name")?.as_str()).collect());
+                let matched: Vec<Option<usize>> = match (old_names, new_names) {
+                    (Some(old), Some(new)) => {
+                        let position: HashMap<&str, usize> = old.into_iter().enumerate().map(|(i, n)| (n, i)).collect();
+                        new.iter().map(|n| position.get(n).copied()).collect()
+                    }
+                    _ => (0..b.len()).map(|i| (i < items.len()).then_some(i)).collect(),
+                };
                 let mut previous: Vec<Option<Provenance>> = std::mem::take(items).into_iter().map(Some).collect();
                 *items = b
                     .iter()
                     .enumerate()
                     .map(|(i, v)| {
-                        let matched = match &by_name {
-                            Some((names_a, names_b)) => names_a.iter().position(|n| *n == names_b[i]),
-                            None => (i < old_len).then_some(i),
-                        };
+                        let matched = matched[i];
                         path.push(Step::Index(i));
                         let child = match matched.and_then(|j| previous.get_mut(j).and_then(Option::take)) {
                             Some(was) => was.update(v, path, root, step),
