@@ -446,12 +446,10 @@ fn scalar(value: &Value) -> Option<Value> {
 }
 
 /// After a step: the writes it made are added to each resource's history (found by comparing
-/// each resource with its history's tree); a resource without history is one the step made.
+/// each resource the step may have changed with its history's tree); a resource without
+/// history is one the step made.
 pub fn end_step(resources: &mut ResMap, step: &StepRecord) {
-    let _ = resources.try_for_each_mut_parallel(|r| {
-        record(r, step);
-        Ok::<(), std::convert::Infallible>(())
-    });
+    resources.drain_touched(|r| record(r, step));
 }
 
 fn record(r: &mut Resource, step: &StepRecord) {
@@ -465,11 +463,10 @@ fn record(r: &mut Resource, step: &StepRecord) {
 /// After a change no step made (kustomize's own rewrites between steps): every resource's
 /// history follows its value, with no write recorded.
 pub fn settle(resources: &mut ResMap) {
-    let _ = resources.try_for_each_mut_parallel(|r| {
+    resources.drain_touched(|r| {
         if let Some(p) = r.provenance.as_mut() {
             p.settle(&r.value);
         }
-        Ok::<(), std::convert::Infallible>(())
     });
 }
 

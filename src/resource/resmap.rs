@@ -15,6 +15,30 @@ pub struct ResMap {
     /// Brought up to date on lookup: changes only mark positions (or everything) as changed,
     /// so a transformer that touches every resource costs one rebuild, not one per change.
     index: RefCell<NameIndex>,
+    /// What may have changed since the provenance history last looked (`explain`).
+    touched: Touched,
+}
+
+/// Positions whose resources may have changed (been handed out mutably, or added) since the
+/// last [`ResMap::drain_touched`]: an `explain` build looks for a step's writes only there.
+#[derive(Clone, Debug, Default)]
+struct Touched {
+    /// Any resource may have changed (positions is then empty).
+    all: bool,
+    positions: Vec<usize>,
+}
+
+impl Touched {
+    fn mark(&mut self, position: usize) {
+        if !self.all {
+            self.positions.push(position);
+        }
+    }
+
+    fn mark_all(&mut self) {
+        self.all = true;
+        self.positions = Vec::new();
+    }
 }
 
 /// Positions by name, over current and previous ids.
@@ -118,6 +142,7 @@ impl ResMap {
     /// Mutable access to every resource (the index is refreshed on the next lookup).
     pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, Resource> {
         self.index.get_mut().stale = true;
+        self.touched.mark_all();
         self.resources.iter_mut()
     }
 
@@ -131,6 +156,7 @@ impl ResMap {
 
     pub fn get_mut(&mut self, index: usize) -> &mut Resource {
         self.index.get_mut().dirty.push(index);
+        self.touched.mark(index);
         &mut self.resources[index]
     }
 
@@ -150,6 +176,7 @@ impl ResMap {
             return self.for_each_mut(f);
         }
         self.index.get_mut().stale = true;
+        self.touched.mark_all();
         let first_error = self
             .resources
             .par_iter_mut()
@@ -167,6 +194,9 @@ impl ResMap {
             return positions.iter().map(|&i| f(self.get_mut(i))).collect();
         }
         self.index.get_mut().dirty.extend_from_slice(positions);
+        for &i in positions {
+            self.touched.mark(i);
+        }
         let mut wanted = positions.iter().copied().peekable();
         let mut selected: Vec<&mut Resource> = Vec::with_capacity(positions.len());
         for (i, r) in self.resources.iter_mut().enumerate() {
@@ -198,6 +228,13 @@ impl ResMap {
 
     /// Adds a resource; an id already present is an error, as in kustomize.
     pub fn append(&mut self, resource: Resource) -> Result<()> {
+        self.push(resource)?;
+        self.touched.mark(self.resources.len() - 1);
+        Ok(())
+    }
+
+    /// [`Self::append`], leaving the new position untouched.
+    fn push(&mut self, resource: Resource) -> Result<()> {
         let duplicate = {
             let mut index = self.index.borrow_mut();
             index.refresh(&self.resources);
@@ -218,11 +255,18 @@ impl ResMap {
         Ok(())
     }
 
-    /// Adds every resource of `other`, failing on the first id conflict.
+    /// Adds every resource of `other`, failing on the first id conflict. What `other` had
+    /// touched stays touched; the rest arrive as they were.
     pub fn append_all(&mut self, other: ResMap) -> Result<()> {
+        let offset = self.resources.len();
         self.resources.reserve(other.len());
         for r in other.resources {
-            self.append(r)?;
+            self.push(r)?;
+        }
+        if other.touched.all {
+            (offset..self.resources.len()).for_each(|i| self.touched.mark(i));
+        } else {
+            other.touched.positions.iter().for_each(|&i| self.touched.mark(offset + i));
         }
         Ok(())
     }
@@ -233,12 +277,50 @@ impl ResMap {
     }
 
     /// Removes the resources for which `keep` is false, preserving order.
-    pub fn retain(&mut self, keep: impl FnMut(&Resource) -> bool) {
+    pub fn retain(&mut self, mut keep: impl FnMut(&Resource) -> bool) {
         let before = self.resources.len();
-        self.resources.retain(keep);
+        let mut kept = Vec::with_capacity(before);
+        self.resources.retain(|r| {
+            let k = keep(r);
+            kept.push(k);
+            k
+        });
         if self.resources.len() != before {
             self.reindex();
+            // Touched positions follow their resources to where they are now.
+            let mut now = Vec::with_capacity(before);
+            let mut next = 0;
+            for &k in &kept {
+                now.push(k.then_some(next));
+                next += usize::from(k);
+            }
+            let positions = std::mem::take(&mut self.touched.positions);
+            self.touched.positions = positions.into_iter().filter_map(|i| now[i]).collect();
         }
+    }
+
+    /// Runs `f` on every resource that may have changed since the last call (handed out
+    /// mutably or added), in parallel when there are many, and forgets them: `explain` finds
+    /// a step's writes by comparing only these with their history.
+    pub fn drain_touched(&mut self, f: impl Fn(&mut Resource) + Sync) {
+        use rayon::prelude::*;
+        let touched = std::mem::take(&mut self.touched);
+        if touched.all {
+            self.resources.par_iter_mut().with_min_len(PARALLEL_MIN / 2).for_each(|r| f(r));
+            return;
+        }
+        let mut positions = touched.positions;
+        positions.sort_unstable();
+        positions.dedup();
+        let mut wanted = positions.iter().copied().peekable();
+        let mut selected: Vec<&mut Resource> = Vec::with_capacity(positions.len());
+        for (i, r) in self.resources.iter_mut().enumerate() {
+            if wanted.peek() == Some(&i) {
+                wanted.next();
+                selected.push(r);
+            }
+        }
+        selected.into_par_iter().with_min_len(PARALLEL_MIN / 2).for_each(|r| f(r));
     }
 
     pub fn into_vec(self) -> Vec<Resource> {
@@ -246,6 +328,7 @@ impl ResMap {
     }
 
     pub fn from_vec(resources: Vec<Resource>) -> Self {
-        ResMap { resources, index: RefCell::new(NameIndex { stale: true, ..Default::default() }) }
+        let touched = Touched { all: true, positions: Vec::new() };
+        ResMap { resources, index: RefCell::new(NameIndex { stale: true, ..Default::default() }), touched }
     }
 }
