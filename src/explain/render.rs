@@ -12,7 +12,6 @@ use crate::diff::fields::{child_path, item_names};
 use crate::resource::nodes::{value_at, NodePath, Step};
 use crate::resource::provenance::{Children, Event, Origin, Provenance, Write};
 use crate::resource::Resource;
-use crate::yaml::positions::{document_positions, is_block_header, PosNode};
 
 /// What a comment says about one event: `file:line:column`, then for a write the step.
 pub fn describe(event: &Event) -> String {
@@ -39,14 +38,13 @@ pub fn describe(event: &Event) -> String {
 /// One resource's YAML, as the build prints it, with `  # ...` after each line that holds a
 /// field: a scalar's last event, or a mapping or list a step created.
 pub fn annotated(resource: &Resource) -> String {
-    let yaml = crate::yaml::emit::emit_stream([&resource.value]);
-    let Some(prov) = resource.provenance.as_deref() else { return yaml };
-    let Some(Some(node)) = document_positions(&yaml).and_then(|docs| docs.into_iter().next()) else { return yaml };
-    let lines: Vec<&str> = yaml.lines().collect();
-    let mut comments: BTreeMap<u32, (bool, String)> = BTreeMap::new();
-    collect_comments(&node, prov, None, &lines, &mut comments);
+    let Some(prov) = resource.provenance.as_deref() else { return crate::yaml::emit::emit_stream([&resource.value]) };
+    let mut yaml = String::new();
+    let mut commenter = Commenter { stack: Vec::new(), next: Some(prov), key_line: None, comments: BTreeMap::new() };
+    crate::yaml::emit::emit_observed(&resource.value, &mut yaml, &mut commenter);
+    let comments = commenter.comments;
     let mut out = String::with_capacity(yaml.len() * 2);
-    for (i, line) in lines.iter().enumerate() {
+    for (i, line) in yaml.lines().enumerate() {
         out.push_str(line);
         if let Some((_, comment)) = comments.get(&(i as u32 + 1)) {
             out.push_str("  # ");
@@ -57,42 +55,66 @@ pub fn annotated(resource: &Resource) -> String {
     out
 }
 
-/// Comments by line: a scalar's (`true`) wins over a collection's on the same line.
-fn collect_comments(node: &PosNode, prov: &Provenance, key_line: Option<u32>, lines: &[&str], out: &mut BTreeMap<u32, (bool, String)>) {
-    let Some(last) = prov.events.last() else { return };
-    match node {
-        PosNode::Scalar { at, end_line, .. } => {
-            let line_text = |n: u32| lines.get(n as usize - 1).copied().unwrap_or("");
-            let rest = line_text(at.line).get(at.column as usize - 1..).unwrap_or("");
-            // A comment may follow a one-line scalar or a block scalar's header (on its key's
-            // line), not a quoted or plain scalar that goes on over several lines.
-            let header = key_line.filter(|&k| k < at.line && is_block_header(line_text(k)));
-            if let Some(k) = header {
-                out.insert(k, (true, describe(last)));
-            } else if *end_line == at.line || rest.starts_with('|') || rest.starts_with('>') {
-                out.insert(at.line, (true, describe(last)));
+/// Follows the emitter through a resource and its history side by side, noting a comment by
+/// line: a scalar's (`true`) wins over a collection's on the same line.
+struct Commenter<'p> {
+    /// The history of each open mapping or sequence (`None` below a node without history).
+    stack: Vec<Option<&'p Provenance>>,
+    /// The history of the node the emitter writes next, and the line of its key.
+    next: Option<&'p Provenance>,
+    key_line: Option<u32>,
+    comments: BTreeMap<u32, (bool, String)>,
+}
+
+impl<'p> Commenter<'p> {
+    /// The next node's history, where it has events.
+    fn take_next(&mut self) -> Option<(&'p Provenance, &'p Event)> {
+        let prov = self.next.take()?;
+        Some((prov, prov.events.last()?))
+    }
+
+    fn begin(&mut self, line: u32) {
+        let key_line = self.key_line.take();
+        let Some((prov, last)) = self.take_next() else { return self.stack.push(None) };
+        if matches!(last, Event::Written(_)) {
+            self.comments.entry(key_line.unwrap_or(line)).or_insert((false, describe(last)));
+        }
+        self.stack.push(Some(prov));
+    }
+}
+
+impl crate::yaml::emit::Observer for Commenter<'_> {
+    fn begin_map(&mut self, line: u32) {
+        self.begin(line);
+    }
+
+    fn begin_seq(&mut self, line: u32) {
+        self.begin(line);
+    }
+
+    fn key(&mut self, key: &str, line: u32) {
+        self.next = self.stack.last().copied().flatten().and_then(|p| p.child_by_key(key));
+        self.key_line = Some(line);
+    }
+
+    fn item(&mut self, index: usize) {
+        self.next = self.stack.last().copied().flatten().and_then(|p| p.child(&Step::Index(index)));
+        self.key_line = None;
+    }
+
+    fn scalar(&mut self, line: u32, end_line: u32, block: bool) {
+        self.key_line = None;
+        // A comment may follow a one-line scalar or a block scalar's header, not a quoted or
+        // plain scalar that goes on over several lines.
+        if let Some((_, last)) = self.take_next() {
+            if block || end_line == line {
+                self.comments.insert(line, (true, describe(last)));
             }
         }
-        PosNode::Map { at, entries } => {
-            if matches!(last, Event::Written(_)) {
-                out.entry(key_line.unwrap_or(at.line)).or_insert((false, describe(last)));
-            }
-            for (key, key_at, child) in entries {
-                if let Some(p) = prov.child(&Step::Key(key.clone())) {
-                    collect_comments(child, p, Some(key_at.line), lines, out);
-                }
-            }
-        }
-        PosNode::Seq { at, items } => {
-            if matches!(last, Event::Written(_)) {
-                out.entry(key_line.unwrap_or(at.line)).or_insert((false, describe(last)));
-            }
-            for (i, child) in items.iter().enumerate() {
-                if let Some(p) = prov.child(&Step::Index(i)) {
-                    collect_comments(child, p, None, lines, out);
-                }
-            }
-        }
+    }
+
+    fn end(&mut self) {
+        self.stack.pop();
     }
 }
 

@@ -195,8 +195,16 @@ impl Provenance {
     /// The node below this one at `step`.
     pub fn child(&self, step: &Step) -> Option<&Provenance> {
         match (&self.children, step) {
-            (Children::Map(entries), Step::Key(k)) => entries.iter().find(|(key, _)| key == k).map(|(_, p)| p),
+            (Children::Map(_), Step::Key(k)) => self.child_by_key(k),
             (Children::Seq(items), Step::Index(i)) => items.get(*i),
+            _ => None,
+        }
+    }
+
+    /// The entry `key` of the mapping this node is.
+    pub fn child_by_key(&self, key: &str) -> Option<&Provenance> {
+        match &self.children {
+            Children::Map(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, p)| p),
             _ => None,
         }
     }

@@ -48,6 +48,40 @@ pub fn emit_node_dump(value: &Value, quoted: Option<&QuotedScalars>) -> String {
     out
 }
 
+/// Told where each node of a document lands as [`emit_observed`] writes it (lines are 1-based,
+/// counted by `\n` from the document's start): `explain` places its comments by these lines
+/// instead of parsing the output again.
+pub trait Observer {
+    /// A mapping starts: `line` holds its first key (or `{}`).
+    fn begin_map(&mut self, line: u32);
+    /// A sequence starts: `line` holds its first `-` (or `[]`).
+    fn begin_seq(&mut self, line: u32);
+    /// The mapping's next entry: its key, written on `line`; its value follows.
+    fn key(&mut self, key: &str, line: u32);
+    /// The sequence's next item, `index`; its node follows.
+    fn item(&mut self, index: usize);
+    /// A scalar value written from `line` to `end_line`; `block` for a literal block scalar
+    /// (`line` then holds its `|` header).
+    fn scalar(&mut self, line: u32, end_line: u32, block: bool);
+    /// The mapping or sequence last begun ends.
+    fn end(&mut self);
+}
+
+/// [`emit_document`], telling `observer` where each node lands.
+pub fn emit_observed(value: &Value, out: &mut String, observer: &mut dyn Observer) {
+    let mut e = Emitter::new(out, false);
+    e.observer = Some(Lines { observer, line: 1, counted_to: e.out.len() });
+    e.emit_node(value, false, None);
+    e.write_indent();
+}
+
+/// An observer and the line the emitter is on, counted lazily from the output.
+struct Lines<'b> {
+    observer: &'b mut dyn Observer,
+    line: u32,
+    counted_to: usize,
+}
+
 /// Documents joined by "---\n" (empty string for no documents).
 pub fn emit_stream<'a>(docs: impl IntoIterator<Item = &'a Value>) -> String {
     let mut out = String::new();
@@ -119,6 +153,9 @@ struct Emitter<'o> {
     scratch: String,
     /// Writing a node tree as kyaml does (see [`emit_node_dump`]), not kustomize's output.
     node_dump: bool,
+    /// The style the last scalar was written in.
+    last_style: Style,
+    observer: Option<Lines<'o>>,
 }
 
 impl<'o> Emitter<'o> {
@@ -132,7 +169,18 @@ impl<'o> Emitter<'o> {
             indention: true,
             scratch: String::new(),
             node_dump,
+            last_style: Style::Plain,
+            observer: None,
         }
+    }
+
+    /// The observer, with the line the output has reached.
+    fn observed(&mut self) -> Option<(&mut dyn Observer, u32)> {
+        let lines = self.observer.as_mut()?;
+        let fresh = &self.out.as_bytes()[lines.counted_to..];
+        lines.line += fresh.iter().filter(|&&b| b == b'\n').count() as u32;
+        lines.counted_to = self.out.len();
+        Some((&mut *lines.observer, lines.line))
     }
 
     /// `yaml_emitter_emit_node` for a value; `mapping` is the emitter's mapping
@@ -140,6 +188,19 @@ impl<'o> Emitter<'o> {
     /// libyaml's `open_ended`, which never shows in go-yaml's output.)
     /// `quoted`: the quoted scalars at and below this node, in a node dump.
     fn emit_node(&mut self, value: &Value, mapping: bool, quoted: Option<&QuotedScalars>) {
+        if self.observer.is_some() && !value.is_object() && !value.is_array() {
+            let start = self.observed().map_or(0, |(_, line)| line);
+            self.emit_value(value, mapping, quoted);
+            let block = self.last_style == Style::Literal;
+            if let Some((observer, end)) = self.observed() {
+                observer.scalar(start, end, block);
+            }
+            return;
+        }
+        self.emit_value(value, mapping, quoted);
+    }
+
+    fn emit_value(&mut self, value: &Value, mapping: bool, quoted: Option<&QuotedScalars>) {
         match value {
             Value::Null => self.emit_plain_word("null"),
             Value::Bool(true) => self.emit_plain_word("true"),
@@ -200,6 +261,10 @@ impl<'o> Emitter<'o> {
     /// An empty collection: the emitter switches to flow style (`[]` / `{}`).
     fn emit_empty_flow(&mut self, open: &str, close: &str) {
         self.write_indicator(open, true, true, false);
+        if let Some((observer, line)) = self.observed() {
+            if open == "[" { observer.begin_seq(line) } else { observer.begin_map(line) }
+            observer.end();
+        }
         self.increase_indent(true, false);
         self.pop_indent();
         self.write_indicator(close, false, false, false);
@@ -211,7 +276,16 @@ impl<'o> Emitter<'o> {
         for (i, item) in items.iter().enumerate() {
             self.write_indent();
             self.write_indicator("-", true, false, true);
+            if let Some((observer, line)) = self.observed() {
+                if i == 0 {
+                    observer.begin_seq(line);
+                }
+                observer.item(i);
+            }
             self.emit_node(item, false, quoted.and_then(|q| q.item(i)));
+        }
+        if let Some((observer, _)) = self.observed() {
+            observer.end();
         }
         self.pop_indent();
     }
@@ -222,8 +296,14 @@ impl<'o> Emitter<'o> {
         if !self.node_dump {
             go_sort(&mut entries, |a, b| key_less(a.0, b.0));
         }
-        for (key, value) in entries {
+        for (i, (key, value)) in entries.into_iter().enumerate() {
             self.write_indent();
+            if let Some((observer, line)) = self.observed() {
+                if i == 0 {
+                    observer.begin_map(line);
+                }
+                observer.key(key, line);
+            }
             // yaml_emitter_check_simple_key: one line and at most 128 bytes, else the
             // `? key` / `: value` form.  (A key holding a NEL cannot come out of
             // kustomize at all: its JSON text does not parse back.)
@@ -242,12 +322,16 @@ impl<'o> Emitter<'o> {
             }
             self.emit_node(value, true, quoted.and_then(|q| q.field(key)));
         }
+        if let Some((observer, _)) = self.observed() {
+            observer.end();
+        }
         self.pop_indent();
     }
 
     /// `yaml_emitter_emit_scalar`: select the style, then write it one level deeper.
     fn emit_scalar(&mut self, value: &str, requested: Style, a: &Analysis, simple_key: bool) {
         let style = select_style(requested, a, value.is_empty(), simple_key);
+        self.last_style = style;
         self.increase_indent(true, false);
         let allow_breaks = !simple_key;
         match style {
