@@ -76,9 +76,7 @@ pub fn annotate(resources: &mut ResMap, build_metadata: &[String]) {
     if !(origins && transformations) {
         // kustomize removes the annotations it does not keep by setting each resource's
         // annotations again.
-        for r in resources.iter_mut() {
-            reset_annotations(r);
-        }
+        let _ = resources.try_update_parallel(|r| Ok::<bool, std::convert::Infallible>(reset_annotations(r)));
     }
     if !origins && !transformations {
         return;
@@ -122,13 +120,20 @@ pub fn plugin_ran(resources: &mut ResMap, run: &Value, record: bool) {
 
 /// kyaml's `SetAnnotations` with the annotations a resource has: creates a missing `metadata`
 /// and drops an empty or null `annotations:`.
-fn reset_annotations(r: &mut Resource) {
-    let Some(map) = r.value.as_object_mut() else { return };
-    let meta = map.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
-    let Some(meta) = meta.as_object_mut() else { return };
+/// Whether it changed the resource.
+fn reset_annotations(r: &mut Resource) -> bool {
+    let Some(map) = r.value.as_object_mut() else { return false };
+    let mut changed = false;
+    let meta = map.entry("metadata").or_insert_with(|| {
+        changed = true;
+        Value::Object(Map::new())
+    });
+    let Some(meta) = meta.as_object_mut() else { return changed };
     if meta.get("annotations").is_some_and(|a| a.is_null() || a.as_object().is_some_and(|m| m.is_empty())) {
         meta.shift_remove("annotations");
+        changed = true;
     }
+    changed
 }
 
 /// kyaml's rendering of an origin: `path`, or `configuredIn` then `configuredBy`, in that order.

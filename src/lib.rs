@@ -213,14 +213,15 @@ fn add_managed_by_label(resources: &mut ResMap) -> Result<()> {
 
 /// Generated ConfigMaps and Secrets get `-<hash of their final content>` appended to their names.
 pub(crate) fn add_hash_suffixes(resources: &mut ResMap) {
-    let _ = resources.try_for_each_mut_parallel(|r| {
-        if r.needs_hash_suffix {
-            let hash = generate::hash::content_hash(&r.value);
-            let name = format!("{}-{hash}", r.name());
-            r.set_name(&name);
-            r.needs_hash_suffix = false;
+    let _ = resources.try_update_parallel(|r| {
+        if !r.needs_hash_suffix {
+            return Ok(false);
         }
-        Ok::<(), std::convert::Infallible>(())
+        let hash = generate::hash::content_hash(&r.value);
+        let name = format!("{}-{hash}", r.name());
+        r.set_name(&name);
+        r.needs_hash_suffix = false;
+        Ok::<bool, std::convert::Infallible>(true)
     });
 }
 

@@ -570,17 +570,18 @@ pub fn is_helm_generated(resource: &Resource) -> bool {
 /// Removes the helm-generated mark before printing, as kustomize removes its build annotations
 /// (an `annotations` map left empty goes too).
 pub fn remove_generated_marks(resources: &mut crate::resource::ResMap) {
-    let _ = resources.try_for_each_mut_parallel(|r| {
-        if is_helm_generated(r) {
-            let metadata = r.metadata_mut();
-            let empty = metadata.get_mut("annotations").and_then(Value::as_object_mut).is_some_and(|map| {
-                map.shift_remove(HELM_GENERATED);
-                map.is_empty()
-            });
-            if empty {
-                metadata.shift_remove("annotations");
-            }
+    let _ = resources.try_update_parallel(|r| {
+        if !is_helm_generated(r) {
+            return Ok(false);
         }
-        Ok::<(), std::convert::Infallible>(())
+        let metadata = r.metadata_mut();
+        let empty = metadata.get_mut("annotations").and_then(Value::as_object_mut).is_some_and(|map| {
+            map.shift_remove(HELM_GENERATED);
+            map.is_empty()
+        });
+        if empty {
+            metadata.shift_remove("annotations");
+        }
+        Ok::<bool, std::convert::Infallible>(true)
     });
 }

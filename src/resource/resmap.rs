@@ -186,6 +186,29 @@ impl ResMap {
         first_error.map_or(Ok(()), |(_, e)| Err(e))
     }
 
+    /// [`Self::try_for_each_mut_parallel`] for a pass that knows what it wrote: `f` says
+    /// whether it may have changed its resource, and only those count as touched (`explain`
+    /// then compares only them with their history).
+    pub fn try_update_parallel<E: Send>(&mut self, f: impl Fn(&mut Resource) -> Result<bool, E> + Sync) -> Result<(), E> {
+        use rayon::prelude::*;
+        self.index.get_mut().stale = true;
+        if self.resources.len() < PARALLEL_MIN {
+            for (i, r) in self.resources.iter_mut().enumerate() {
+                if f(r)? {
+                    self.touched.mark(i);
+                }
+            }
+            return Ok(());
+        }
+        let outcomes: Vec<Result<bool, E>> = self.resources.par_iter_mut().map(|r| f(r)).collect();
+        for (i, outcome) in outcomes.into_iter().enumerate() {
+            if outcome? {
+                self.touched.mark(i);
+            }
+        }
+        Ok(())
+    }
+
     /// `f` of each resource at `positions` (ascending, distinct), in order; computed in
     /// parallel when there are many.
     pub fn map_positions_mut<T: Send>(&mut self, positions: &[usize], f: impl Fn(&mut Resource) -> T + Sync) -> Vec<T> {
@@ -226,10 +249,15 @@ impl ResMap {
         index.by_name.get(name).cloned().unwrap_or_default()
     }
 
-    /// Adds a resource; an id already present is an error, as in kustomize.
+    /// Adds a resource; an id already present is an error, as in kustomize. A resource
+    /// without history is touched (`explain` records it as made by the step that adds it);
+    /// one with history comes in step with it (just read, or moved from elsewhere).
     pub fn append(&mut self, resource: Resource) -> Result<()> {
+        let fresh = resource.provenance.is_none();
         self.push(resource)?;
-        self.touched.mark(self.resources.len() - 1);
+        if fresh {
+            self.touched.mark(self.resources.len() - 1);
+        }
         Ok(())
     }
 

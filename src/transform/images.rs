@@ -108,19 +108,21 @@ pub fn set_images(resources: &mut ResMap, images: &[Image], specs: &[FieldSpec])
         .map(|rule| ImageMatcher::new(&rule.name).map(|matcher| ImageRule { rule, matcher }))
         .collect::<Result<Vec<_>>>()?;
     let matched: Vec<AtomicBool> = rules.iter().map(|_| AtomicBool::new(false)).collect();
-    resources.try_for_each_mut_parallel(|r| {
+    resources.try_update_parallel(|r| {
+        let mut wrote = false;
         for (i, rule) in rules.iter().enumerate() {
             let mut update = |node: &mut Value| {
                 if let Some(new) = node.as_str().and_then(|s| rule.rewrite(s)) {
                     matched[i].store(true, Ordering::Relaxed);
                     *node = Value::String(new);
+                    wrote = true;
                 }
                 Ok(())
             };
             update_containers_anywhere(&mut r.value, &mut update)?;
             apply_field_specs(&mut r.value, specs, CreateKind::Nothing, &mut update)?;
         }
-        Ok::<(), Error>(())
+        Ok::<bool, Error>(wrote)
     })?;
     Ok(matched.into_iter().map(AtomicBool::into_inner).collect())
 }
