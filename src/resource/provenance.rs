@@ -275,9 +275,19 @@ impl Provenance {
     fn holds(&self, value: &Value) -> bool {
         match (&self.children, value) {
             (Children::Map(entries), Value::Object(map)) => {
-                entries.len() == map.len()
-                    && (entries.iter().zip(map).all(|((k1, p), (k2, v))| k1 == k2 && p.holds(v))
-                        || entries.iter().all(|(k, p)| map.get(k).is_some_and(|v| p.holds(v))))
+                if entries.len() != map.len() {
+                    return false;
+                }
+                for ((k1, p), (k2, v)) in entries.iter().zip(map) {
+                    if k1 != k2 {
+                        // The keys moved: the same entries in another order still hold.
+                        return entries.iter().all(|(k, p)| map.get(k).is_some_and(|v| p.holds(v)));
+                    }
+                    if !p.holds(v) {
+                        return false;
+                    }
+                }
+                true
             }
             (Children::Seq(items), Value::Array(values)) => items.len() == values.len() && items.iter().zip(values).all(|(p, v)| p.holds(v)),
             (Children::Leaf(s), v) => s.holds(v),
