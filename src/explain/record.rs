@@ -32,6 +32,8 @@ pub struct Recorder {
     remotes: Mutex<Vec<(PathBuf, String, String)>>,
     /// Each `vars` entry by name: the kustomization declaring it and its index there.
     vars: Mutex<HashMap<String, (PathBuf, usize)>>,
+    /// Folders as the file system resolves them: most files share their folder with others.
+    folders: Mutex<HashMap<PathBuf, PathBuf>>,
 }
 
 const START: Pos = Pos { line: 1, column: 1 };
@@ -50,13 +52,30 @@ impl Recorder {
 
     /// A file's name as printed: relative to the base folder, or named by its remote base.
     pub fn display(&self, file: &Path) -> Arc<str> {
-        let file = file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+        let file = self.resolved(file);
         for (root, before, after) in self.remotes.lock().unwrap().iter() {
             if let Ok(rest) = file.strip_prefix(root) {
                 return format!("{}{before}{}{after}", self.prefix, rest.display()).into();
             }
         }
         format!("{}{}", self.prefix, relative_to(&self.base, &file).display()).into()
+    }
+
+    /// `file` with its links resolved: its folder's resolution (kept) and its name, or for a
+    /// link (or a path without a plain last part) the whole path resolved.
+    fn resolved(&self, file: &Path) -> PathBuf {
+        let whole = || file.canonicalize().unwrap_or_else(|_| file.to_path_buf());
+        let (Some(folder), Some(name)) = (file.parent(), file.file_name()) else { return whole() };
+        if folder.as_os_str().is_empty() || file.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {
+            return whole();
+        }
+        if let Some(known) = self.folders.lock().unwrap().get(folder) {
+            return known.join(name);
+        }
+        let Ok(resolved) = folder.canonicalize() else { return whole() };
+        let joined = resolved.join(name);
+        self.folders.lock().unwrap().insert(folder.to_path_buf(), resolved);
+        joined
     }
 
     /// Files below `root` belong to a remote base: `path` in the repository `url` at `git_ref`;

@@ -360,3 +360,67 @@ impl ResMap {
         ResMap { resources, index: RefCell::new(NameIndex { stale: true, ..Default::default() }), touched }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn config_map(name: &str) -> Resource {
+        Resource::new(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}}))
+    }
+
+    fn map_of(names: &[&str]) -> ResMap {
+        let mut map = ResMap::new();
+        for name in names {
+            map.append(config_map(name)).unwrap();
+        }
+        map
+    }
+
+    /// The names of the resources `drain_touched` visits.
+    fn drained(map: &mut ResMap) -> Vec<String> {
+        let seen = Mutex::new(Vec::new());
+        map.drain_touched(|r| seen.lock().unwrap().push(r.name().to_string()));
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort();
+        seen
+    }
+
+    #[test]
+    fn only_resources_handed_out_mutably_or_added_are_touched() {
+        let mut map = map_of(&["a", "b", "c"]);
+        assert_eq!(drained(&mut map), ["a", "b", "c"], "resources added without history");
+        assert!(drained(&mut map).is_empty(), "drained once");
+        map.get_mut(1);
+        assert_eq!(drained(&mut map), ["b"]);
+        let _ = map.try_update_parallel(|r| Ok::<bool, ()>(r.name() == "c"));
+        assert_eq!(drained(&mut map), ["c"], "a pass touches only what it says it wrote");
+        let _ = map.iter_mut();
+        assert_eq!(drained(&mut map), ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn touched_positions_follow_removals_and_merges() {
+        let mut map = map_of(&["a", "b", "c", "d"]);
+        drained(&mut map);
+        map.get_mut(3);
+        map.retain(|r| r.name() != "b");
+        assert_eq!(drained(&mut map), ["d"], "d moved from position 3 to 2");
+
+        let mut other = map_of(&["x", "y"]);
+        drained(&mut other);
+        other.get_mut(1);
+        map.append_all(other).unwrap();
+        assert_eq!(drained(&mut map), ["y"], "what the merged map had touched, at its new position");
+
+        let mut with_history = config_map("h");
+        with_history.provenance = Some(Box::default());
+        map.append(with_history).unwrap();
+        map.append(config_map("n")).unwrap();
+        assert_eq!(drained(&mut map), ["n"], "a resource with its history comes in untouched");
+    }
+}

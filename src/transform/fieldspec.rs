@@ -82,7 +82,7 @@ pub fn walk<S: AsRef<str>>(
     create_kind: CreateKind,
     visit: &mut dyn FnMut(&mut Value) -> Result<()>,
 ) -> Result<()> {
-    walk_at(node, parts, create, create_kind, None, &mut |node, _| visit(node))
+    walk_at(node, parts, create, create_kind, None, &mut false, &mut |node, _| visit(node))
 }
 
 /// One step of the path [`walk_at`] reports, borrowed from the field spec's path.
@@ -103,13 +103,15 @@ pub fn owned_path(steps: &[StepRef]) -> NodePath {
         .collect()
 }
 
-/// [`walk`], telling `visit` where each node is when `at` is given.
+/// [`walk`], telling `visit` where each node is when `at` is given, and setting `altered` when
+/// the walk itself adds a field or gives a null the kind the path says.
 pub fn walk_at<'p, S: AsRef<str>>(
     node: &mut Value,
     parts: &'p [S],
     create: bool,
     create_kind: CreateKind,
     mut at: Option<&mut Vec<StepRef<'p>>>,
+    altered: &mut bool,
     visit: &mut dyn FnMut(&mut Value, &[StepRef<'p>]) -> Result<()>,
 ) -> Result<()> {
     let Some((first, rest)) = parts.split_first() else {
@@ -122,7 +124,7 @@ pub fn walk_at<'p, S: AsRef<str>>(
                 if let Some(a) = at.as_deref_mut() {
                     a.push(StepRef::Index(i));
                 }
-                let result = walk_at(item, parts, create, create_kind, at.as_deref_mut(), visit);
+                let result = walk_at(item, parts, create, create_kind, at.as_deref_mut(), altered, visit);
                 if let Some(a) = at.as_deref_mut() {
                     a.pop();
                 }
@@ -144,6 +146,7 @@ pub fn walk_at<'p, S: AsRef<str>>(
                     Value::Object(Map::new())
                 };
                 map.insert(name.to_string(), fresh);
+                *altered = true;
             }
             let Some(child) = map.get_mut(name) else { return Ok(()) };
             // A field that exists but is null takes the kind the path says it has (kyaml does this
@@ -151,15 +154,17 @@ pub fn walk_at<'p, S: AsRef<str>>(
             if child.is_null() {
                 if is_seq {
                     *child = Value::Array(Vec::new());
+                    *altered = true;
                 } else if creating && !(rest.is_empty() && create_kind == CreateKind::Scalar) {
                     *child = Value::Object(Map::new());
+                    *altered = true;
                 }
             }
             if let Some(a) = at.as_deref_mut() {
                 a.push(StepRef::Key(name));
             }
             // (kyaml adds `fieldName: ...` only to errors of the lookup itself, which cannot fail here)
-            let result = walk_at(child, rest, create, create_kind, at.as_deref_mut(), visit);
+            let result = walk_at(child, rest, create, create_kind, at.as_deref_mut(), altered, visit);
             if let Some(a) = at.as_deref_mut() {
                 a.pop();
             }
@@ -176,7 +181,20 @@ pub fn apply_field_specs(
     create_kind: CreateKind,
     visit: &mut dyn FnMut(&mut Value) -> Result<()>,
 ) -> Result<()> {
-    visit_field_specs(value, specs, create_kind, false, &mut |node, _| visit(node))
+    visit_field_specs(value, specs, create_kind, false, &mut false, &mut |node, _| visit(node))
+}
+
+/// [`apply_field_specs`], saying whether the walk itself changed `value` (added a field, or
+/// gave a null the kind its path says) apart from what `visit` does.
+pub fn apply_field_specs_noting(
+    value: &mut Value,
+    specs: &[FieldSpec],
+    create_kind: CreateKind,
+    visit: &mut dyn FnMut(&mut Value) -> Result<()>,
+) -> Result<bool> {
+    let mut altered = false;
+    visit_field_specs(value, specs, create_kind, false, &mut altered, &mut |node, _| visit(node))?;
+    Ok(altered)
 }
 
 /// [`apply_field_specs`], telling `visit` where each node is (as an owned path, made only when
@@ -187,7 +205,7 @@ pub fn apply_field_specs_at(
     create_kind: CreateKind,
     visit: &mut dyn FnMut(&mut Value, &dyn Fn() -> NodePath) -> Result<()>,
 ) -> Result<()> {
-    visit_field_specs(value, specs, create_kind, true, visit)
+    visit_field_specs(value, specs, create_kind, true, &mut false, visit)
 }
 
 fn visit_field_specs(
@@ -195,6 +213,7 @@ fn visit_field_specs(
     specs: &[FieldSpec],
     create_kind: CreateKind,
     track: bool,
+    altered: &mut bool,
     visit: &mut dyn FnMut(&mut Value, &dyn Fn() -> NodePath) -> Result<()>,
 ) -> Result<()> {
     let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or("").to_string();
@@ -205,7 +224,7 @@ fn visit_field_specs(
         }
         with_spec_parts(spec, &mut |parts| {
             let mut at = Vec::new();
-            walk_at(value, parts, spec.create, create_kind, track.then_some(&mut at), &mut |node, path| {
+            walk_at(value, parts, spec.create, create_kind, track.then_some(&mut at), altered, &mut |node, path| {
                 visit(node, &|| owned_path(path))
             })
         })?;

@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use regex::Regex;
 use serde_json::Value;
 
-use super::fieldspec::{apply_field_specs, CreateKind, FieldSpec};
+use super::fieldspec::{apply_field_specs_noting, CreateKind, FieldSpec};
 use crate::error::{Error, Result};
 use crate::kustomization::types::Image;
 use crate::resource::ResMap;
@@ -120,7 +120,8 @@ pub fn set_images(resources: &mut ResMap, images: &[Image], specs: &[FieldSpec])
                 Ok(())
             };
             update_containers_anywhere(&mut r.value, &mut update)?;
-            apply_field_specs(&mut r.value, specs, CreateKind::Nothing, &mut update)?;
+            let altered = apply_field_specs_noting(&mut r.value, specs, CreateKind::Nothing, &mut update)?;
+            wrote |= altered;
         }
         Ok::<bool, Error>(wrote)
     })?;
