@@ -324,3 +324,36 @@ fn the_explain_command_prints_the_build_with_comments_for_many_resources() {
     strip_matches(&built.stdout, &explained.stdout).unwrap();
     assert!(explained.stdout.contains("namespace: many  # app/kustomization.yaml:3:12 namespace"), "{}", &explained.stdout[..600]);
 }
+
+/// Where comments go: after a one-line scalar, after a block scalar's `|` header (as a map
+/// value or a list item), on a created mapping's key line; never inside a scalar that goes on
+/// over several lines (a long folded plain string).
+#[test]
+fn comments_sit_on_the_line_that_starts_each_field() {
+    let tree = crate::common::TempTree::new("explain-lines");
+    let long = "word ".repeat(30);
+    tree.write(
+        "app/cm.yaml",
+        &format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  long: {}\n", long.trim_end()),
+    );
+    tree.write(
+        "app/patch.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  script: |\n    echo one\n    echo two\nlines:\n- |\n  first\n  second\n- plain\n",
+    );
+    tree.write("app/kustomization.yaml", "resources:\n- cm.yaml\npatches:\n- path: patch.yaml\n");
+    let dir = tree.root.join("app");
+    let dir_arg = dir.to_str().unwrap();
+    let built = run_program(bin(), &["build", dir_arg], &tree.root);
+    let explained = run_program(bin(), &["explain", dir_arg], &tree.root);
+    assert!(built.success() && explained.success(), "{}{}", built.stderr, explained.stderr);
+    strip_matches(&built.stdout, &explained.stdout).unwrap();
+    let line = |starts: &str| explained.stdout.lines().find(|l| l.starts_with(starts)).unwrap_or_else(|| panic!("no line {starts:?}:\n{}", explained.stdout)).to_string();
+    assert_eq!(line("  script: |"), "  script: |  # app/patch.yaml:7:5 patches[0] (strategic merge)");
+    assert_eq!(line("lines:"), "lines:  # app/patch.yaml:10:3 patches[0] (strategic merge)");
+    assert_eq!(line("- |"), "- |  # app/patch.yaml:11:3 patches[0] (strategic merge)");
+    assert_eq!(line("- plain"), "- plain  # app/patch.yaml:13:3 patches[0] (strategic merge)");
+    // The long value is folded over two lines by the emitter: no comment inside it.
+    let long_lines: Vec<&str> = explained.stdout.lines().skip_while(|l| !l.starts_with("  long:")).take(2).collect();
+    assert!(long_lines.iter().all(|l| !l.contains("  # ")), "{long_lines:?}");
+    assert!(built.stdout.contains("  long: word"), "{}", built.stdout);
+}
