@@ -233,6 +233,12 @@ pub fn parse_first_document(text: &str) -> Option<Node> {
                 if tag == ScalarTag::Merge || (style == Style::Plain && value == "<<") {
                     return None;
                 }
+                // A block scalar's span starts at its text and runs on over what follows it.
+                let end_line = if matches!(style, Style::Literal | Style::Folded) {
+                    span.start.line() + value.trim_end_matches('\n').matches('\n').count()
+                } else {
+                    span.end.line()
+                };
                 let mut node = Node::scalar(value.into_owned(), tag, style);
                 if let Content::Scalar(s) = &mut node.content {
                     s.explicit_tag = explicit.is_some();
@@ -253,7 +259,7 @@ pub fn parse_first_document(text: &str) -> Option<Node> {
                     }
                 }
                 seen_node = true;
-                last_line = last_line.max(span.end.line());
+                last_line = last_line.max(end_line);
                 node
             }
             Event::MappingStart(anchor, ref tag) | Event::SequenceStart(anchor, ref tag) => {
@@ -282,9 +288,10 @@ pub fn parse_first_document(text: &str) -> Option<Node> {
                 }
                 if done.node.flow {
                     flow_depth = flow_depth.saturating_sub(1);
-                    last_line = last_line.max(span.end.line());
+                    // The span starts at the closing bracket and runs on to the end of its line.
+                    last_line = last_line.max(span.start.line());
                     if flow_depth == 0 {
-                        done.node.line_comment = scan.line_comment_after(scan.byte_of(span.end.index()));
+                        done.node.line_comment = scan.line_comment_after(scan.byte_of(span.start.index() + 1));
                     }
                 }
                 done.node
