@@ -278,6 +278,10 @@ pub fn parse_first_document(text: &str) -> Option<Node> {
                     flow_depth += 1;
                 }
                 seen_node = seen_node || flow;
+                // As deep as the values may go (the writer recurses, on the build's large stacks).
+                if open.len() >= super::parse::MAX_DEPTH {
+                    return None;
+                }
                 open.push(Open { node, key: None });
                 continue;
             }
