@@ -6,14 +6,21 @@
 //! * the string is the first node along the path that is a scalar (followed by more path) and
 //!   parses as YAML (JSON being YAML); the rest of the path is matched in its first document
 //!   with the target's `create` option;
-//! * a scalar found there keeps its type and takes the source's text (no delimiter option); a
-//!   map or list found there becomes the source node;
+//! * a scalar found there keeps its tag and style and takes the source's text (no delimiter
+//!   option; the text is not checked against the tag); a map or list found there becomes the
+//!   source node;
 //! * a document whose text starts with `{` or `[` is written back as Go's `encoding/json` writes
 //!   it: keys sorted, `<`, `>` and `&` escaped, numbers as Go prints a float64, indented by two
 //!   spaces when the text had a line break and two spaces in a row, else compact;
-//! * any other document is written back as YAML as kyaml prints a node: keys in their order,
-//!   quoted scalars still quoted (a flow collection is printed in block style, where kustomize
-//!   keeps it in flow style);
+//! * any other document is matched and written back through its node tree
+//!   ([`crate::yaml::node_tree`]), printed as kyaml prints a node ([`crate::yaml::node_emit`]):
+//!   keys in their order, flow collections in flow style, each scalar's own text, tag and style,
+//!   the common comments; created nodes are plain, untagged, block style (flow inside a flow
+//!   collection); a map or list set from the source is the source's value in block style (kustomize
+//!   keeps the source node's styles, which a resource's values do not hold);
+//! * a document the tree does not model (anchors, aliases, merge keys, other tags, collection or
+//!   repeated keys) is written back from its values: keys in their order, quoted scalars still
+//!   quoted, the rest in block style;
 //! * anything that fails on the way leaves the field to the ordinary path matcher.
 use serde_json::Value;
 
