@@ -6,14 +6,21 @@
 //! * the string is the first node along the path that is a scalar (followed by more path) and
 //!   parses as YAML (JSON being YAML); the rest of the path is matched in its first document
 //!   with the target's `create` option;
-//! * a scalar found there keeps its type and takes the source's text (no delimiter option); a
-//!   map or list found there becomes the source node;
+//! * a scalar found there keeps its tag and style and takes the source's text (no delimiter
+//!   option; the text is not checked against the tag); a map or list found there becomes the
+//!   source node;
 //! * a document whose text starts with `{` or `[` is written back as Go's `encoding/json` writes
 //!   it: keys sorted, `<`, `>` and `&` escaped, numbers as Go prints a float64, indented by two
 //!   spaces when the text had a line break and two spaces in a row, else compact;
-//! * any other document is written back as YAML as kyaml prints a node: keys in their order,
-//!   quoted scalars still quoted (a flow collection is printed in block style, where kustomize
-//!   keeps it in flow style);
+//! * any other document is matched and written back through its node tree
+//!   ([`crate::yaml::node_tree`]), printed as kyaml prints a node ([`crate::yaml::node_emit`]):
+//!   keys in their order, flow collections in flow style, each scalar's own text, tag and style,
+//!   the common comments; created nodes are plain, untagged, block style (flow inside a flow
+//!   collection); a map or list set from the source is the source's value in block style (kustomize
+//!   keeps the source node's styles, which a resource's values do not hold);
+//! * a document the tree does not model (anchors, aliases, merge keys, other tags, collection or
+//!   repeated keys) is written back from its values: keys in their order, quoted scalars still
+//!   quoted, the rest in block style;
 //! * anything that fails on the way leaves the field to the ordinary path matcher.
 use serde_json::Value;
 
@@ -23,6 +30,8 @@ use crate::resource::{Resource, Step};
 use crate::transform::path::split_replacement_path;
 use crate::yaml::empty_nulls::QuotedScalars;
 use crate::yaml::go_json_text::{go_json, go_json_indented};
+use crate::yaml::node_emit;
+use crate::yaml::node_tree::{parse_first_document, Content, Node, Style};
 use crate::yaml::parse::parse_resource_documents;
 use crate::yaml::scalar::ScalarTag;
 
@@ -33,12 +42,17 @@ pub(super) fn write(res: &mut Resource, value: &Source, field_path: &str, create
     if parts.len() < 2 {
         return false;
     }
-    let Some((consumed, at, text, mut doc, quoted)) = find_document(&res.value, &parts) else { return false };
+    let Some((consumed, at, text, mut doc, quoted, mut tree)) = find_document(&res.value, &parts) else { return false };
     let mut matcher = Matcher::new(create);
     if matcher.filter(&mut doc, &parts[consumed..], &mut Vec::new()).is_err() || matcher.hits.is_empty() {
         return false;
     }
-    for hit in &matcher.hits {
+    if let Some(tree) = tree.as_mut() {
+        if !write_nodes(tree, &doc, &matcher, value) {
+            return false;
+        }
+    }
+    for hit in matcher.hits.iter().filter(|_| tree.is_none()) {
         let Hit::Node(path) = hit else { continue };
         let fresh = matcher.fresh.contains(path);
         let Some(target) = value_at_mut(&mut doc, path) else { return false };
@@ -60,7 +74,13 @@ pub(super) fn write(res: &mut Resource, value: &Source, field_path: &str, create
             Err(_) => return false,
         }
     }
-    let Some(serialized) = serialize(&doc, quoted.as_ref(), &text) else { return false };
+    let serialized = match &tree {
+        Some(tree) => node_emit::emit_document(tree).trim().to_string(),
+        None => match serialize(&doc, quoted.as_ref(), &text) {
+            Some(s) => s,
+            None => return false,
+        },
+    };
     let Resource { value: root, nodes, .. } = &mut *res;
     let before = nodes.snapshot(root);
     let Some(field) = value_at_mut(root, &at) else { return false };
@@ -69,10 +89,39 @@ pub(super) fn write(res: &mut Resource, value: &Source, field_path: &str, create
     true
 }
 
-/// The first scalar along `parts` (with more path after it) whose text parses as YAML: how many
-/// parts lead to it, its path, its text, the text's first document and where that holds quoted
-/// scalars.
-fn find_document(root: &Value, parts: &[String]) -> Option<(usize, Vec<Step>, String, Value, Option<QuotedScalars>)> {
+/// Sets the matched nodes of `tree` as kyaml sets them (`doc`: the same document as values, with
+/// the nodes the matcher created): a scalar takes the source's text and keeps its tag and style,
+/// a map or list becomes the source's node. `false` when a path does not lead anywhere.
+fn write_nodes(tree: &mut Node, doc: &Value, matcher: &Matcher, value: &Source) -> bool {
+    for hit in &matcher.hits {
+        let Hit::Node(path) = hit else { continue };
+        let Some(target) = tree.at_path_creating(path, doc) else { return false };
+        match (&mut target.content, value) {
+            (Content::Scalar(s), _) => s.text = value.text().to_string(),
+            (_, Source::Scalar { tag, text }) => *target = Node::scalar(text.clone(), *tag, Style::Plain),
+            (_, Source::Node(node)) => {
+                if crate::budget::current().charge_copies(node, 1).is_err() {
+                    return false;
+                }
+                *target = Node::from_value(node, None);
+            }
+        }
+    }
+    true
+}
+
+/// Whether the text is a JSON document (kustomize's test: its first character).
+fn is_json(text: &str) -> bool {
+    matches!(text.trim().chars().next(), Some('{' | '['))
+}
+
+/// What a path finds: how many parts lead to the string, its path, its text, the text's first
+/// document as values, where that holds quoted scalars, and its node tree (YAML only).
+type Found = (usize, Vec<Step>, String, Value, Option<QuotedScalars>, Option<Node>);
+
+/// The first scalar along `parts` (with more path after it) whose text parses as YAML. A YAML
+/// document is written back from its node tree, which keeps what the values lose.
+fn find_document(root: &Value, parts: &[String]) -> Option<Found> {
     for i in 1..parts.len() {
         let Some((at, node)) = super::replacements::lookup_with_path(root, &parts[..i]) else { continue };
         let text = match node {
@@ -81,9 +130,14 @@ fn find_document(root: &Value, parts: &[String]) -> Option<(usize, Vec<Step>, St
             Value::Bool(b) => b.to_string(),
             _ => continue,
         };
+        if !is_json(&text) {
+            if let Some(tree) = parse_first_document(&text) {
+                return Some((i, at, text, tree.to_value(), None, Some(tree)));
+            }
+        }
         if let Ok(docs) = parse_resource_documents(&text) {
             let (doc, quoted) = docs.into_iter().next().map_or((Value::Null, None), |d| (d.value, d.quoted));
-            return Some((i, at, text, doc, quoted));
+            return Some((i, at, text, doc, quoted, None));
         }
     }
     None
@@ -91,8 +145,8 @@ fn find_document(root: &Value, parts: &[String]) -> Option<(usize, Vec<Step>, St
 
 /// The document as text again: JSON as Go writes it where the text was JSON, else YAML.
 fn serialize(doc: &Value, quoted: Option<&QuotedScalars>, original: &str) -> Option<String> {
-    let first = original.trim().chars().next()?;
-    if first == '{' || first == '[' {
+    original.trim().chars().next()?;
+    if is_json(original) {
         let pretty = original.contains('\n') && original.contains("  ");
         Some(if pretty { go_json_indented(doc) } else { go_json(doc) })
     } else {

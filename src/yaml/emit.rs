@@ -142,14 +142,16 @@ enum Style {
     Literal,
 }
 
-struct Emitter<'o> {
+pub(super) struct Emitter<'o> {
     out: &'o mut String,
     /// Column in characters (libyaml counts one per character, not per byte).
-    column: usize,
-    indent: i32,
+    pub(super) column: usize,
+    pub(super) indent: i32,
     indents: Vec<i32>,
-    whitespace: bool,
-    indention: bool,
+    pub(super) whitespace: bool,
+    pub(super) indention: bool,
+    /// The column past which lines fold: 80 for go-yaml v2; go-yaml v3 folds nothing.
+    width: usize,
     scratch: String,
     /// Writing a node tree as kyaml does (see [`emit_node_dump`]), not kustomize's output.
     node_dump: bool,
@@ -161,6 +163,7 @@ struct Emitter<'o> {
 impl<'o> Emitter<'o> {
     fn new(out: &'o mut String, node_dump: bool) -> Self {
         Emitter {
+            width: BEST_WIDTH,
             out,
             column: 0,
             indent: -1,
@@ -343,7 +346,12 @@ impl<'o> Emitter<'o> {
         self.pop_indent();
     }
 
-    fn increase_indent(&mut self, flow: bool, indentless: bool) {
+    /// An emitter as go-yaml v3 sets one up for kyaml: no line is ever folded.
+    pub(super) fn unfolded(out: &'o mut String) -> Self {
+        Emitter { width: usize::MAX, ..Emitter::new(out, true) }
+    }
+
+    pub(super) fn increase_indent(&mut self, flow: bool, indentless: bool) {
         self.indents.push(self.indent);
         if self.indent < 0 {
             self.indent = if flow { BEST_INDENT } else { 0 };
@@ -352,27 +360,27 @@ impl<'o> Emitter<'o> {
         }
     }
 
-    fn pop_indent(&mut self) {
+    pub(super) fn pop_indent(&mut self) {
         self.indent = self.indents.pop().unwrap_or(-1);
     }
 
     // -- low level writers -------------------------------------------------
 
     #[inline]
-    fn put(&mut self, c: u8) {
+    pub(super) fn put(&mut self, c: u8) {
         self.out.push(c as char);
         self.column += 1;
     }
 
     #[inline]
-    fn put_break(&mut self) {
+    pub(super) fn put_break(&mut self) {
         self.out.push('\n');
         self.column = 0;
     }
 
     /// Copies the character starting at byte `*i` and advances `*i` past it.
     #[inline]
-    fn write(&mut self, value: &str, i: &mut usize) {
+    pub(super) fn write(&mut self, value: &str, i: &mut usize) {
         let w = width(value.as_bytes()[*i]);
         self.out.push_str(&value[*i..*i + w]);
         self.column += 1;
@@ -380,7 +388,7 @@ impl<'o> Emitter<'o> {
     }
 
     #[inline]
-    fn write_break(&mut self, value: &str, i: &mut usize) {
+    pub(super) fn write_break(&mut self, value: &str, i: &mut usize) {
         if value.as_bytes()[*i] == b'\n' {
             self.put_break();
             *i += 1;
@@ -390,7 +398,7 @@ impl<'o> Emitter<'o> {
         }
     }
 
-    fn write_indent(&mut self) {
+    pub(super) fn write_indent(&mut self) {
         let indent = self.indent.max(0) as usize;
         if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
             self.put_break();
@@ -409,7 +417,7 @@ impl<'o> Emitter<'o> {
         self.indention = true;
     }
 
-    fn write_indicator(
+    pub(super) fn write_indicator(
         &mut self,
         indicator: &str,
         need_whitespace: bool,
@@ -427,7 +435,7 @@ impl<'o> Emitter<'o> {
 
     // -- scalar writers ------------------------------------------------------
 
-    fn write_plain(&mut self, value: &str, a: &Analysis, allow_breaks: bool) {
+    pub(super) fn write_plain(&mut self, value: &str, a: &Analysis, allow_breaks: bool) {
         let b = value.as_bytes();
         if !self.whitespace {
             self.put(b' ');
@@ -435,7 +443,7 @@ impl<'o> Emitter<'o> {
         // Fast path: no line break and no chance to fold (every space stays at or
         // before the width limit).
         let nchars = a.chars;
-        if (!allow_breaks || self.column + nchars <= BEST_WIDTH) && !a.multiline {
+        if (!allow_breaks || self.column.saturating_add(nchars) <= self.width) && !a.multiline {
             self.out.push_str(value);
             self.column += nchars;
             self.whitespace = false;
@@ -447,7 +455,7 @@ impl<'o> Emitter<'o> {
         let mut i = 0;
         while i < b.len() {
             if b[i] == b' ' {
-                if allow_breaks && !spaces && self.column > BEST_WIDTH && !is_space_at(b, i + 1) {
+                if allow_breaks && !spaces && self.column > self.width && !is_space_at(b, i + 1) {
                     self.write_indent();
                     i += 1;
                 } else {
@@ -475,11 +483,11 @@ impl<'o> Emitter<'o> {
         self.indention = false;
     }
 
-    fn write_single_quoted(&mut self, value: &str, a: &Analysis, allow_breaks: bool) {
+    pub(super) fn write_single_quoted(&mut self, value: &str, a: &Analysis, allow_breaks: bool) {
         let b = value.as_bytes();
         self.write_indicator("'", true, false, false);
         let nchars = a.chars;
-        if (!allow_breaks || self.column + nchars <= BEST_WIDTH)
+        if (!allow_breaks || self.column.saturating_add(nchars) <= self.width)
             && !a.multiline
             && !b.contains(&b'\'')
         {
@@ -497,7 +505,7 @@ impl<'o> Emitter<'o> {
             if b[i] == b' ' {
                 if allow_breaks
                     && !spaces
-                    && self.column > BEST_WIDTH
+                    && self.column > self.width
                     && i > 0
                     && i + 1 < b.len()
                     && !is_space_at(b, i + 1)
@@ -533,7 +541,7 @@ impl<'o> Emitter<'o> {
         self.indention = false;
     }
 
-    fn write_double_quoted(&mut self, value: &str, a: &Analysis, allow_breaks: bool) {
+    pub(super) fn write_double_quoted(&mut self, value: &str, a: &Analysis, allow_breaks: bool) {
         let b = value.as_bytes();
         // go-yaml's is_bom() looks at the start of the value whatever the index, so a
         // value that starts with a BOM gets every character escaped.
@@ -541,7 +549,7 @@ impl<'o> Emitter<'o> {
         let mut spaces = false;
         self.write_indicator("\"", true, false, false);
         let nchars = a.chars;
-        if (!allow_breaks || self.column + nchars <= BEST_WIDTH)
+        if (!allow_breaks || self.column.saturating_add(nchars) <= self.width)
             && a.printable_ascii
             && !b.iter().any(|&c| c == b'"' || c == b'\\')
         {
@@ -596,7 +604,7 @@ impl<'o> Emitter<'o> {
                 }
                 spaces = false;
             } else if b[i] == b' ' {
-                if allow_breaks && !spaces && self.column > BEST_WIDTH && i > 0 && i + 1 < b.len() {
+                if allow_breaks && !spaces && self.column > self.width && i > 0 && i + 1 < b.len() {
                     self.write_indent();
                     if is_space_at(b, i + 1) {
                         self.put(b'\\');
@@ -616,7 +624,7 @@ impl<'o> Emitter<'o> {
         self.indention = false;
     }
 
-    fn write_block_scalar_hints(&mut self, value: &str) {
+    pub(super) fn write_block_scalar_hints(&mut self, value: &str) {
         let b = value.as_bytes();
         if !b.is_empty() && (b[0] == b' ' || is_break(b, 0)) {
             self.write_indicator("2", false, false, false);
@@ -649,7 +657,7 @@ impl<'o> Emitter<'o> {
         }
     }
 
-    fn write_literal(&mut self, value: &str) {
+    pub(super) fn write_literal(&mut self, value: &str) {
         let b = value.as_bytes();
         self.write_indicator("|", true, false, false);
         self.write_block_scalar_hints(value);
@@ -735,18 +743,20 @@ fn fold_nel(s: &str) -> String {
 
 /// The parts of `yaml_emitter_analyze_scalar` that matter in block context.
 #[derive(Debug, Clone, Copy)]
-struct Analysis {
+pub(super) struct Analysis {
     /// Length in characters.
-    chars: usize,
+    pub(super) chars: usize,
     /// Only printable ASCII (0x20..=0x7E).
-    printable_ascii: bool,
-    multiline: bool,
-    block_plain_allowed: bool,
-    single_quoted_allowed: bool,
-    block_allowed: bool,
+    pub(super) printable_ascii: bool,
+    pub(super) multiline: bool,
+    pub(super) block_plain_allowed: bool,
+    /// Plain style is fine inside a flow collection (go-yaml v3's rule: no `,[]{}?`, no `:`).
+    pub(super) flow_plain_allowed: bool,
+    pub(super) single_quoted_allowed: bool,
+    pub(super) block_allowed: bool,
 }
 
-fn analyze_scalar(value: &str) -> Analysis {
+pub(super) fn analyze_scalar(value: &str) -> Analysis {
     let b = value.as_bytes();
     if b.is_empty() {
         return Analysis {
@@ -754,6 +764,7 @@ fn analyze_scalar(value: &str) -> Analysis {
             printable_ascii: true,
             multiline: false,
             block_plain_allowed: true,
+            flow_plain_allowed: false,
             single_quoted_allowed: true,
             block_allowed: false,
         };
@@ -762,6 +773,7 @@ fn analyze_scalar(value: &str) -> Analysis {
         return a;
     }
     let mut block_indicators = b.len() >= 3 && (b.starts_with(b"---") || b.starts_with(b"..."));
+    let mut flow_indicators = false;
     let mut line_breaks = false;
     let mut special_characters = false;
     let mut leading_space = false;
@@ -777,7 +789,7 @@ fn analyze_scalar(value: &str) -> Analysis {
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
-        if i != 0 && c > b' ' && c <= 0x7E && c != b':' && c != b'#' {
+        if i != 0 && c > b' ' && c <= 0x7E && !matches!(c, b':' | b'#' | b',' | b'?' | b'[' | b']' | b'{' | b'}') {
             // Ordinary printable character: no indicator, space or break.
             previous_space = false;
             previous_break = false;
@@ -790,14 +802,22 @@ fn analyze_scalar(value: &str) -> Analysis {
         if i == 0 {
             match c {
                 b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>'
-                | b'\'' | b'"' | b'%' | b'@' | b'`' => block_indicators = true,
-                b'?' | b':' | b'-' if followed_by_whitespace => block_indicators = true,
+                | b'\'' | b'"' | b'%' | b'@' | b'`' => (block_indicators, flow_indicators) = (true, true),
+                b'?' | b':' => {
+                    flow_indicators = true;
+                    block_indicators |= followed_by_whitespace;
+                }
+                b'-' if followed_by_whitespace => (block_indicators, flow_indicators) = (true, true),
                 _ => {}
             }
         } else {
             match c {
-                b':' if followed_by_whitespace => block_indicators = true,
-                b'#' if preceded_by_whitespace => block_indicators = true,
+                b',' | b'?' | b'[' | b']' | b'{' | b'}' => flow_indicators = true,
+                b':' => {
+                    flow_indicators = true;
+                    block_indicators |= followed_by_whitespace;
+                }
+                b'#' if preceded_by_whitespace => (block_indicators, flow_indicators) = (true, true),
                 _ => {}
             }
         }
@@ -843,26 +863,33 @@ fn analyze_scalar(value: &str) -> Analysis {
         printable_ascii: false,
         multiline: line_breaks,
         block_plain_allowed: true,
+        flow_plain_allowed: true,
         single_quoted_allowed: true,
         block_allowed: true,
     };
     if leading_space || leading_break || trailing_space || trailing_break {
         a.block_plain_allowed = false;
+        a.flow_plain_allowed = false;
     }
     if trailing_space {
         a.block_allowed = false;
     }
     if break_space {
         a.block_plain_allowed = false;
+        a.flow_plain_allowed = false;
         a.single_quoted_allowed = false;
     }
     if space_break || special_characters {
         a.block_plain_allowed = false;
+        a.flow_plain_allowed = false;
         a.single_quoted_allowed = false;
         a.block_allowed = false;
     }
     if line_breaks || block_indicators {
         a.block_plain_allowed = false;
+    }
+    if line_breaks || flow_indicators {
+        a.flow_plain_allowed = false;
     }
     a
 }
@@ -874,17 +901,26 @@ fn analyze_printable_ascii(b: &[u8]) -> Option<Analysis> {
     let n = b.len();
     let followed_by_blank = |i: usize| i + 1 >= n || b[i + 1] == b' ';
     let mut block_indicators = n >= 3 && (b.starts_with(b"---") || b.starts_with(b"..."));
+    let mut flow_indicators = false;
     match b[0] {
         b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
-        | b'"' | b'%' | b'@' | b'`' => block_indicators = true,
-        b'?' | b':' | b'-' if followed_by_blank(0) => block_indicators = true,
+        | b'"' | b'%' | b'@' | b'`' => (block_indicators, flow_indicators) = (true, true),
+        b'?' | b':' => {
+            flow_indicators = true;
+            block_indicators |= followed_by_blank(0);
+        }
+        b'-' if followed_by_blank(0) => (block_indicators, flow_indicators) = (true, true),
         c if !(0x20..=0x7E).contains(&c) => return None,
         _ => {}
     }
     for i in 1..n {
         match b[i] {
-            b':' if followed_by_blank(i) => block_indicators = true,
-            b'#' if b[i - 1] == b' ' => block_indicators = true,
+            b',' | b'?' | b'[' | b']' | b'{' | b'}' => flow_indicators = true,
+            b':' => {
+                flow_indicators = true;
+                block_indicators |= followed_by_blank(i);
+            }
+            b'#' if b[i - 1] == b' ' => (block_indicators, flow_indicators) = (true, true),
             0x20..=0x7E => {}
             _ => return None,
         }
@@ -895,6 +931,7 @@ fn analyze_printable_ascii(b: &[u8]) -> Option<Analysis> {
         printable_ascii: true,
         multiline: false,
         block_plain_allowed: !edge_space && !block_indicators,
+        flow_plain_allowed: !edge_space && !flow_indicators,
         single_quoted_allowed: true,
         block_allowed: b[n - 1] != b' ',
     })
@@ -934,7 +971,7 @@ fn string_style(s: &str, a: &Analysis) -> Style {
 // ---------------------------------------------------------------------------
 
 #[inline]
-fn width(b: u8) -> usize {
+pub(super) fn width(b: u8) -> usize {
     if b & 0x80 == 0x00 {
         1
     } else if b & 0xE0 == 0xC0 {
@@ -956,7 +993,7 @@ fn is_multiline(s: &str) -> bool {
 
 /// Number of characters in UTF-8 bytes.
 #[inline]
-fn char_count(b: &[u8]) -> usize {
+pub(super) fn char_count(b: &[u8]) -> usize {
     b.iter().filter(|&&c| c & 0xC0 != 0x80).count()
 }
 
@@ -966,7 +1003,7 @@ fn at(b: &[u8], i: usize) -> u8 {
 }
 
 #[inline]
-fn is_space_at(b: &[u8], i: usize) -> bool {
+pub(super) fn is_space_at(b: &[u8], i: usize) -> bool {
     at(b, i) == b' '
 }
 
@@ -977,7 +1014,7 @@ fn is_blank(b: &[u8], i: usize) -> bool {
 }
 
 #[inline]
-fn is_break(b: &[u8], i: usize) -> bool {
+pub(super) fn is_break(b: &[u8], i: usize) -> bool {
     match at(b, i) {
         b'\r' | b'\n' => true,
         0xC2 => at(b, i + 1) == 0x85,

@@ -1,10 +1,13 @@
 //! YAML at the edges: parsing (typed as kustomize types scalars) and kustomize's exact output bytes.
+pub mod comments;
 pub mod emit;
 pub mod empty_nulls;
 pub mod go_json_text;
 pub mod go_syntax;
 pub mod locate;
 pub mod memo;
+pub mod node_emit;
+pub mod node_tree;
 pub mod parse;
 pub mod positions;
 pub mod scalar;

@@ -1034,7 +1034,7 @@ pub(super) use super::scalar::ScalarTag as TagKind;
 const CORE_SCHEMA: &str = "tag:yaml.org,2002:";
 
 impl TagKind {
-    fn of(tag: Option<&Tag>) -> TagKind {
+    pub(super) fn of(tag: Option<&Tag>) -> TagKind {
         let Some(tag) = tag else { return TagKind::None };
         let suffix = if tag.handle == CORE_SCHEMA {
             tag.suffix.as_str()
