@@ -54,6 +54,19 @@ struct NameIndex {
     stale: bool,
 }
 
+/// The resources at `positions` (ascending, distinct; those out of range left out).
+fn at_positions<'r>(resources: &'r mut [Resource], positions: &[usize]) -> Vec<&'r mut Resource> {
+    let mut wanted = positions.iter().copied().peekable();
+    let mut selected = Vec::with_capacity(positions.len());
+    for (i, r) in resources.iter_mut().enumerate() {
+        if wanted.peek() == Some(&i) {
+            wanted.next();
+            selected.push(r);
+        }
+    }
+    selected
+}
+
 /// Whether two resources have the same current id, compared without building the ids.
 fn same_current_id(a: &Resource, b: &Resource) -> bool {
     fn group_version(r: &Resource) -> (&str, &str) {
@@ -220,15 +233,8 @@ impl ResMap {
         for &i in positions {
             self.touched.mark(i);
         }
-        let mut wanted = positions.iter().copied().peekable();
-        let mut selected: Vec<&mut Resource> = Vec::with_capacity(positions.len());
-        for (i, r) in self.resources.iter_mut().enumerate() {
-            if wanted.peek() == Some(&i) {
-                wanted.next();
-                selected.push(r);
-            }
-        }
-        assert!(wanted.next().is_none(), "positions must be ascending and in range");
+        let selected = at_positions(&mut self.resources, positions);
+        assert_eq!(selected.len(), positions.len(), "positions must be ascending and in range");
         selected.into_par_iter().map(&f).collect()
     }
 
@@ -340,15 +346,7 @@ impl ResMap {
         let mut positions = touched.positions;
         positions.sort_unstable();
         positions.dedup();
-        let mut wanted = positions.iter().copied().peekable();
-        let mut selected: Vec<&mut Resource> = Vec::with_capacity(positions.len());
-        for (i, r) in self.resources.iter_mut().enumerate() {
-            if wanted.peek() == Some(&i) {
-                wanted.next();
-                selected.push(r);
-            }
-        }
-        selected.into_par_iter().with_min_len(PARALLEL_MIN / 2).for_each(|r| f(r));
+        at_positions(&mut self.resources, &positions).into_par_iter().with_min_len(PARALLEL_MIN / 2).for_each(|r| f(r));
     }
 
     pub fn into_vec(self) -> Vec<Resource> {
