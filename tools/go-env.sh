@@ -1,0 +1,10 @@
+# Sourced (not run) by the scripts that build Go programs for the tests from their modules.
+# One cache under the user's cache folder, kept between runs: Go's build cache, the module cache
+# and the built programs (each in a folder named by module and version).
+peerpods_cache="${XDG_CACHE_HOME:-$HOME/.cache}/peerpods-build"
+export GOCACHE="$peerpods_cache/go-build"
+export GOMODCACHE="$peerpods_cache/go-mod"
+export GOPATH="$peerpods_cache/go-path"
+export GOFLAGS="-mod=mod"
+peerpods_go_bin="$peerpods_cache/go-bin"
+mkdir -p "$GOCACHE" "$GOMODCACHE" "$peerpods_go_bin"
