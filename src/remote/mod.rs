@@ -148,7 +148,8 @@ fn fetch(spec: &RepoSpec, url: &str, git_ref: &str, tree: &Path) -> Result<Strin
     // Relative submodule URLs are resolved against `origin`.
     run(&["remote", "add", "--end-of-options", "origin", url])?;
     run(&["fetch", "--quiet", "--depth=1", "--end-of-options", url, git_ref])?;
-    run(&["checkout", "--quiet", "--end-of-options", "FETCH_HEAD"])?;
+    // FETCH_HEAD is ours, not user text; git before 2.43 takes `--end-of-options` here as a path.
+    run(&["checkout", "--quiet", "--detach", "FETCH_HEAD"])?;
     if spec.submodules {
         run(&["submodule", "--quiet", "update", "--init", "--recursive"])?;
     }
