@@ -281,3 +281,38 @@ fn release_workflow_and_binstall_metadata_agree() {
         );
     }
 }
+
+/// What users download is built with the `dist` profile (the release build without debug
+/// information): the release workflow, the image and the profile agree, and the binary under test
+/// with its debug information stripped, as that profile strips it, is under 15 MB.
+#[test]
+fn downloaded_binaries_are_built_without_debug_information_and_stay_small() {
+    let workflow = fs::read_to_string(manifest_dir().join(".github/workflows/release.yml")).unwrap();
+    assert_eq!(workflow.matches("--profile dist --locked").count(), 2, "both release builds use the dist profile");
+    assert!(!workflow.contains("/release/peerpods-build"), "release.yml packages a release-profile binary");
+    assert!(workflow.contains("test \"$size\" -lt 15728640"), "release.yml checks the size");
+    assert!(dockerfile().contains("cargo build --profile dist --locked && cp target/dist/peerpods-build"));
+    let manifest = fs::read_to_string(manifest_dir().join("Cargo.toml")).unwrap();
+    let dist = manifest.split("[profile.dist]").nth(1).expect("[profile.dist] in Cargo.toml");
+    let dist: Vec<&str> = dist.lines().take_while(|line| !line.starts_with('[')).map(str::trim).collect();
+    for setting in ["inherits = \"release\"", "debug = false", "strip = \"debuginfo\""] {
+        assert!(dist.contains(&setting), "[profile.dist] lacks {setting}");
+    }
+
+    if cfg!(debug_assertions) {
+        return skip("install::downloaded_binaries_stay_small", "a debug build is not what users download (run with --release)");
+    }
+    let Some(strip) = on_path("strip") else {
+        return skip("install::downloaded_binaries_stay_small", "no `strip` (binutils) on PATH");
+    };
+    let tree = TempTree::new("stripped-binary");
+    let stripped = tree.path().join("peerpods-build");
+    let run = run_program(
+        strip.to_str().unwrap(),
+        &["--strip-debug", "-o", stripped.to_str().unwrap(), common::bin()],
+        tree.path(),
+    );
+    assert!(run.success(), "strip: {}", run.stderr);
+    let size = fs::metadata(&stripped).unwrap().len();
+    assert!(size < 15 * 1024 * 1024, "without debug information the binary is {size} bytes, not under 15 MB");
+}
