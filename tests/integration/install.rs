@@ -306,11 +306,11 @@ fn downloaded_binaries_are_built_without_debug_information_and_stay_small() {
         return skip("install::downloaded_binaries_stay_small", "no `strip` (binutils) on PATH");
     };
     let tree = TempTree::new("stripped-binary");
-    let stripped = tree.path().join("peerpods-build");
+    let stripped = tree.path("peerpods-build");
     let run = run_program(
         strip.to_str().unwrap(),
         &["--strip-debug", "-o", stripped.to_str().unwrap(), common::bin()],
-        tree.path(),
+        &tree.root,
     );
     assert!(run.success(), "strip: {}", run.stderr);
     let size = fs::metadata(&stripped).unwrap().len();
