@@ -13,6 +13,7 @@ mod localize;
 mod man;
 mod openapi;
 mod output;
+mod output_record;
 mod version;
 
 use std::process::ExitCode;
