@@ -1,5 +1,4 @@
 //! `build`: one kustomization, or several into one folder.
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -202,7 +201,7 @@ fn run_build(args: &BuildArgs) -> Result<(), String> {
     let written = match &args.output {
         None => {
             let yaml = result.to_yaml();
-            std::io::stdout().lock().write_all(yaml.as_bytes()).map_err(|e| format!("writing output: {e}"))
+            super::stdout::print(yaml.as_bytes())
         }
         Some(dir) if writes_folder(args) => write_individual_files(dir, &result),
         Some(file) => write_atomically(file, &result.to_yaml()),

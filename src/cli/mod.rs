@@ -14,6 +14,7 @@ mod man;
 mod openapi;
 mod output;
 mod output_record;
+mod stdout;
 mod version;
 
 use std::process::ExitCode;

@@ -217,3 +217,37 @@ fn one_style_of_error_line() {
     let bad_value = ours(&["build", "overlays/aws", "--reorder", "x"], &t.root);
     assert!(bad_value.stderr.starts_with("Error: "), "{}", bad_value.stderr);
 }
+
+/// A reader that closed the pipe (`| head`) ends the output quietly: exit status as if all was
+/// read, nothing on stderr, as ripgrep ends. The pipe's read end is closed before the program
+/// starts, so its first write fails.
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    use std::os::fd::FromRawFd;
+    let repo = crate::common::manifest_dir();
+    for (args, code) in [
+        (&["completions", "bash"][..], 0),
+        (&["build", "overlays/libvirt"][..], 0),
+        (&["explain", "overlays/libvirt"][..], 0),
+        (&["diff", "overlays/aws", "overlays/libvirt"][..], 1),
+        (&["man"][..], 0),
+        (&["version"][..], 0),
+    ] {
+        let mut fds = [0; 2];
+        // SAFETY: pipe() fills both descriptors; each is owned once below.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: the descriptors were just created and are owned here alone.
+        let (read_end, write_end) = unsafe { (std::fs::File::from_raw_fd(fds[0]), std::fs::File::from_raw_fd(fds[1])) };
+        drop(read_end);
+        let run = std::process::Command::new(crate::common::bin())
+            .args(args)
+            .current_dir(&repo)
+            .stdin(std::process::Stdio::null())
+            .stdout(write_end)
+            .output()
+            .expect("running peerpods-build");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(code), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?} printed on stderr: {stderr}");
+    }
+}
