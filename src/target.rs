@@ -186,6 +186,15 @@ impl Target {
     fn name(&self) -> String {
         self.file.display().to_string()
     }
+
+    /// The kustomization file and the entry that names a remote resource, put before an error
+    /// about it (kustomize's own message names only the URL): `k/kustomization.yaml: resources[2] 'URL'`.
+    fn entry(&self, field: &str, position: usize, entry: &str) -> String {
+        // Named from the current folder, where the user typed the build.
+        let here = std::env::current_dir().and_then(|d| d.canonicalize()).unwrap_or_default();
+        let file = self.file.strip_prefix(&here).unwrap_or(&self.file);
+        format!("{}: {field}[{position}] '{}'", file.display(), crate::remote::redact_password(entry))
+    }
 }
 
 /// The text of a kustomization file, decoded as kustomize decodes it, with the deprecation
@@ -323,8 +332,8 @@ fn accumulate_here(ctx: &mut Context, target: &Target, acc: &mut Accumulated) ->
         }
     }
     run_generators(ctx, target, acc)?;
-    for component in &k.components {
-        let remote = remote_base(ctx, component)?;
+    for (position, component) in k.components.iter().enumerate() {
+        let remote = remote_base(ctx, component).map_err(|e| e.context(target.entry("components", position, component)))?;
         let loader = match &remote {
             Some((spec, checkout)) => Loader::in_repository(checkout, &spec.kust_root()),
             None => target.loader.child(component),
@@ -431,7 +440,7 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
     let mut prebuilt = prebuild_directories(ctx, target, &kinds);
     for (position, entry) in entries.iter().enumerate() {
         if kinds[position] == EntryKind::Http {
-            let sub = accumulate_http_entry(ctx, target, entry)?;
+            let sub = accumulate_http_entry(ctx, target, entry).map_err(|e| e.context(target.entry("resources", position, entry)))?;
             absorb_sub(acc, sub)?;
         } else if kinds[position] == EntryKind::File {
             let (file, text) = target.loader.read(entry).map_err(|e| e.context("accumulating resources"))?;
@@ -489,7 +498,8 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                 .map_err(|e| Error::msg(format!("{failed}: recursed merging from path '{joined}': {e}")))?;
             absorb_sub(acc, Accumulated { resources: ResMap::default(), ..sub })?;
         } else if kinds[position] == EntryKind::Git {
-            let sub = accumulate_git_entry(ctx, entry).map_err(|e| e.context(format!("accumulating resources from '{entry}'")))?;
+            let sub = accumulate_git_entry(ctx, entry)
+                .map_err(|e| e.context(format!("accumulating resources from '{entry}'")).context(target.entry("resources", position, entry)))?;
             absorb_sub(acc, sub)?;
         } else {
             return Err(Error::msg(format!(

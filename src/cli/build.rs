@@ -1,5 +1,4 @@
 //! `build`: one kustomization, or several into one folder.
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -14,7 +13,7 @@ use super::Failure;
 pub const EXAMPLES: &str = "Examples:
   peerpods-build build overlays/aws                      # the same as: peerpods-build overlays/aws
   peerpods-build build overlays/aws -o aws.yaml          # one file, written only if the build succeeds
-  peerpods-build build overlays/aws -o out/              # one file per resource, in an existing folder
+  peerpods-build build overlays/aws -o out/              # one file per resource (out/ created if missing)
   peerpods-build build overlays/aws complete/aws -o out/ # out/overlays_aws.yaml, out/complete_aws.yaml
   peerpods-build build --strict .                        # a rule that matches or changes nothing fails
   peerpods-build build github.com/org/repo//deploy?ref=v1.2.0";
@@ -24,8 +23,9 @@ pub struct BuildArgs {
     /// The kustomization directory; with several, each is built into `OUTPUT/<its path, `/` as `_`>.yaml`.
     #[arg(default_value = ".", num_args = 1..)]
     pub(super) dirs: Vec<PathBuf>,
-    /// Write to this file, or, if it is an existing directory, one file per resource (with
-    /// several directories: the folder, written `DIR/`, for one file per directory, created if missing).
+    /// Write to this file, or, given as a folder (`DIR/`, or one that exists, created if missing),
+    /// one file per resource (with several directories: one file per directory). Files an earlier
+    /// build wrote into the folder and this one no longer renders are removed.
     #[arg(short, long)]
     pub(super) output: Option<PathBuf>,
     /// Write nothing: compare the existing --output with a fresh render, list the stale files
@@ -131,14 +131,11 @@ fn check_output(args: &BuildArgs) -> Result<(), Failure> {
         return Ok(());
     };
     let text = output.to_string_lossy();
-    let names_a_folder = text.ends_with('/') || text.ends_with(std::path::MAIN_SEPARATOR);
+    let names_a_folder = names_a_folder(output);
     if args.dirs.len() > 1 && !names_a_folder && !output.is_dir() {
         return Err(Failure::Usage(format!(
             "building several directories writes one file per directory into a folder: write --output {text}/ (not a file name)"
         )));
-    }
-    if args.dirs.len() == 1 && names_a_folder && !output.is_dir() {
-        return Err(Failure::Failed(format!("cannot write to {text}: the folder does not exist")));
     }
     if args.dirs.len() == 1 && !names_a_folder && !output.is_dir() {
         let parent = output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
@@ -147,6 +144,16 @@ fn check_output(args: &BuildArgs) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// Whether `--output` is written as a folder: given with a trailing `/`, or an existing folder.
+pub(super) fn writes_folder(args: &BuildArgs) -> bool {
+    args.output.as_deref().is_some_and(|output| args.dirs.len() > 1 || output.is_dir() || names_a_folder(output))
+}
+
+fn names_a_folder(output: &Path) -> bool {
+    let text = output.to_string_lossy();
+    text.ends_with('/') || text.ends_with(std::path::MAIN_SEPARATOR)
 }
 
 fn run_build(args: &BuildArgs) -> Result<(), String> {
@@ -194,9 +201,9 @@ fn run_build(args: &BuildArgs) -> Result<(), String> {
     let written = match &args.output {
         None => {
             let yaml = result.to_yaml();
-            std::io::stdout().lock().write_all(yaml.as_bytes()).map_err(|e| format!("writing output: {e}"))
+            super::stdout::print(yaml.as_bytes())
         }
-        Some(dir) if dir.is_dir() => write_individual_files(dir, &result),
+        Some(dir) if writes_folder(args) => write_individual_files(dir, &result),
         Some(file) => write_atomically(file, &result.to_yaml()),
     };
     // The process ends next: freeing every resource one by one would only cost time.
@@ -243,6 +250,9 @@ fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
             failed += 1;
         }
     }
+    // A failed build keeps its earlier file: only directories no longer given lose theirs.
+    let rendered = args.dirs.iter().map(|dir| output_name(dir).map(|name| format!("{name}.yaml"))).collect::<Result<_, _>>()?;
+    super::output_record::sweep(out_dir, &rendered)?;
     match failed {
         0 => Ok(()),
         n => Err(format!("{n} of {} builds failed", args.dirs.len())),

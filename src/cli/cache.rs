@@ -60,6 +60,7 @@ pub fn run(args: &CacheArgs) -> Result<(), String> {
     match args.action {
         CacheAction::List => {
             let cache = Cache::open(args.cache_dir.as_deref()).map_err(|e| format!("cache {}: {e}", cache.root().display()))?;
+            let mut lines = Vec::new();
             for entry in cache.list() {
                 let refs = if entry.refs.is_empty() { "-".to_string() } else { entry.refs.join(",") };
                 let mut notes = Vec::new();
@@ -70,13 +71,13 @@ pub fn run(args: &CacheArgs) -> Result<(), String> {
                     notes.push("damaged: fetched again on next use");
                 }
                 let notes = if notes.is_empty() { String::new() } else { format!(" ({})", notes.join(", ")) };
-                println!("{}\t{}\t{refs}\t{}{notes}", entry.url, entry.commit, entry.path.display());
+                lines.push(format!("{}\t{}\t{refs}\t{}{notes}\n", entry.url, entry.commit, entry.path.display()));
             }
             for rendering in RenderCache::in_cache(&cache).list() {
                 let notes = if rendering.intact { "" } else { " (damaged: rendered again on next use)" };
-                println!("helm\t{}\t{}\t{}{notes}", rendering.key, rendering.about, rendering.path.display());
+                lines.push(format!("helm\t{}\t{}\t{}{notes}\n", rendering.key, rendering.about, rendering.path.display()));
             }
-            Ok(())
+            super::stdout::print(lines.concat().as_bytes())
         }
         CacheAction::Clear => {
             let removed = cache.clear().map_err(|e| format!("clearing {}: {e}", cache.root().display()))?;

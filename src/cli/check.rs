@@ -1,11 +1,11 @@
 //! `build --check`: is a committed render up to date? The same build and the same writer run
 //! into a scratch folder; the scratch output is then compared with the real one, and nothing the
 //! user owns is written. Meant as the CI gate of the rendered-manifests route.
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::build::BuildArgs;
+use super::output_record::{self, yaml_files};
 
 /// Why an output file is stale.
 #[derive(Debug, PartialEq, Eq)]
@@ -36,7 +36,7 @@ pub fn run(args: &BuildArgs, render: fn(&BuildArgs) -> Result<(), String>) -> Re
     let scratch = ScratchDir::create()?;
     // The output's kind decides how `build` writes it: a folder of files (several builds, or one
     // build into an existing folder) or one file.
-    let writes_folder = args.dirs.len() > 1 || output.is_dir();
+    let writes_folder = super::build::writes_folder(args);
     let scratch_output = scratch.path.join("out");
     if writes_folder && args.dirs.len() == 1 {
         fs::create_dir(&scratch_output).map_err(|e| format!("creating {}: {e}", scratch_output.display()))?;
@@ -74,9 +74,10 @@ fn compare_files(fresh: &Path, existing: &Path) -> Result<Option<Staleness>, Str
 
 /// A folder of rendered files against a fresh render of it. The folder's own files are its
 /// `.yaml` files (what `build` writes there); other files and subfolders are not the render's.
+/// A file no longer rendered is stale when an earlier build wrote it (the build removes it);
+/// one nobody recorded is left alone by the build, so the check warns about it and passes.
 fn compare_folders(fresh: &Path, existing: &Path) -> Result<Vec<(PathBuf, Staleness)>, String> {
     let fresh_files = yaml_files(fresh)?;
-    let existing_files = if existing.is_dir() { yaml_files(existing)? } else { BTreeMap::new() };
     let mut stale = Vec::new();
     for (name, fresh_path) in &fresh_files {
         let target = existing.join(name);
@@ -84,25 +85,13 @@ fn compare_folders(fresh: &Path, existing: &Path) -> Result<Vec<(PathBuf, Stalen
             stale.push((target, staleness));
         }
     }
-    for name in existing_files.keys().filter(|name| !fresh_files.contains_key(*name)) {
-        stale.push((existing.join(name), Staleness::Removed));
+    let leftovers = output_record::leftovers(existing, &fresh_files.keys().cloned().collect())?;
+    for path in &leftovers.foreign {
+        eprintln!("{}", output_record::foreign_warning(path));
     }
+    stale.extend(leftovers.ours.into_iter().map(|path| (path, Staleness::Removed)));
     stale.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(stale)
-}
-
-/// The regular `.yaml` files directly in `dir`, by name.
-fn yaml_files(dir: &Path) -> Result<BTreeMap<String, PathBuf>, String> {
-    let entries = fs::read_dir(dir).map_err(|e| format!("reading {}: {e}", dir.display()))?;
-    let mut files = BTreeMap::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| format!("reading {}: {e}", dir.display()))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".yaml") && entry.path().is_file() {
-            files.insert(name, entry.path());
-        }
-    }
-    Ok(files)
 }
 
 /// A fresh folder under the system temp folder, removed when dropped. `create_dir` (not
@@ -157,7 +146,13 @@ mod tests {
     #[test]
     fn changed_added_and_removed_files_are_each_named() {
         let fresh = Folder::new(&[("changed.yaml", "new\n"), ("added.yaml", "x\n"), ("same.yaml", "s\n")]);
-        let existing = Folder::new(&[("changed.yaml", "old\n"), ("removed.yaml", "y\n"), ("same.yaml", "s\n")]);
+        let existing = Folder::new(&[
+            ("changed.yaml", "old\n"),
+            ("removed.yaml", "y\n"),
+            ("same.yaml", "s\n"),
+            ("hand-made.yaml", "not written by a build, so not stale\n"),
+            (output_record::RECORD, "changed.yaml\nremoved.yaml\nsame.yaml\n"),
+        ]);
         let stale: Vec<(String, Staleness)> = compare_folders(fresh.path(), existing.path())
             .unwrap()
             .into_iter()

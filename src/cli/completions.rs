@@ -1,6 +1,4 @@
 //! `completions SHELL`: a shell completion script, generated from the command-line definition.
-use std::io::Write;
-
 use clap::CommandFactory;
 use clap_complete::Shell;
 
@@ -13,5 +11,5 @@ pub fn run(shell: Shell) -> Result<(), String> {
     // Into memory first: clap_complete panics when its writer fails (a closed pipe).
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut command, name, &mut script);
-    std::io::stdout().lock().write_all(&script).map_err(|e| format!("writing the completion script: {e}"))
+    super::stdout::print(&script)
 }

@@ -2,7 +2,6 @@
 //! renderings differ (`DIR_A DIR_B`). Exit status as `diff`'s: 0 same, 1 different, 2 trouble.
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -48,9 +47,8 @@ struct Pair {
 pub fn run(args: &DiffArgs) -> ExitCode {
     match compare_all(args) {
         Ok(report) => {
-            let printed = std::io::stdout().lock().write_all(report.text.as_bytes());
-            match printed {
-                Err(e) => fail(&format!("writing output: {e}")),
+            match super::stdout::print(report.text.as_bytes()) {
+                Err(e) => fail(&e),
                 Ok(()) if report.differs => ExitCode::from(1),
                 Ok(()) => ExitCode::SUCCESS,
             }

@@ -382,11 +382,8 @@ pub fn run(edit_args: &EditArgs) -> Result<(), Failure> {
     let here = std::path::Path::new(".");
     match &edit_args.action {
         Action::ListBuiltinPlugin => {
-            print!("Builtin plugins:\n\n");
-            for plugin in BUILTIN_PLUGINS {
-                println!(" * {plugin}");
-            }
-            return Ok(());
+            let list: String = BUILTIN_PLUGINS.iter().map(|plugin| format!(" * {plugin}\n")).collect();
+            return super::stdout::print(format!("Builtin plugins:\n\n{list}").as_bytes()).map_err(Failure::from);
         }
         Action::Fix { vars } => return fix(here, *vars),
         _ => {}
@@ -405,7 +402,7 @@ fn fix(dir: &std::path::Path, vars: bool) -> Result<(), Failure> {
     let before = peerpods_build::build(dir, &options).map(|b| b.to_yaml());
     edit(dir, &Edit::Fix { vars }).map_err(|e| Failure::Failed(e.to_string()))?;
     let summary = if vars { peerpods_build::edit::fix::FIXED_FIELDS_AND_VARS } else { peerpods_build::edit::fix::FIXED_FIELDS };
-    println!("{summary}");
+    super::stdout::print(format!("{summary}\n").as_bytes())?;
     match (before, peerpods_build::build(dir, &options)) {
         (_, Err(failure)) => {
             eprintln!("Warning: 'Fixed' kustomization now produces the error when running `kustomize build`: {}", failure.error)

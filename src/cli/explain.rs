@@ -67,12 +67,12 @@ pub fn run(args: &ExplainArgs) -> Result<(), String> {
     // Deep documents need the build's large stack.
     peerpods_build::stack::on_large_stack(|| {
         let mut out = std::io::stdout().lock();
-        match (&args.field, args.format) {
+        let written = match (&args.field, args.format) {
             (None, Format::Yaml) => write_annotated(&selected, &mut out),
             (None, Format::Json) => out.write_all(json_text(selected.iter().map(|r| render::resource_json(r, None)).collect()).as_bytes()),
             (Some(field), format) => out.write_all(field_history(field, format, &selected)?.as_bytes()),
-        }
-        .map_err(|e| format!("writing output: {e}"))
+        };
+        super::stdout::quiet_when_closed(written).map_err(|e| format!("writing output: {e}"))
     })??;
     std::mem::forget(result);
     Ok(())

@@ -24,9 +24,19 @@ pub struct LocalizeArgs {
     remote: super::cache::RemoteArgs,
 }
 
+/// kustomize's error for a reference outside the scope, followed by the way out: the scope
+/// defaults to the target, and `--scope` widens it.
+fn with_scope_hint(message: String, scope_given: bool) -> String {
+    if !message.contains("outside localize scope") {
+        return message;
+    }
+    let default = if scope_given { "" } else { "the scope defaults to the target's folder; " };
+    format!("{message}\n  {default}--scope DIR widens it to a folder holding every file and folder the target uses (`--scope .` for the repository's top)")
+}
+
 pub fn run(args: &LocalizeArgs) -> Result<(), String> {
     let options = LocalizeOptions { target: args.target.clone(), scope: args.scope.clone(), dest: args.destination.clone(), remote: args.remote.options() };
-    let localized = localize(&options)?;
+    let localized = localize(&options).map_err(|e| with_scope_hint(e, args.scope.is_some()))?;
     let dest = localized.dest.display().to_string();
     if !args.no_verify {
         let build_options = BuildOptions { remote: args.remote.options(), ..BuildOptions::default() };

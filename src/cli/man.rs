@@ -1,7 +1,6 @@
 //! `man [COMMAND...]`: a manual page (roff), generated from the command-line definition:
 //! `peerpods-build.1`, or `peerpods-build-COMMAND.1` for one command (`man edit set` for a
 //! command of a command), with EXAMPLES, EXIT STATUS and ENVIRONMENT sections.
-use std::io::Write;
 
 use clap::CommandFactory;
 
@@ -39,7 +38,7 @@ pub fn run(path: &[String]) -> Result<(), Failure> {
     }
     let command = command.version(env!("CARGO_PKG_VERSION"));
     let page = render(command, path.first().map(String::as_str)).map_err(|e| format!("writing the manual page: {e}"))?;
-    std::io::stdout().lock().write_all(&page).map_err(|e| Failure::from(format!("writing the manual page: {e}")))
+    super::stdout::print(&page).map_err(Failure::from)
 }
 
 fn render(command: clap::Command, top: Option<&str>) -> std::io::Result<Vec<u8>> {

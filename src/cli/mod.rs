@@ -13,6 +13,8 @@ mod localize;
 mod man;
 mod openapi;
 mod output;
+mod output_record;
+mod stdout;
 mod version;
 
 use std::process::ExitCode;

@@ -20,7 +20,7 @@ pub const INFO: &str = "{title:Kubernetes,version:v1.21.2}";
 
 pub fn run(args: &OpenapiArgs) -> Result<(), String> {
     match args.action {
-        OpenapiCommand::Info => println!("{INFO}"),
+        OpenapiCommand::Info => super::stdout::print(format!("{INFO}\n").as_bytes())?,
     }
     Ok(())
 }

@@ -8,7 +8,9 @@ use peerpods_build::safe_write::{commit, stage};
 /// One file per resource, named as kustomize names them: `[group_]version_kind_name.yaml`, with the
 /// namespace (`default` for none) in front when the namespaced resources span several namespaces.
 /// Every name is checked before anything is written: a name that would leave `dir` (a `/` or
-/// `..` from an apiVersion, kind, name or namespace) is an error, and nothing is written.
+/// `..` from an apiVersion, kind, name or namespace) is an error, and nothing is written. The
+/// folder is created if missing; files an earlier build wrote there and this one does not are
+/// removed (see `output_record`).
 pub fn write_individual_files(dir: &Path, result: &peerpods_build::Build) -> Result<(), String> {
     use peerpods_build::resource::scope::is_namespaced;
     let namespace_of = |r: &peerpods_build::resource::Resource| match r.namespace() {
@@ -28,12 +30,14 @@ pub fn write_individual_files(dir: &Path, result: &peerpods_build::Build) -> Res
         })?;
         files.push((path, peerpods_build::yaml::emit::emit_stream([&r.value])));
     }
+    std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     // All temporary files first, then the renames: a failure while writing leaves the folder as it was.
     let staged = files.iter().map(|(path, content)| stage(path, content)).collect::<Result<Vec<_>, _>>()?;
     for (staged, (path, _)) in staged.into_iter().zip(&files) {
         commit(staged, path)?;
     }
-    Ok(())
+    let written = files.iter().filter_map(|(path, _)| path.file_name()).map(|name| name.to_string_lossy().into_owned()).collect();
+    super::output_record::sweep(dir, &written)
 }
 
 /// kustomize's file name for a resource: the non-empty parts of group, version and kind, then

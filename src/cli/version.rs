@@ -34,8 +34,8 @@ pub fn run(args: &VersionArgs) -> Result<(), Failure> {
     // As kustomize: plain and `--short` print the semantic version (scripts compare it);
     // `peerpods-build --version` names the program.
     match args.output.as_deref() {
-        Some(format) => print!("{}", record(format)),
-        None => println!("{}", semver()),
+        Some(format) => super::stdout::print(record(format).as_bytes())?,
+        None => super::stdout::print(format!("{}\n", semver()).as_bytes())?,
     }
     Ok(())
 }

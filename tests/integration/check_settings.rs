@@ -205,3 +205,30 @@ fn settings_changed_after_the_rollout_are_reported() {
         ["mine/settings.env:1: aws: AWS_REGION: set after components/settings-rollout ran, so changing it does not roll the DaemonSet: list settings-rollout as the last component of the overlay that sets it"]
     );
 }
+
+/// Which settings a provider requires is said once, by the `# required` marks of its
+/// settings.env (checked against `data/adaptor-settings.tsv`); a comment of its
+/// kustomization.yaml that lists required keys drifts from both, so there is none.
+#[test]
+fn overlay_comments_list_no_required_keys() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let table = fs::read_to_string(repo.join("data/adaptor-settings.tsv")).unwrap();
+    let keys: std::collections::BTreeSet<&str> =
+        table.lines().filter(|l| !l.starts_with('#')).filter_map(|l| l.split('\t').nth(1)).filter(|k| *k != "key").collect();
+    assert!(keys.contains("GCP_PROJECT_ID"), "the table lists the keys");
+    let mut found = Vec::new();
+    for entry in fs::read_dir(repo.join("overlays")).unwrap() {
+        let file = entry.unwrap().path().join("kustomization.yaml");
+        let text = fs::read_to_string(&file).unwrap_or_default();
+        // A comment block that says "required" must name no key.
+        for block in text.split(|c| c == '\n').collect::<Vec<_>>().split(|l| !l.trim_start().starts_with('#')) {
+            let comment = block.join("\n");
+            if !comment.to_lowercase().contains("required") {
+                continue;
+            }
+            let words = comment.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+            found.extend(words.filter(|w| keys.contains(w)).map(|w| format!("{}: {w}", file.display())));
+        }
+    }
+    assert!(found.is_empty(), "comments listing required settings (mark them `# required` in settings.env instead):\n{}", found.join("\n"));
+}

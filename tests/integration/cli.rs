@@ -108,7 +108,9 @@ fn output_to_existing_directory_writes_one_file_per_resource() {
     let mut expected_docs = documents(&expected_of("namespace"));
     expected_docs.sort();
     assert_eq!(expected_docs.len(), 5, "the namespace fixture has five resources");
-    let names = files_under(&out);
+    // Beside the resources, the record of what the build wrote (kustomize writes none).
+    let names: Vec<String> = files_under(&out).into_iter().filter(|n| n != ".peerpods-build-files").collect();
+    assert!(out.join(".peerpods-build-files").is_file());
     let mut written: Vec<String> = names.iter().map(|n| fs::read_to_string(out.join(n)).unwrap()).collect();
     written.sort();
     assert_eq!(written, expected_docs, "each file holds exactly one resource of the build");
@@ -156,7 +158,8 @@ fn output_directory_file_names_match_kustomize() {
         assert!(reference.success(), "reference -o DIR failed:\n{}", reference.stderr);
         assert_eq!(files_under(&tmp.path("reference")), expected, "the reference's names changed");
     }
-    assert_eq!(files_under(&out), expected);
+    let ours_with_record: Vec<&str> = [".peerpods-build-files"].into_iter().chain(expected).collect();
+    assert_eq!(files_under(&out), ours_with_record);
 }
 
 #[test]

@@ -39,7 +39,7 @@ fn several_folders_are_named_after_their_paths() {
     let t = overlays("cli-several");
     let r = ours(&["build", "overlays/aws", "complete/aws", "./overlays/gcp", "-o", "out/"], &t.root);
     assert!(r.success(), "{}", r.stderr);
-    assert_eq!(crate::common::files_under(&t.path("out")), ["complete_aws.yaml", "overlays_aws.yaml", "overlays_gcp.yaml"]);
+    assert_eq!(crate::common::files_under(&t.path("out")), [".peerpods-build-files", "complete_aws.yaml", "overlays_aws.yaml", "overlays_gcp.yaml"]);
     for (dir, file) in [("overlays/aws", "overlays_aws.yaml"), ("complete/aws", "complete_aws.yaml")] {
         let alone = ours(&["build", dir], &t.root);
         assert_eq!(fs::read_to_string(t.path(&format!("out/{file}"))).unwrap(), alone.stdout, "{file}");
@@ -69,16 +69,27 @@ fn several_folders_need_an_output_folder_not_a_file() {
 #[test]
 fn output_into_a_missing_folder_says_so() {
     let t = overlays("cli-missing-folder");
-    for (output, message) in [
-        ("nosuch/", "cannot write to nosuch/: the folder does not exist"),
-        ("nosuch/out.yaml", "cannot write nosuch/out.yaml: the folder nosuch does not exist"),
-    ] {
-        let r = ours(&["build", "overlays/aws", "-o", output], &t.root);
-        assert_eq!(r.code, Some(1), "{output}: {}", r.stderr);
-        assert_eq!(r.stderr.trim_end(), format!("Error: {message}"), "{output}");
-        assert!(!r.stderr.contains(".tmp") && !r.stderr.contains("os error"), "{}", r.stderr);
-        assert!(!t.path("nosuch").exists());
-    }
+    let r = ours(&["build", "overlays/aws", "-o", "nosuch/out.yaml"], &t.root);
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert_eq!(r.stderr.trim_end(), "Error: cannot write nosuch/out.yaml: the folder nosuch does not exist");
+    assert!(!t.path("nosuch").exists());
+}
+
+/// `-o NEW-FOLDER/` creates the folder, with one directory as with several; a build that fails
+/// creates nothing.
+#[test]
+fn output_into_a_new_folder_creates_it_for_one_build_as_for_several() {
+    let t = overlays("cli-new-folder");
+    let one = ours(&["build", "overlays/aws", "-o", "new/one/"], &t.root);
+    assert!(one.success(), "{}", one.stderr);
+    assert_eq!(crate::common::files_under(&t.path("new/one")), [".peerpods-build-files", "v1_configmap_overlays-aws.yaml"]);
+    let several = ours(&["build", "overlays/aws", "overlays/gcp", "-o", "new/several/"], &t.root);
+    assert!(several.success(), "{}", several.stderr);
+    assert!(t.path("new/several/overlays_gcp.yaml").is_file());
+    t.write("broken/kustomization.yaml", "resources:\n- missing.yaml\n");
+    let broken = ours(&["build", "broken", "-o", "never/"], &t.root);
+    assert_eq!(broken.code, Some(1), "{}", broken.stderr);
+    assert!(!t.path("never").exists(), "a failed build creates no folder");
 }
 
 #[test]
@@ -205,4 +216,38 @@ fn one_style_of_error_line() {
     assert!(failed.stderr.starts_with("Error: "), "{}", failed.stderr);
     let bad_value = ours(&["build", "overlays/aws", "--reorder", "x"], &t.root);
     assert!(bad_value.stderr.starts_with("Error: "), "{}", bad_value.stderr);
+}
+
+/// A reader that closed the pipe (`| head`) ends the output quietly: exit status as if all was
+/// read, nothing on stderr, as ripgrep ends. The pipe's read end is closed before the program
+/// starts, so its first write fails.
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    use std::os::fd::FromRawFd;
+    let repo = crate::common::manifest_dir();
+    for (args, code) in [
+        (&["completions", "bash"][..], 0),
+        (&["build", "overlays/libvirt"][..], 0),
+        (&["explain", "overlays/libvirt"][..], 0),
+        (&["diff", "overlays/aws", "overlays/libvirt"][..], 1),
+        (&["man"][..], 0),
+        (&["version"][..], 0),
+    ] {
+        let mut fds = [0; 2];
+        // SAFETY: pipe() fills both descriptors; each is owned once below.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: the descriptors were just created and are owned here alone.
+        let (read_end, write_end) = unsafe { (std::fs::File::from_raw_fd(fds[0]), std::fs::File::from_raw_fd(fds[1])) };
+        drop(read_end);
+        let run = std::process::Command::new(crate::common::bin())
+            .args(args)
+            .current_dir(&repo)
+            .stdin(std::process::Stdio::null())
+            .stdout(write_end)
+            .output()
+            .expect("running peerpods-build");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(code), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?} printed on stderr: {stderr}");
+    }
 }

@@ -177,11 +177,58 @@ pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
 }
 
-/// Leaves out a check whose tool or data is missing: on a user's machine with a `SKIP` line on
-/// stderr, under `CI=true` by failing the test (CI must not pass by accident).
+/// Leaves out a check whose tool or data is missing: on a user's machine it is counted, and
+/// when the tests end one `SKIP` line per reason says how many tests left it out, then what to
+/// install (see [`skip_summary`]); under `CI=true` the test fails (CI must not pass by accident).
 pub fn skip(label: &str, why: &str) {
     assert!(!in_ci(), "{label}: {why} (under CI=true this is a failure, not a skip)");
-    say_past_capture(&format!("SKIP {label}: {why}"));
+    // libtest names each test's thread after the test; a label stands in when it does not.
+    let test = std::thread::current().name().filter(|name| *name != "main").unwrap_or(label).to_string();
+    let reason: String = why.lines().next().unwrap_or_default().chars().take(240).collect();
+    SKIPPED.lock().unwrap_or_else(|e| e.into_inner()).entry(reason).or_default().insert(test);
+    summarize_skips_at_exit();
+}
+
+/// The tests that left a check out, by reason.
+static SKIPPED: std::sync::Mutex<std::collections::BTreeMap<String, std::collections::BTreeSet<String>>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+/// What to install so that nothing is left out, each with how.
+static MISSING: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// Prints [`skip_summary`] when the test process ends (after libtest's own summary, past its
+/// capture). The missing tools are looked for now, in a test's thread; at exit it only prints.
+pub fn summarize_skips_at_exit() {
+    static REGISTERED: std::sync::Once = std::sync::Once::new();
+    REGISTERED.call_once(|| {
+        *MISSING.lock().unwrap_or_else(|e| e.into_inner()) = crate::tools_present::missing_tools();
+        extern "C" fn print_at_exit() {
+            let skipped = SKIPPED.lock().unwrap_or_else(|e| e.into_inner());
+            let missing = MISSING.lock().unwrap_or_else(|e| e.into_inner());
+            say_past_capture(skip_summary(&skipped, &missing).trim_end());
+        }
+        // SAFETY: registers a plain function with no arguments, run once by `exit`.
+        unsafe { libc::atexit(print_at_exit) };
+    });
+}
+
+/// One `SKIP N test(s): reason` line per reason, then the list of what to install.
+pub fn skip_summary(
+    skipped: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+    missing: &[String],
+) -> String {
+    let mut text = String::new();
+    for (reason, tests) in skipped {
+        text.push_str(&format!("SKIP {} test(s): {reason}\n", tests.len()));
+    }
+    if !missing.is_empty() {
+        text.push_str("SKIP: comparisons were left out (those tests pass without comparing); to run them all, install:\n");
+        for tool in missing {
+            text.push_str(&format!("  - {tool}\n"));
+        }
+        text.push_str("  (`.ci/run` installs them; under CI=true a missing one is a failure)\n");
+    }
+    text
 }
 
 /// Writes a line on the process's stderr itself: libtest captures only what `eprintln!` prints,

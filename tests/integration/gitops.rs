@@ -425,7 +425,11 @@ fn check(t: &TempTree, args: &[&str]) -> common::Run {
 fn stale_list(run: &common::Run, t: &TempTree) -> Vec<String> {
     assert_eq!(run.code, Some(1), "a stale output exits 1: {}", run.stderr);
     let prefix = format!("{}/", t.root.display());
-    run.stderr.lines().filter(|l| !l.starts_with("Error")).map(|l| l.strip_prefix(&prefix).unwrap_or(l).to_owned()).collect()
+    run.stderr
+        .lines()
+        .filter(|l| !l.starts_with("Error") && !l.starts_with("Warning"))
+        .map(|l| l.strip_prefix(&prefix).unwrap_or(l).to_owned())
+        .collect()
 }
 
 fn providers_tree(label: &str) -> TempTree {
@@ -446,18 +450,55 @@ fn check_of_several_builds_names_changed_added_and_removed_files() {
     assert!(fresh.success(), "a fresh render is not stale: {}", fresh.stderr);
 
     t.write("overlays/aws/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  a: changed\n");
-    t.write("rendered/retired.yaml", "kind: ConfigMap\n");
+    t.write("rendered/hand-made.yaml", "kind: ConfigMap\n");
     t.write("rendered/README.md", "not a rendered file\n");
-    let stale = check(&t, &["overlays/aws", "overlays/docker", "overlays/gcp", "-o", "rendered/"]);
+    let stale = check(&t, &["overlays/gcp", "overlays/aws", "-o", "rendered/"]);
     assert_eq!(
         stale_list(&stale, &t),
         [
             "rendered/overlays_aws.yaml: changed",
+            "rendered/overlays_docker.yaml: removed (no longer rendered)",
             "rendered/overlays_gcp.yaml: added (missing from the output)",
-            "rendered/retired.yaml: removed (no longer rendered)"
         ]
     );
     assert!(stale.stderr.contains("3 stale file(s)"), "{}", stale.stderr);
+    // A file no build wrote is never stale, never removed: the check and the build say so.
+    let hand_made = "rendered/hand-made.yaml: not rendered by this build and not written by peerpods-build";
+    assert!(stale.stderr.contains(hand_made), "{}", stale.stderr);
+
+    let updated = ours(&["build", "overlays/gcp", "overlays/aws", "-o", "rendered/"], &t.root);
+    assert!(updated.success(), "{}", updated.stderr);
+    assert!(updated.stderr.contains(hand_made) && updated.stderr.contains("(rm "), "{}", updated.stderr);
+    assert_eq!(
+        files_under(&t.path("rendered")),
+        [".peerpods-build-files", "README.md", "hand-made.yaml", "overlays_aws.yaml", "overlays_gcp.yaml"]
+    );
+    let after = check(&t, &["overlays/gcp", "overlays/aws", "-o", "rendered/"]);
+    assert!(after.success(), "after a build, its check passes: {}", after.stderr);
+}
+
+/// The Flux route's loop: a resource leaves the tree, the build removes the file it wrote for
+/// it, and the check that failed before the build passes after it.
+#[test]
+fn a_build_removes_the_files_it_wrote_and_no_longer_renders() {
+    let t = providers_tree("gitops-build-removes");
+    t.write("overlays/aws/extra.yaml", "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: adaptor\n");
+    t.write("overlays/aws/kustomization.yaml", "resources:\n- cm.yaml\n- extra.yaml\nnamePrefix: aws-\n");
+    assert!(ours(&["build", "overlays/aws", "-o", "rendered/aws/"], &t.root).success());
+    t.write("rendered/aws/v1_secret_mine.yaml", "kind: Secret\n");
+    t.write("overlays/aws/kustomization.yaml", "resources:\n- cm.yaml\nnamePrefix: aws-\n");
+    assert_eq!(
+        stale_list(&check(&t, &["overlays/aws", "-o", "rendered/aws/"]), &t),
+        ["rendered/aws/v1_serviceaccount_aws-adaptor.yaml: removed (no longer rendered)"]
+    );
+    let rebuilt = ours(&["build", "overlays/aws", "-o", "rendered/aws/"], &t.root);
+    assert!(rebuilt.success(), "{}", rebuilt.stderr);
+    assert_eq!(
+        files_under(&t.path("rendered/aws")),
+        [".peerpods-build-files", "v1_configmap_aws-settings.yaml", "v1_secret_mine.yaml"]
+    );
+    assert!(rebuilt.stderr.contains("rendered/aws/v1_secret_mine.yaml: not rendered by this build and not written by peerpods-build"), "{}", rebuilt.stderr);
+    assert!(check(&t, &["overlays/aws", "-o", "rendered/aws/"]).success());
 }
 
 #[test]
@@ -479,7 +520,10 @@ fn check_of_a_folder_of_resource_files() {
     t.write("overlays/aws/kustomization.yaml", "resources:\n- cm.yaml\n- extra.yaml\nnamePrefix: aws-\n");
     t.mkdir("rendered/aws");
     assert!(ours(&["build", "overlays/aws", "-o", "rendered/aws"], &t.root).success());
-    assert_eq!(files_under(&t.path("rendered/aws")), ["v1_configmap_aws-settings.yaml", "v1_serviceaccount_aws-adaptor.yaml"]);
+    assert_eq!(
+        files_under(&t.path("rendered/aws")),
+        [".peerpods-build-files", "v1_configmap_aws-settings.yaml", "v1_serviceaccount_aws-adaptor.yaml"]
+    );
     assert!(check(&t, &["overlays/aws", "-o", "rendered/aws"]).success());
 
     t.write("overlays/aws/kustomization.yaml", "resources:\n- cm.yaml\nnamePrefix: aws-\n");
@@ -512,7 +556,8 @@ fn rendered_provider_folders_hold_each_overlays_documents() {
         let folder = t.mkdir(&format!("rendered/{provider}"));
         let written = ours(&["build", s(&overlay), "-o", s(&folder)], &repo());
         assert!(written.success(), "{}", written.stderr);
-        let files = files_under(&folder);
+        // Flux applies the folder's `.yaml` files; the record of what the build wrote is not one.
+        let files: Vec<String> = files_under(&folder).into_iter().filter(|f| f.ends_with(".yaml")).collect();
         assert!(!files.iter().any(|f| f.starts_with("kustomization") || f == "Kustomization"), "{files:?}");
         let mut rendered: Vec<String> = files.iter().map(|f| fs::read_to_string(folder.join(f)).unwrap()).collect();
         let built = ours(&["build", s(&overlay)], &repo());

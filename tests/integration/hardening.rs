@@ -553,7 +553,7 @@ fn output_file_names_up_to_the_limit_are_written() {
     let out = tmp.mkdir("out");
     let r = ours(&["build", s(&tmp.path("app")), "-o", s(&out)], &tmp.root);
     assert!(r.success(), "{}", r.stderr);
-    assert_eq!(common::files_under(&out), [format!("v1_configmap_{name}.yaml")]);
+    assert_eq!(common::files_under(&out), [".peerpods-build-files".to_string(), format!("v1_configmap_{name}.yaml")]);
     let single = ours(&["build", s(&tmp.path("app")), "-o", s(&out.join(format!("{}.yaml", "x".repeat(250))))], &tmp.root);
     assert!(single.success(), "{}", single.stderr);
 }

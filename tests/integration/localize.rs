@@ -427,3 +427,22 @@ fn a_copy_that_does_not_build_fails_verification() {
     assert!(!tree.path("copy/patch.yaml").exists());
     assert!(ours(&["localize", "app", "copy2", "--no-verify"], &tree.root).success());
 }
+
+/// The README's example on a bundled overlay: with `--scope .` the copy builds as the overlay
+/// does; without it, kustomize's error, then how `--scope` widens the scope, and nothing written.
+#[test]
+fn a_bundled_overlay_localizes_as_the_readme_prints_it() {
+    let t = TempTree::new("localize-bundled");
+    let dest = t.path("libvirt-offline").display().to_string();
+    let narrow = ours(&localize_args("overlays/libvirt", None, &dest, true), &manifest_dir());
+    assert_eq!(narrow.code, Some(1), "{}", narrow.stderr);
+    assert!(narrow.stderr.contains("outside localize scope"), "kustomize's words first: {}", narrow.stderr);
+    assert!(narrow.stderr.contains("the scope defaults to the target's folder; --scope DIR widens it"), "{}", narrow.stderr);
+    assert!(!t.path("libvirt-offline").exists(), "a refused localize leaves nothing");
+
+    let wide = ours(&localize_args("overlays/libvirt", Some("."), &dest, true), &manifest_dir());
+    assert!(wide.success(), "{}", wide.stderr);
+    assert!(wide.stderr.contains("VERIFICATION SUCCESS"), "{}", wide.stderr);
+    assert!(t.path("libvirt-offline/overlays/libvirt/kustomization.yaml").is_file());
+    assert!(t.path("libvirt-offline/base/kustomization.yaml").is_file());
+}

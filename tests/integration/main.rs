@@ -27,6 +27,7 @@ mod localize;
 mod parallel_folders;
 mod peerpods;
 mod plugins;
+mod readme_examples;
 mod remote;
 mod review;
 mod security;

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::common::{bin, ours_env, reference, run_program_env, Run, TempTree};
+use crate::common::{bin, ours, ours_env, reference, run_program_env, Run, TempTree};
 
 /// Runs git in `dir`, failing the test on error; returns stdout.
 fn git(dir: &Path, args: &[&str]) -> String {
@@ -607,4 +607,23 @@ fn a_slow_server_times_out_as_the_url_asks() {
     let r = build_run(&dir, &repos.cache(), &[]);
     assert!(!r.success() && r.stderr.contains("timed out") && r.stderr.contains("/git/repo.git"), "{}", r.stderr);
     assert!(started.elapsed() < Duration::from_secs(20), "the timeout was not kept: {:?}", started.elapsed());
+}
+
+/// An error about a remote resource or component names the kustomization file and the entry
+/// that asked for it, before kustomize's own message (which names only the URL).
+#[test]
+fn a_remote_error_names_the_kustomization_and_its_entry() {
+    let t = TempTree::new("remote-error-entry");
+    t.write("app/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n");
+    // Port 1 on the loopback: refused at once, no network needed.
+    t.write("app/kustomization.yaml", "resources:\n- cm.yaml\n- http://127.0.0.1:1/pod.yaml\n");
+    let http = ours(&["build", "app"], &t.root);
+    assert_eq!(http.code, Some(1), "{}", http.stderr);
+    assert!(http.stderr.starts_with("Error: app/kustomization.yaml: resources[1] 'http://127.0.0.1:1/pod.yaml': "), "{}", http.stderr);
+    assert!(http.stderr.contains("accumulating resources from 'http://127.0.0.1:1/pod.yaml'"), "kustomize's words kept: {}", http.stderr);
+    t.write("app/kustomization.yaml", "resources:\n- cm.yaml\ncomponents:\n- https://user:secret@127.0.0.1:1/org/repo.git//tls?ref=v1\n");
+    let git = ours(&["build", "app"], &t.root);
+    assert_eq!(git.code, Some(1), "{}", git.stderr);
+    assert!(git.stderr.starts_with("Error: app/kustomization.yaml: components[0] 'https://user:***@127.0.0.1:1/org/repo.git//tls?ref=v1': "), "{}", git.stderr);
+    assert!(!git.stderr.contains("secret"), "{}", git.stderr);
 }
