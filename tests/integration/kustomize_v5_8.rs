@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, SMP_LIST_DIRECTIVES, &[("empty-patch-files-skipped", Differs)]];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, SMP_LIST_DIRECTIVES, YAML11_KEYS, &[("empty-patch-files-skipped", Differs)]];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -331,3 +331,18 @@ fn patch_directives_inside_lists_act_as_kyaml_reads_them() {
     check(SMP_LIST_DIRECTIVES);
 }
 
+const YAML11_KEYS: &[(&str, V5_6)] = &[
+    ("yaml11-key-commonlabels", Same),
+    ("yaml11-key-commonannotations", Same),
+    ("yaml11-key-labels-selector", Same),
+    ("yaml11-key-nameprefix-and-label", Same),
+    ("yaml11-key-quoted", Same),
+];
+
+/// A key of a kustomization's string map that YAML 1.1 reads as a boolean or a number (`yes`,
+/// `off`, `1`, plain) is written into the resources untagged and read back so: kustomize fails to
+/// encode the first such resource, printing it as Go's `%#v` does; a quoted key is a string.
+#[test]
+fn yaml_1_1_keys_of_string_maps_fail_as_kustomize_fails() {
+    check(YAML11_KEYS);
+}
