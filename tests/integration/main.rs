@@ -14,6 +14,7 @@ mod command_line;
 mod differential;
 mod edit;
 mod edit_commands;
+mod error_wording;
 mod emit_roundtrip;
 mod explain;
 mod fidelity;
