@@ -209,6 +209,7 @@ fn parse_stream(text: &str, resource_mode: bool) -> Result<Vec<Document>, ParseE
                     Fix::QuotedScalarEscape(_) => escaped_single_quotes_read(current, at),
                     Fix::FlowIndent(_) => indent_flow_line(current, at, &mut flow_fix),
                     Fix::AliasBeforeColon(_) => alias_ended_at_colon(current, at),
+                    Fix::CommentAfterQuote(_) => comment_after_quote_separated(current, at),
                 };
                 // Nothing left to fix: the text is refused for another reason.
                 match fixed {
@@ -325,6 +326,17 @@ fn alias_ended_at_colon(text: &str, at: usize) -> Option<String> {
     Some(out)
 }
 
+/// go-yaml takes a `#` right after a quoted scalar's closing quote as a comment; saphyr wants
+/// a blank before it: one goes there.
+fn comment_after_quote_separated(text: &str, at: usize) -> Option<String> {
+    if !text.get(at..)?.starts_with('#') || !text[..at].ends_with(['\'', '"']) {
+        return None;
+    }
+    let mut out = text.to_owned();
+    out.insert(at, ' ');
+    Some(out)
+}
+
 /// The byte order marks of the text back in place of their stand-in, in keys and strings.
 fn bom_restored(value: &mut Value, stand_in: char) {
     let back = |s: &str| s.replace(stand_in, "\u{feff}");
@@ -402,6 +414,8 @@ enum Fix {
     FlowIndent(usize),
     /// An unknown alias (`*app:` read as `app:`); the `*`.
     AliasBeforeColon(usize),
+    /// A `#` right after a token; the `#`.
+    CommentAfterQuote(usize),
 }
 
 impl Fix {
@@ -411,7 +425,8 @@ impl Fix {
             | Fix::QuotedScalarIndent(at)
             | Fix::QuotedScalarEscape(at)
             | Fix::FlowIndent(at)
-            | Fix::AliasBeforeColon(at) => at,
+            | Fix::AliasBeforeColon(at)
+            | Fix::CommentAfterQuote(at) => at,
         }
     }
 }
@@ -484,6 +499,7 @@ fn build(text: &str, resource_mode: bool) -> Result<Vec<Document>, Failure> {
                     // saphyr checks indentation only inside flow collections there
                     "invalid indentation" | "invalid indentation in flow construct" => Some(Fix::FlowIndent(at)),
                     "while parsing node, found unknown anchor" => Some(Fix::AliasBeforeColon(at)),
+                    "comments must be separated from other tokens by whitespace" => Some(Fix::CommentAfterQuote(at)),
                     _ => None,
                 };
                 match fix {
@@ -613,6 +629,8 @@ struct Frame {
 
 struct Builder<'a> {
     source: Source<'a>,
+    /// A second cursor, moved forward as node events come (they come in text order).
+    items: Source<'a>,
     docs: Vec<Document>,
     /// Reading a resource file: note where empty nulls are, and leave out entries with a
     /// non-scalar key instead of failing (see [`ResourceDocument`]).
@@ -639,6 +657,7 @@ impl<'a> Builder<'a> {
     fn new(text: &'a str) -> Self {
         Builder {
             source: Source::new(text),
+            items: Source::new(text),
             docs: Vec::new(),
             resource_mode: false,
             empty_nulls: Vec::new(),
@@ -677,13 +696,42 @@ impl<'a> Builder<'a> {
                 let invalid_key = self.invalid_key.take();
                 self.docs.push(Document { value, start: self.doc_start, empty_nulls, quoted, invalid_key });
             }
+            Event::Scalar(..) | Event::Alias(_) | Event::SequenceStart(..) | Event::MappingStart(..)
+                if matches!(self.stack.last(), Some(Frame { collection: Collection::Seq(_), flow: false, .. })) =>
+            {
+                self.refuse_tab_after_dash(span.start)?;
+                return self.event_node(event, span).map(|()| false);
+            }
+            _ => return self.event_node(event, span).map(|()| false),
+        }
+        Ok(false)
+    }
+
+    /// A node's event.
+    fn event_node(&mut self, event: Event<'_>, span: Span) -> Result<(), ParseError> {
+        match event {
             Event::Scalar(text, style, anchor, tag) => self.scalar(text, style, anchor, tag.as_deref(), span)?,
             Event::Alias(id) => self.alias(id, span)?,
             Event::SequenceStart(anchor, _) => self.open(Collection::Seq(Vec::new()), anchor, span)?,
             Event::MappingStart(anchor, _) => self.open(Collection::Map(MapState::default()), anchor, span)?,
             Event::SequenceEnd | Event::MappingEnd => self.close(span)?,
+            _ => {}
         }
-        Ok(false)
+        Ok(())
+    }
+
+    /// go-yaml refuses a tab between a block sequence's `-` and its item (it skips tabs there
+    /// only inside flow collections or where no key may start); saphyr takes it as a blank.
+    fn refuse_tab_after_dash(&mut self, item: Marker) -> Result<(), ParseError> {
+        let at = self.items.byte_offset(item.index());
+        let before = &self.items.text[..at];
+        let blanks = before.trim_end_matches([' ', '\t']);
+        if blanks.ends_with('-') && before[blanks.len()..].contains('\t') {
+            let tab = before[blanks.len()..].find('\t').unwrap_or(0);
+            let column = item.col().saturating_sub(before.len() - blanks.len() - tab);
+            return Err(ParseError { line: item.line().max(1), column: column + 1, message: "found character that cannot start any token".into() });
+        }
+        Ok(())
     }
 
     fn in_flow(&self) -> bool {
@@ -801,6 +849,13 @@ impl<'a> Builder<'a> {
     }
 
     fn alias(&mut self, id: usize, span: Span) -> Result<(), ParseError> {
+        // go-yaml's anchor and alias names are letters, digits, `_` and `-` (saphyr's take more).
+        let at = self.items.byte_offset(span.start.index());
+        let name = self.items.text[at..].strip_prefix('*').unwrap_or("");
+        let name = &name[..name.find(|c: char| c.is_whitespace() || ",[]{}".contains(c)).unwrap_or(name.len())];
+        if name.contains(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')) {
+            return Err(ParseError::at(span.start, "did not find expected alphabetic or numeric character"));
+        }
         let in_flow = self.in_flow();
         let Some(anchored) = self.anchors.get(&id) else {
             let message = if self.stack.iter().any(|f| f.anchor == id) {

@@ -336,6 +336,7 @@ const YAML11_KEYS: &[(&str, V5_6)] = &[
     ("yaml11-key-commonannotations", Same),
     ("yaml11-key-labels-selector", Same),
     ("yaml11-key-nameprefix-and-label", Same),
+    ("yaml11-key-generator-options", Same),
     ("yaml11-key-quoted", Same),
 ];
 

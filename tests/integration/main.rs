@@ -33,4 +33,5 @@ mod review;
 mod security;
 mod stress;
 mod tools_present;
+mod yaml_differential;
 mod several_overlays;
