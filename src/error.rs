@@ -10,6 +10,10 @@ pub enum Error {
     /// A file that cannot be read.
     #[error("{path}: {message}")]
     Io { path: PathBuf, message: String },
+    /// A file or folder that does not exist, worded as kustomize's loader words it
+    /// (`evalsymlink failure on '<path>' : lstat <first missing part>: no such file or directory`).
+    #[error("{message}")]
+    Missing { path: PathBuf, message: String },
     /// A file outside the kustomization root while the load restrictor is on.
     #[error("security; file '{path}' is not in or below '{root}'")]
     OutsideRoot { path: String, root: String },
@@ -30,6 +34,13 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// kustomize's loader on a path that does not exist (Go's `filepath.EvalSymlinks`, which names
+/// the first part of the path it could not find).
+pub fn evalsymlink_failure(path: &std::path::Path) -> String {
+    let first_missing = path.ancestors().filter(|p| !p.as_os_str().is_empty()).collect::<Vec<_>>().into_iter().rev().find(|p| std::fs::symlink_metadata(p).is_err()).unwrap_or(path);
+    format!("evalsymlink failure on '{}' : lstat {}: no such file or directory", path.display(), first_missing.display())
+}
 
 /// How much of someone else's text (a file, a server's answer) an error quotes.
 pub const EXCERPT_CHARS: usize = 80;

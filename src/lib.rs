@@ -183,6 +183,7 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
 /// [`yaml::emit::find_unencodable`]); so does the build, with the YAML library's words.
 fn refuse_unencodable(resources: &ResMap) -> Result<()> {
     for r in resources.iter() {
+        refuse_plain_keys(r)?;
         match yaml::emit::find_unencodable(&r.value) {
             None => {}
             // kustomize names the resource by its decoded map, printed by Go's `%#v`.
@@ -201,6 +202,36 @@ fn refuse_unencodable(resources: &ResMap) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A key that a kustomization's string map added (labels, annotations) and that go-yaml reads
+/// back as a boolean or a number (`on` in the kustomization is the key "true"): kustomize
+/// writes it untagged, decodes the resource into a map with a non-string key, and fails to
+/// encode it as JSON, naming the resource as Go's `%#v` prints it.
+fn refuse_plain_keys(r: &resource::Resource) -> Result<()> {
+    use resource::nodes::{value_at, Step};
+    use yaml::go_syntax::At;
+    let live: Vec<&[Step]> = r.plain_keys.iter().map(Vec::as_slice).filter(|path| value_at(&r.value, path).is_some()).collect();
+    if live.is_empty() {
+        return Ok(());
+    }
+    let plain = |at: &[At<'_>], key: &str| -> Option<String> {
+        let hit = live.iter().any(|path| {
+            let (Some(Step::Key(last)), parent) = (path.last(), &path[..path.len() - 1]) else { return false };
+            last == key
+                && parent.len() == at.len()
+                && parent.iter().zip(at).all(|(s, a)| match (s, a) {
+                    (Step::Key(k), At::Key(a)) => k == a,
+                    (Step::Index(i), At::Index(a)) => i == a,
+                    _ => false,
+                })
+        });
+        hit.then(|| yaml::parse::plain_key_as_go_value(key)).flatten()
+    };
+    Err(Error::msg(format!(
+        "{}: json: unsupported type: map[interface {{}}]interface {{}}",
+        yaml::go_syntax::sharp_v_with_plain_keys(&r.value, &plain)
+    )))
 }
 
 /// kustomize's last transformer, after sorting: `metadata/labels` of every resource, created.

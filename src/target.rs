@@ -502,11 +502,22 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                 .map_err(|e| e.context(format!("accumulating resources from '{entry}'")).context(target.entry("resources", position, entry)))?;
             absorb_sub(acc, sub)?;
         } else {
-            return Err(Error::msg(format!(
-                "accumulating resources: accumulation err='accumulating resources from '{entry}': open {}: {}'",
-                target.loader.display_relative(entry),
-                target.loader.missing_reason(entry)
-            )));
+            let shown = target.loader.display_relative(entry);
+            let reason = target.loader.missing_reason(entry);
+            // kustomize reads the entry as a file, then tries it as a folder, and says both.
+            let message = match target.loader.restrictor() {
+                LoadRestrictor::RootOnly if reason == "no such file or directory" => {
+                    let missing = crate::error::evalsymlink_failure(Path::new(&shown));
+                    let as_folder = if Path::new(entry).is_absolute() {
+                        format!("new root '{entry}' cannot be absolute")
+                    } else {
+                        format!("must build at directory: not a valid directory: {missing}")
+                    };
+                    format!("accumulating resources: accumulation err='accumulating resources from '{entry}': {missing}': {as_folder}")
+                }
+                _ => format!("accumulating resources: accumulation err='accumulating resources from '{entry}': open {shown}: {reason}'"),
+            };
+            return Err(Error::msg(message));
         }
     }
     Ok(())
@@ -639,7 +650,8 @@ pub fn resources_from_file(file: &Path, text: &str) -> Result<(Vec<Resource>, Op
                 continue;
             }
         }
-        validate_metadata(&doc).map_err(|e| Error::msg(format!("{}: {e}", file.display())))?;
+        // kustomize's words alone: the entry that named the file is said around them.
+        validate_metadata(&doc).map_err(Error::msg)?;
         let mut resource = Resource::new(stringify_annotations(doc));
         resource.empty_nulls = empty_nulls.map(Arc::new);
         resource.quoted = quoted.map(Arc::new);

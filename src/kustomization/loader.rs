@@ -38,8 +38,12 @@ impl Loader {
             None => root.canonicalize(),
         };
         let root = base.map_or_else(|| root.to_path_buf(), |b| b.join(root));
-        let root = real.map_err(|e| {
-            Error::msg(format!("must build at directory: not a valid directory: {}: {}", root.display(), io_reason(&e)))
+        let root = real.map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Error::msg(format!(
+                "must build at directory: not a valid directory: {}",
+                crate::error::evalsymlink_failure(&normalize(&root))
+            )),
+            _ => Error::msg(format!("must build at directory: not a valid directory: {}: {}", root.display(), io_reason(&e))),
         })?;
         if !root.is_dir() {
             return Err(Error::msg(format!("must build at directory: '{}': file is not directory", root.display())));
@@ -95,7 +99,13 @@ impl Loader {
     /// where a link leads.
     pub fn resolve(&self, relative: &str) -> Result<PathBuf> {
         let joined = self.root.join(relative);
-        let real = real_path_lexical(&self.root, Path::new(relative)).map_err(|e| Error::Io { path: joined.clone(), message: io_reason(&e) })?;
+        let real = real_path_lexical(&self.root, Path::new(relative)).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound if self.restrictor == LoadRestrictor::RootOnly => {
+                let path = normalize(&joined);
+                Error::Missing { message: crate::error::evalsymlink_failure(&path), path }
+            }
+            _ => Error::Io { path: joined.clone(), message: io_reason(&e) },
+        })?;
         if self.restrictor == LoadRestrictor::RootOnly && !real.starts_with(&self.root) {
             return Err(Error::OutsideRoot { path: normalize(&joined).display().to_string(), root: self.root.display().to_string() });
         }
@@ -146,7 +156,7 @@ impl Loader {
                 Ok((_, text)) => found.push((self.root.join(name), text)),
                 // Absent, a folder, or refused by the restrictor: kustomize's "not found".
                 Err(Error::OutsideRoot { .. }) => {}
-                Err(Error::Io { .. }) if !self.root.join(name).is_file() && !is_symlink_loop(&self.root.join(name)) => {}
+                Err(Error::Io { .. } | Error::Missing { .. }) if !self.root.join(name).is_file() && !is_symlink_loop(&self.root.join(name)) => {}
                 Err(error) => unreadable = unreadable.or(Some(error)),
             }
         }

@@ -14,6 +14,11 @@
 //!   top: the target becomes `null`); `$patch: replace` replaces a map (on a keyed list
 //!   element it is dropped and the target element is kept unchanged, as kyaml does);
 //!   `$patch: merge` is the default. Any other `$patch` value is an error.
+//! - In a `merge` list whose target exists, an item whose only key is `$patch` directs the
+//!   whole list (the first such item counts; all items with its value are dropped): `delete`
+//!   removes the field, `replace` makes the patch's list the result, its items not merged
+//!   with the target's. In other lists, and where the target has no such list, the item is
+//!   an ordinary item and is printed.
 //! - `$retainKeys`, `$setElementOrder/...` and `$deleteFromPrimitiveList/...` are *not*
 //!   directives for kyaml: they are ordinary fields and land in the output.
 //! - Kinds without a schema (CRDs without `openapi:`) merge maps and replace lists.
@@ -225,6 +230,33 @@ fn directive(origin: &mut Option<Value>) -> Result<Directive> {
     }
 }
 
+/// kyaml `determineSequenceNodePatchStrategy`: the first map item holding `$patch` is a
+/// directive for the whole list when `$patch` is its only key. Its value must be delete,
+/// replace or merge; then every map item with that `$patch` value is removed from the patch's
+/// list, and so are null and empty items (kyaml's element setter drops them on the way).
+/// Any other first `$patch` item leaves the list to merge, item by item.
+fn sequence_directive(list: &mut Vec<Value>) -> Result<Directive> {
+    let Some(item) = list.iter().filter_map(Value::as_object).find(|m| m.contains_key("$patch")) else {
+        return Ok(Directive::Merge);
+    };
+    if item.len() > 1 {
+        return Ok(Directive::Merge);
+    }
+    let text = node_value(&item["$patch"]);
+    let d = match text.as_str() {
+        "delete" => Directive::Delete,
+        "replace" => Directive::Replace,
+        "merge" => Directive::Merge,
+        _ => return Err(PatchError(format!("unknown patch strategy '{text}'"))),
+    };
+    list.retain(|v| match v {
+        Value::Null => false,
+        Value::Object(m) => !m.is_empty() && m.get("$patch").is_none_or(|p| node_value(p) != text),
+        _ => true,
+    });
+    Ok(d)
+}
+
 struct Walker<'s> {
     schema: &'s Schema,
 }
@@ -343,7 +375,12 @@ impl<'s> Walker<'s> {
         } else {
             match origin {
                 Some(Value::Null) => return Ok(Out::Clear),
-                Some(Value::Array(o)) => (into_array(dest), Some(o), false),
+                Some(Value::Array(mut o)) => match sequence_directive(&mut o)? {
+                    Directive::Delete => return Ok(Out::Clear),
+                    // kyaml makes the patch's list the target: its items merge with themselves
+                    Directive::Replace => (o, None, true),
+                    _ => (into_array(dest), Some(o), false),
+                },
                 _ => (into_array(dest), None, false),
             }
         };

@@ -80,6 +80,10 @@ pub struct Resource {
     /// Where each field was read from and which steps wrote it; only `explain` records it
     /// (see [`provenance`]), a plain build leaves it `None`.
     pub provenance: Option<Box<provenance::Provenance>>,
+    /// Where a kustomization's string map created a key that go-yaml reads back as a boolean
+    /// or a number (`"true"`, `"1"`): kustomize writes such a key untagged and fails to encode
+    /// the resource at the end of the build (see `lib::refuse_unencodable`).
+    pub plain_keys: Vec<NodePath>,
 }
 
 impl Resource {
@@ -98,6 +102,7 @@ impl Resource {
             empty_nulls: None,
             quoted: None,
             provenance: None,
+            plain_keys: Vec::new(),
         }
     }
 

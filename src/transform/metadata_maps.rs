@@ -52,7 +52,10 @@ fn add_to_resource(r: &mut Resource, entries: &StringMap, specs: &[FieldSpec]) -
         let path = failed_spec.unwrap_or_default();
         return Err(e.context(format!("considering field '{path}' of object {}", r.current_id())));
     }
-    for paths in created {
+    for (paths, k) in created.into_iter().zip(entries.keys()) {
+        if crate::yaml::parse::plain_key_as_go_value(k).is_some() {
+            r.plain_keys.extend(paths.iter().cloned());
+        }
         r.nodes.link(paths);
     }
     Ok(())

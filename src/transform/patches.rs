@@ -161,7 +161,7 @@ pub fn apply_patches_strategic_merge(
     for entry in entries {
         let (text, origin) = if loader.is_file(entry) || !entry.contains('\n') && !entry.contains(':') {
             let (file, text) = loader.read(entry).map_err(|e| match e {
-                Error::Io { .. } => Error::msg(format!(
+                Error::Io { .. } | Error::Missing { .. } => Error::msg(format!(
                     "trouble configuring builtin PatchStrategicMergeTransformer with config: `\npaths:\n- {entry}\n`: {e}"
                 )),
                 other => other,
@@ -205,7 +205,7 @@ pub fn apply_inline_strategic_merge(resources: &mut ResMap, text: &str, schema: 
 pub fn apply_patch(resources: &mut ResMap, entry: &Patch, loader: &Loader, schema: &Schema, diagnostics: &mut Diagnostics, kustomization: &str) -> Result<()> {
     let described = describe(entry);
     let (text, origin) = patch_text(&entry.path, &entry.patch, loader, &described).map_err(|e| match e {
-        Error::Io { .. } => plugin_config_error("PatchTransformer", entry, format!("failed to get the patch file from path({}): {e}", entry.path)),
+        Error::Io { .. } | Error::Missing { .. } => plugin_config_error("PatchTransformer", entry, format!("failed to get the patch file from path({}): {e}", entry.path)),
         other => other,
     })?;
     let allow = (
@@ -235,7 +235,9 @@ pub fn apply_patch(resources: &mut ResMap, entry: &Patch, loader: &Loader, schem
             }
             None => {
                 for patch in &patches {
-                    let target = unique_target(resources, &patch_id(patch))?;
+                    // kustomize's PatchTransformer names the patch by its id first.
+                    let id = patch_id(patch);
+                    let target = unique_target(resources, &id).map_err(|e| e.context(format!("no resource matches strategic merge patch \"{id}\"")))?;
                     let unchanged = merge_selected(resources, &[target], patch, allow, schema)?;
                     warn_unchanged(unchanged, diagnostics, kustomization, &described);
                 }
@@ -264,7 +266,7 @@ pub fn apply_patch_json6902(resources: &mut ResMap, entry: &Patch, loader: &Load
         (true, true) => return Err(Error::msg("empty file path and empty jsonOp")),
         (false, false) => return Err(Error::msg("must specify a file path or jsonOp, not both")),
         _ => patch_text(&entry.path, &entry.patch, loader, &described).map_err(|e| match e {
-            Error::Io { .. } => plugin_config_error("PatchJson6902Transformer", entry, e.to_string()),
+            Error::Io { .. } | Error::Missing { .. } => plugin_config_error("PatchJson6902Transformer", entry, e.to_string()),
             other => other,
         })?,
     };

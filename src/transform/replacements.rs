@@ -621,6 +621,7 @@ fn load_replacements(entries: &[Value], loader: &Loader) -> Result<Vec<Replaceme
 /// kustomize's loader wording for a file that cannot be read.
 pub(crate) fn loader_message(e: Error) -> String {
     match e {
+        Error::Missing { message, .. } => message,
         Error::Io { path, message } if message == "no such file or directory" => {
             let p = path.display();
             format!("evalsymlink failure on '{p}' : lstat {p}: {message}")

@@ -51,7 +51,31 @@ pub fn sharp_v(value: &Value) -> String {
     out
 }
 
+/// One step of the path to a value, for [`sharp_v_with_plain_keys`].
+#[derive(Clone, Copy, Debug)]
+pub enum At<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// For a map key (the path to its map, the key): how Go's `%#v` prints it when go-yaml read it
+/// as a boolean or a number, `None` when it is a string.
+pub type PlainKeys<'f> = &'f dyn Fn(&[At<'_>], &str) -> Option<String>;
+
+/// [`sharp_v`] of a resource where kustomize wrote some keys untagged, so that go-yaml read them
+/// back as booleans or numbers: each map holding one prints as Go's `map[interface {}]interface {}`,
+/// its string keys first, then the others.
+pub fn sharp_v_with_plain_keys(value: &Value, plain_keys: PlainKeys<'_>) -> String {
+    let mut out = String::new();
+    write_go(value, &mut out, Some((plain_keys, &mut Vec::new())));
+    out
+}
+
 fn write_sharp_v(value: &Value, out: &mut String) {
+    write_go(value, out, None)
+}
+
+fn write_go<'v>(value: &'v Value, out: &mut String, mut plain: Option<(PlainKeys<'_>, &mut Vec<At<'v>>)>) {
     match value {
         Value::Null => out.push_str("interface {}(nil)"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -63,21 +87,40 @@ fn write_sharp_v(value: &Value, out: &mut String) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_sharp_v(item, out);
+                match plain.as_mut() {
+                    Some((keys, path)) => {
+                        path.push(At::Index(i));
+                        write_go(item, out, Some((*keys, &mut **path)));
+                        path.pop();
+                    }
+                    None => write_go(item, out, None),
+                }
             }
             out.push('}');
         }
         Value::Object(map) => {
-            out.push_str("map[string]interface {}{");
-            let mut entries: Vec<_> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-            for (i, (k, v)) in entries.into_iter().enumerate() {
+            let go_key = |k: &str| plain.as_ref().and_then(|(keys, path)| keys(path, k));
+            let mut entries: Vec<_> = map.iter().map(|(k, v)| (go_key(k), k, v)).collect();
+            let any_plain = entries.iter().any(|(g, _, _)| g.is_some());
+            out.push_str(if any_plain { "map[interface {}]interface {}{" } else { "map[string]interface {}{" });
+            entries.sort_by(|a, b| (a.0.is_some(), &a.0, a.1.as_bytes()).cmp(&(b.0.is_some(), &b.0, b.1.as_bytes())));
+            for (i, (go, k, v)) in entries.into_iter().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                out.push_str(&quote(k));
+                match go {
+                    Some(go) => out.push_str(&go),
+                    None => out.push_str(&quote(k)),
+                }
                 out.push(':');
-                write_sharp_v(v, out);
+                match plain.as_mut() {
+                    Some((keys, path)) => {
+                        path.push(At::Key(k));
+                        write_go(v, out, Some((*keys, &mut **path)));
+                        path.pop();
+                    }
+                    None => write_go(v, out, None),
+                }
             }
             out.push('}');
         }

@@ -113,7 +113,8 @@ pub fn parse_document(text: &str) -> Result<Value, ParseError> {
 /// Parses one document as kustomize reads a kustomization file (sigs.k8s.io/yaml over go-yaml
 /// v2): a repeated mapping key replaces the earlier value instead of being an error (its strict
 /// decoding was reverted), and the YAML 1.1 booleans `y`, `yes`, `on`, `n`, `no`, `off` (in
-/// their three spellings) are booleans.
+/// their three spellings) are booleans; as plain mapping keys they are the keys `"true"` and
+/// `"false"` (JSON's text of the boolean).
 pub fn parse_document_last_key_wins(text: &str) -> Result<Value, ParseError> {
     LAST_KEY_WINS.with(|flag| flag.set(true));
     let result = parse_document(text);
@@ -182,40 +183,175 @@ fn parse_stream(text: &str, resource_mode: bool) -> Result<Vec<Document>, ParseE
         refuse_yaml_directive(text)?;
     }
     let mut patched: Option<String> = document_boms_removed(text);
+    // go-yaml keeps a byte order mark inside a document as a character; saphyr refuses it: it
+    // stands in as a private-use character the text lacks, turned back in the values.
+    let mut bom_stand_in = None;
+    let current = patched.as_deref().unwrap_or(text);
+    let body = current.strip_prefix(BOM).unwrap_or(current);
+    if body.contains(BOM) {
+        if let Some(stand_in) = ('\u{e000}'..='\u{f8ff}').find(|c| !current.contains(*c)) {
+            let head = &current[..current.len() - body.len()];
+            let replaced = format!("{head}{}", body.replace(BOM, stand_in.encode_utf8(&mut [0; 4])));
+            patched = Some(replaced);
+            bom_stand_in = Some(stand_in);
+        }
+    }
     let mut fixes = 0;
+    let mut flow_fix: Option<FlowFix> = None;
     loop {
         let current = patched.as_deref().unwrap_or(text);
         match build(current, resource_mode) {
-            Err(Failure::TabAfterColon(error, at)) if fixes < MAX_TAB_FIXES => {
-                // go-yaml takes a tab after `:` as the separating blank, saphyr (following YAML
-                // 1.2) does not before some values: make it a space and parse again. Positions
-                // stay the same, a tab and a space being one character each.
-                let mut bytes = current.as_bytes().to_vec();
-                match Source::new(current).byte_offset(at).checked_sub(1) {
-                    Some(tab) if bytes[tab] == b'\t' => bytes[tab] = b' ',
+            Err(Failure::Fixable(error, fix)) if fixes < MAX_TAB_FIXES => {
+                let at = Source::new(current).byte_offset(fix.at());
+                let fixed = match fix {
+                    Fix::TabAfterColon(_) => tab_made_space(current, at),
+                    Fix::QuotedScalarIndent(_) => indent_quoted_scalar(current, at),
+                    Fix::QuotedScalarEscape(_) => escaped_single_quotes_read(current, at),
+                    Fix::FlowIndent(_) => indent_flow_line(current, at, &mut flow_fix),
+                    Fix::AliasBeforeColon(_) => alias_ended_at_colon(current, at),
+                    Fix::CommentAfterQuote(_) => comment_after_quote_separated(current, at),
+                };
+                // Nothing left to fix: the text is refused for another reason.
+                match fixed {
+                    Some(next) if next != current => patched = Some(next),
                     _ => return Err(error),
                 }
-                patched = Some(String::from_utf8(bytes).map_err(|_| error)?);
                 fixes += 1;
             }
-            Err(Failure::QuotedScalarIndent(error, at)) if fixes < MAX_TAB_FIXES => {
-                // go-yaml does not check the indentation of a quoted scalar's continuation
-                // lines, saphyr wants them inside the enclosing block: indent them further
-                // (their leading blanks are folded away, so the value stays the same).
-                let start = Source::new(current).byte_offset(at);
-                let indented = indent_quoted_scalar(current, start).ok_or_else(|| error.clone())?;
-                // Nothing left to indent: the scalar is refused for another reason.
-                if indented == current {
-                    return Err(error);
+            Err(Failure::Fixable(error, _)) | Err(Failure::Error(error)) => return Err(error),
+            Ok(mut docs) => {
+                if let Some(stand_in) = bom_stand_in {
+                    for doc in &mut docs {
+                        bom_restored(&mut doc.value, stand_in);
+                    }
                 }
-                patched = Some(indented);
-                fixes += 1;
+                return Ok(docs);
             }
-            Err(Failure::TabAfterColon(error, _))
-            | Err(Failure::QuotedScalarIndent(error, _))
-            | Err(Failure::Error(error)) => return Err(error),
-            Ok(docs) => return Ok(docs),
         }
+    }
+}
+
+const BOM: char = '\u{feff}';
+
+/// go-yaml takes a tab after `:` as the separating blank, saphyr (following YAML 1.2) does not
+/// before some values: the tab before `at` made a space. Positions stay the same, a tab and a
+/// space being one character each.
+fn tab_made_space(text: &str, at: usize) -> Option<String> {
+    let tab = at.checked_sub(1).filter(|&i| text.as_bytes()[i] == b'\t')?;
+    let mut out = text.to_owned();
+    out.replace_range(tab..=tab, " ");
+    Some(out)
+}
+
+/// go-yaml reads `\'` in a double-quoted scalar as a single quote, saphyr refuses it: `text`
+/// with every `\'` of the double-quoted scalar starting at byte `start` written `'`.
+fn escaped_single_quotes_read(text: &str, start: usize) -> Option<String> {
+    let bytes = text.as_bytes();
+    if bytes.get(start) != Some(&b'"') {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..=start]);
+    let mut i = start + 1;
+    loop {
+        match *bytes.get(i)? {
+            b'\\' if bytes.get(i + 1) == Some(&b'\'') => {
+                out.push('\'');
+                i += 2;
+            }
+            b'\\' => {
+                let next = text[i + 1..].chars().next().map_or(0, char::len_utf8);
+                out.push_str(&text[i..i + 1 + next]);
+                i += 1 + next;
+            }
+            b'"' => break,
+            _ => {
+                let len = text[i..].chars().next().map_or(1, char::len_utf8);
+                out.push_str(&text[i..i + len]);
+                i += len;
+            }
+        }
+    }
+    out.push_str(&text[i..]);
+    Some(out)
+}
+
+/// The line last indented inside a flow collection, and by how much.
+struct FlowFix {
+    line_start: usize,
+    added: usize,
+}
+
+/// go-yaml does not check indentation inside a flow collection (`[...]`, `{...}`); saphyr
+/// wants its lines indented more than the block holding it. Leading blanks inside a flow
+/// collection mean nothing (a token starts the line, and quoted or plain scalars broken across
+/// lines fold them away), so the line of the token at byte `at` is indented further: by the
+/// indentation of the line before it plus one, then twice as much each time saphyr still
+/// refuses the same line.
+fn indent_flow_line(text: &str, at: usize, last: &mut Option<FlowFix>) -> Option<String> {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    if !text[line_start..at].bytes().all(|b| b == b' ') {
+        return None;
+    }
+    let add = match last {
+        Some(fix) if fix.line_start == line_start => fix.added.checked_mul(2).filter(|&n| n <= 1 << 16)?,
+        _ => {
+            let previous = text[..line_start.saturating_sub(1)]
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .map_or(0, |l| l.len() - l.trim_start_matches(' ').len());
+            (previous + 1).saturating_sub(at - line_start).max(1)
+        }
+    };
+    *last = Some(FlowFix { line_start, added: add });
+    let mut out = String::with_capacity(text.len() + add);
+    out.push_str(&text[..line_start]);
+    out.extend(std::iter::repeat_n(' ', add));
+    out.push_str(&text[line_start..]);
+    Some(out)
+}
+
+/// go-yaml's anchor and alias names are letters, digits, `_` and `-`, so `*app:` is the alias
+/// `app` before a `:`; saphyr reads the alias `app:`. A blank put before the `:` of the alias at
+/// byte `at` makes saphyr read it as go-yaml does.
+fn alias_ended_at_colon(text: &str, at: usize) -> Option<String> {
+    let rest = text.get(at..)?.strip_prefix('*')?;
+    let name = rest.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-').count();
+    if name == 0 || rest.as_bytes().get(name) != Some(&b':') {
+        return None;
+    }
+    let mut out = text.to_owned();
+    out.insert(at + 1 + name, ' ');
+    Some(out)
+}
+
+/// go-yaml takes a `#` right after a quoted scalar's closing quote as a comment; saphyr wants
+/// a blank before it: one goes there.
+fn comment_after_quote_separated(text: &str, at: usize) -> Option<String> {
+    if !text.get(at..)?.starts_with('#') || !text[..at].ends_with(['\'', '"']) {
+        return None;
+    }
+    let mut out = text.to_owned();
+    out.insert(at, ' ');
+    Some(out)
+}
+
+/// The byte order marks of the text back in place of their stand-in, in keys and strings.
+fn bom_restored(value: &mut Value, stand_in: char) {
+    let back = |s: &str| s.replace(stand_in, "\u{feff}");
+    match value {
+        Value::String(s) if s.contains(stand_in) => *s = back(s),
+        Value::Array(items) => items.iter_mut().for_each(|v| bom_restored(v, stand_in)),
+        Value::Object(map) if map.keys().any(|k| k.contains(stand_in)) => {
+            let entries: Vec<(String, Value)> = std::mem::take(map).into_iter().collect();
+            for (k, mut v) in entries {
+                bom_restored(&mut v, stand_in);
+                map.insert(back(&k), v);
+            }
+        }
+        Value::Object(map) => map.values_mut().for_each(|v| bom_restored(v, stand_in)),
+        _ => {}
     }
 }
 
@@ -223,7 +359,6 @@ fn parse_stream(text: &str, resource_mode: bool) -> Result<Vec<Document>, ParseE
 /// each may start with a byte order mark, as the file's first may: `text` without those marks
 /// (`None` when there are none). A mark anywhere else stays, and is refused.
 fn document_boms_removed(text: &str) -> Option<String> {
-    const BOM: char = '\u{feff}';
     if !text.contains(BOM) {
         return None;
     }
@@ -263,10 +398,37 @@ const MAX_TAB_FIXES: usize = 10_000;
 
 enum Failure {
     Error(ParseError),
-    /// saphyr refused a tab after `:`; the character index after the tab.
-    TabAfterColon(ParseError, usize),
-    /// saphyr refused a quoted scalar's continuation line as under-indented; the scalar's start.
-    QuotedScalarIndent(ParseError, usize),
+    /// Something go-yaml reads and saphyr refuses, that a change of the text can get past.
+    Fixable(ParseError, Fix),
+}
+
+/// What saphyr refused, with the character index it gave.
+enum Fix {
+    /// A tab after `:`; the index after the tab.
+    TabAfterColon(usize),
+    /// A quoted scalar's continuation line under-indented; the scalar's start.
+    QuotedScalarIndent(usize),
+    /// An unknown escape (`\'`) in a double-quoted scalar; the scalar's start.
+    QuotedScalarEscape(usize),
+    /// A token inside a flow collection not indented more than the block holding it.
+    FlowIndent(usize),
+    /// An unknown alias (`*app:` read as `app:`); the `*`.
+    AliasBeforeColon(usize),
+    /// A `#` right after a token; the `#`.
+    CommentAfterQuote(usize),
+}
+
+impl Fix {
+    fn at(&self) -> usize {
+        match *self {
+            Fix::TabAfterColon(at)
+            | Fix::QuotedScalarIndent(at)
+            | Fix::QuotedScalarEscape(at)
+            | Fix::FlowIndent(at)
+            | Fix::AliasBeforeColon(at)
+            | Fix::CommentAfterQuote(at) => at,
+        }
+    }
 }
 
 /// `text` with the continuation lines of the quoted scalar starting at byte `start` indented to
@@ -328,17 +490,27 @@ fn build(text: &str, resource_mode: bool) -> Result<Vec<Document>, Failure> {
     while let Some(next) = parser.next_event() {
         let (event, span) = match next {
             Ok(next) => next,
-            Err(e) if e.info() == "':' must be followed by a valid YAML whitespace" => {
-                return Err(Failure::TabAfterColon(e.clone().into(), e.marker().index()));
+            Err(e) => {
+                let at = e.marker().index();
+                let fix = match e.info() {
+                    "':' must be followed by a valid YAML whitespace" => Some(Fix::TabAfterColon(at)),
+                    "invalid indentation in quoted scalar" => Some(Fix::QuotedScalarIndent(at)),
+                    "while parsing a quoted scalar, found unknown escape character" => Some(Fix::QuotedScalarEscape(at)),
+                    // saphyr checks indentation only inside flow collections there
+                    "invalid indentation" | "invalid indentation in flow construct" => Some(Fix::FlowIndent(at)),
+                    "while parsing node, found unknown anchor" => Some(Fix::AliasBeforeColon(at)),
+                    "comments must be separated from other tokens by whitespace" => Some(Fix::CommentAfterQuote(at)),
+                    _ => None,
+                };
+                match fix {
+                    Some(fix) => return Err(Failure::Fixable(e.clone().into(), fix)),
+                    None if e.info() == "recursion limit exceeded" => {
+                        let message = format!("flow collections nested deeper than {MAX_FLOW_DEPTH}");
+                        return Err(Failure::Error(ParseError::at(*e.marker(), message)));
+                    }
+                    None => return Err(Failure::Error(e.into())),
+                }
             }
-            Err(e) if e.info() == "invalid indentation in quoted scalar" => {
-                return Err(Failure::QuotedScalarIndent(e.clone().into(), e.marker().index()));
-            }
-            Err(e) if e.info() == "recursion limit exceeded" => {
-                let message = format!("flow collections nested deeper than {MAX_FLOW_DEPTH}");
-                return Err(Failure::Error(ParseError::at(*e.marker(), message)));
-            }
-            Err(e) => return Err(Failure::Error(e.into())),
         };
         if builder.event(event, span)? {
             break;
@@ -457,6 +629,8 @@ struct Frame {
 
 struct Builder<'a> {
     source: Source<'a>,
+    /// A second cursor, moved forward as node events come (they come in text order).
+    items: Source<'a>,
     docs: Vec<Document>,
     /// Reading a resource file: note where empty nulls are, and leave out entries with a
     /// non-scalar key instead of failing (see [`ResourceDocument`]).
@@ -483,6 +657,7 @@ impl<'a> Builder<'a> {
     fn new(text: &'a str) -> Self {
         Builder {
             source: Source::new(text),
+            items: Source::new(text),
             docs: Vec::new(),
             resource_mode: false,
             empty_nulls: Vec::new(),
@@ -521,13 +696,42 @@ impl<'a> Builder<'a> {
                 let invalid_key = self.invalid_key.take();
                 self.docs.push(Document { value, start: self.doc_start, empty_nulls, quoted, invalid_key });
             }
+            Event::Scalar(..) | Event::Alias(_) | Event::SequenceStart(..) | Event::MappingStart(..)
+                if matches!(self.stack.last(), Some(Frame { collection: Collection::Seq(_), flow: false, .. })) =>
+            {
+                self.refuse_tab_after_dash(span.start)?;
+                return self.event_node(event, span).map(|()| false);
+            }
+            _ => return self.event_node(event, span).map(|()| false),
+        }
+        Ok(false)
+    }
+
+    /// A node's event.
+    fn event_node(&mut self, event: Event<'_>, span: Span) -> Result<(), ParseError> {
+        match event {
             Event::Scalar(text, style, anchor, tag) => self.scalar(text, style, anchor, tag.as_deref(), span)?,
             Event::Alias(id) => self.alias(id, span)?,
             Event::SequenceStart(anchor, _) => self.open(Collection::Seq(Vec::new()), anchor, span)?,
             Event::MappingStart(anchor, _) => self.open(Collection::Map(MapState::default()), anchor, span)?,
             Event::SequenceEnd | Event::MappingEnd => self.close(span)?,
+            _ => {}
         }
-        Ok(false)
+        Ok(())
+    }
+
+    /// go-yaml refuses a tab between a block sequence's `-` and its item (it skips tabs there
+    /// only inside flow collections or where no key may start); saphyr takes it as a blank.
+    fn refuse_tab_after_dash(&mut self, item: Marker) -> Result<(), ParseError> {
+        let at = self.items.byte_offset(item.index());
+        let before = &self.items.text[..at];
+        let blanks = before.trim_end_matches([' ', '\t']);
+        if blanks.ends_with('-') && before[blanks.len()..].contains('\t') {
+            let tab = before[blanks.len()..].find('\t').unwrap_or(0);
+            let column = item.col().saturating_sub(before.len() - blanks.len() - tab);
+            return Err(ParseError { line: item.line().max(1), column: column + 1, message: "found character that cannot start any token".into() });
+        }
+        Ok(())
     }
 
     fn in_flow(&self) -> bool {
@@ -594,7 +798,14 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        let text = (is_key || anchor != 0).then(|| text.into_owned());
+        // A kustomization file goes through YAML 1.1 and JSON: a plain key `on` becomes "true".
+        let yaml_1_1_key = (is_key && style == ScalarStyle::Plain && kind == TagKind::None)
+            .then(|| yaml_1_1_boolean(&text).filter(|_| LAST_KEY_WINS.with(|flag| flag.get())))
+            .flatten();
+        let text = (is_key || anchor != 0).then(|| match yaml_1_1_key {
+            Some(b) => b.to_string(),
+            None => text.into_owned(),
+        });
         if anchor != 0 {
             let flow_patches = in_flow_value.iter().map(|v| (Vec::new(), v.clone())).collect();
             let anchored = Anchored { value: block.clone(), flow_patches, key: text.clone(), size: 1 };
@@ -638,6 +849,13 @@ impl<'a> Builder<'a> {
     }
 
     fn alias(&mut self, id: usize, span: Span) -> Result<(), ParseError> {
+        // go-yaml's anchor and alias names are letters, digits, `_` and `-` (saphyr's take more).
+        let at = self.items.byte_offset(span.start.index());
+        let name = self.items.text[at..].strip_prefix('*').unwrap_or("");
+        let name = &name[..name.find(|c: char| c.is_whitespace() || ",[]{}".contains(c)).unwrap_or(name.len())];
+        if name.contains(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')) {
+            return Err(ParseError::at(span.start, "did not find expected alphabetic or numeric character"));
+        }
         let in_flow = self.in_flow();
         let Some(anchored) = self.anchors.get(&id) else {
             let message = if self.stack.iter().any(|f| f.anchor == id) {
@@ -1163,6 +1381,29 @@ pub fn scalar_value(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result
 }
 
 /// Whether go-yaml v3 reads `text`, written plain, as a string (its encoder quotes it otherwise).
+/// What Go's `%#v` prints for the value go-yaml v3 reads from `text` as a plain mapping key,
+/// when that is a boolean or a number (`None` for a string, a null or a timestamp).
+pub fn plain_key_as_go_value(text: &str) -> Option<String> {
+    let value = match resolve_plain(text, true) {
+        Resolved::Bool(b) => Value::Bool(b),
+        Resolved::Int(i) => Value::from(i),
+        Resolved::Uint(u) => Value::from(u),
+        Resolved::Float(f) => Value::from(f),
+        Resolved::NonFinite => {
+            let word = if text.contains("nan") || text.contains("NaN") || text.contains("NAN") {
+                "NaN"
+            } else if text.starts_with('-') {
+                "-Inf"
+            } else {
+                "+Inf"
+            };
+            return Some(word.to_owned());
+        }
+        Resolved::Null | Resolved::Timestamp(_) | Resolved::Str => return None,
+    };
+    Some(super::go_syntax::sharp_v(&value))
+}
+
 pub(crate) fn plain_is_string(text: &str) -> bool {
     matches!(resolve_plain(text, true), Resolved::Str)
 }

@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, &[("empty-patch-files-skipped", Differs)]];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, SMP_LIST_DIRECTIVES, YAML11_KEYS, &[("empty-patch-files-skipped", Differs)]];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -298,4 +298,52 @@ const DUPLICATES: &[(&str, V5_6)] = &[("duplicate-id-two-files", Same), ("duplic
 #[test]
 fn a_duplicate_id_names_the_entry_that_brought_it_again() {
     check(DUPLICATES);
+}
+
+const SMP_LIST_DIRECTIVES: &[(&str, V5_6)] = &[
+    ("smp-list-directive-args-replace-item", Same),
+    ("smp-list-directive-containers-replace-last", Same),
+    ("smp-list-directive-containers-two-directives", Same),
+    ("smp-list-directive-crd-list-replace", Same),
+    ("smp-list-directive-env-delete-only", Same),
+    ("smp-list-directive-env-delete-with-items", Same),
+    ("smp-list-directive-finalizers-delete", Same),
+    ("smp-list-directive-finalizers-replace", Same),
+    ("smp-list-directive-ports-replace", Same),
+    ("smp-list-directive-volumes-directive-with-name", Same),
+    ("smp-list-directive-volumes-merge-directive", Same),
+    ("smp-list-directive-volumes-replace-first", Same),
+    ("smp-list-directive-volumes-replace-middle", Same),
+    ("smp-list-directive-volumes-replace-only", Same),
+    ("smp-list-directive-volumes-replace-set-element-order", Same),
+    ("smp-list-directive-volumes-replace-target-absent-init", Same),
+    ("smp-list-directive-volumes-unknown-directive", Same),
+];
+
+/// A strategic-merge patch list item whose only key is `$patch` (first, middle or last):
+/// in a `merge` list whose target exists, `delete` removes the field and `replace` makes the
+/// patch's list the result unmerged (keyed lists, two-key ports, finalizers, a CRD list with
+/// merge keys from `openapi`, beside `$setElementOrder`); `merge` merges; another value is an
+/// error; in other lists (`args`, a `list-type: map` without a strategy, a list the target
+/// lacks) it is an ordinary item.
+#[test]
+fn patch_directives_inside_lists_act_as_kyaml_reads_them() {
+    check(SMP_LIST_DIRECTIVES);
+}
+
+const YAML11_KEYS: &[(&str, V5_6)] = &[
+    ("yaml11-key-commonlabels", Same),
+    ("yaml11-key-commonannotations", Same),
+    ("yaml11-key-labels-selector", Same),
+    ("yaml11-key-nameprefix-and-label", Same),
+    ("yaml11-key-generator-options", Same),
+    ("yaml11-key-quoted", Same),
+];
+
+/// A key of a kustomization's string map that YAML 1.1 reads as a boolean or a number (`yes`,
+/// `off`, `1`, plain) is written into the resources untagged and read back so: kustomize fails to
+/// encode the first such resource, printing it as Go's `%#v` does; a quoted key is a string.
+#[test]
+fn yaml_1_1_keys_of_string_maps_fail_as_kustomize_fails() {
+    check(YAML11_KEYS);
 }
