@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::build::BuildArgs;
+use super::build_args::BuildArgs;
 
 /// Why an output file is stale.
 #[derive(Debug, PartialEq, Eq)]
