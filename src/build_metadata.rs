@@ -171,7 +171,7 @@ fn format_entry(entry: &Value, first_prefix: &str) -> String {
 /// another type (`1.0`, `0123`, `true`, `yes`, `1:20`), or single-quoted when plain cannot hold it.
 fn v3_scalar(s: &str) -> String {
     const OLD_BOOLS: [&str; 16] = ["y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "n", "N", "no", "No", "NO", "off", "Off", "OFF"];
-    if !crate::yaml::parse::plain_is_string(s) || OLD_BOOLS.contains(&s) || crate::yaml::emit::is_base60_float(s) {
+    if !crate::yaml::scalar::plain_is_string(s) || OLD_BOOLS.contains(&s) || crate::yaml::emit::is_base60_float(s) {
         return format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
     }
     let first = s.chars().next().unwrap_or(' ');

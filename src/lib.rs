@@ -148,7 +148,7 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
     let recorder = ctx.recorder.as_deref();
     let file = &top.file;
     target::recorded(recorder, &mut resources, |r| r.hash_step(file), |resources| {
-        add_hash_suffixes(resources);
+        generate::hash::add_hash_suffixes(resources);
         Ok(())
     })?;
     let references = |r: &explain::Recorder| r.name_reference_step(file, &resources);
@@ -226,7 +226,7 @@ fn refuse_plain_keys(r: &resource::Resource) -> Result<()> {
                     _ => false,
                 })
         });
-        hit.then(|| yaml::parse::plain_key_as_go_value(key)).flatten()
+        hit.then(|| yaml::scalar::plain_key_as_go_value(key)).flatten()
     };
     Err(Error::msg(format!(
         "{}: json: unsupported type: map[interface {{}}]interface {{}}",
@@ -240,20 +240,6 @@ fn add_managed_by_label(resources: &mut ResMap) -> Result<()> {
     let entries: kustomization::types::StringMap = [(key.to_string(), value.to_string())].into_iter().collect();
     let spec = transform::fieldspec::FieldSpec { gvk: Default::default(), path: "metadata/labels".into(), create: true };
     transform::metadata_maps::add_map_entries(resources, &entries, &[spec])
-}
-
-/// Generated ConfigMaps and Secrets get `-<hash of their final content>` appended to their names.
-pub(crate) fn add_hash_suffixes(resources: &mut ResMap) {
-    let _ = resources.try_update_parallel(|r| {
-        if !r.needs_hash_suffix {
-            return Ok(false);
-        }
-        let hash = generate::hash::content_hash(&r.value);
-        let name = format!("{}-{hash}", r.name());
-        r.set_name(&name);
-        r.needs_hash_suffix = false;
-        Ok::<bool, std::convert::Infallible>(true)
-    });
 }
 
 /// The output order: `--reorder` when given, else `sortOptions`, else kustomize's legacy order.

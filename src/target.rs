@@ -15,15 +15,14 @@ use crate::kustomization::{LoadRestrictor, Loader};
 use crate::patch::Schema;
 use crate::explain::Recorder;
 use crate::resource::provenance::{self, StepRecord};
+use crate::resource::decode::{parse_file, resources_from_file, stringify_values};
 use crate::resource::{Behavior, ResMap, Resource};
 use crate::transform::fieldspec::FieldSpec;
 use crate::transform::fieldspec_tables::{merge_field_specs, FieldSpecTables};
 use crate::transform::namespace::NamespaceOptions;
 use crate::transform::{builtin_plugins, images, metadata_maps, name_affix, namespace, patches, replicas};
 use crate::yaml::memo::TextMemo;
-use crate::yaml::empty_nulls::{EmptyNulls, QuotedScalars};
 use crate::yaml::go_syntax::quote as go_quote;
-use crate::yaml::parse::{parse_resource_documents, ParseError, ResourceDocument};
 
 mod remote_entries;
 use remote_entries::{accumulate_git_entry, accumulate_http_entry, in_remote_origin, remote_base};
@@ -608,122 +607,9 @@ fn merge_vars(into: &mut Vec<Value>, more: Vec<Value>) -> Result<()> {
     Ok(())
 }
 
-fn parse_file(file: &Path, text: &str) -> Result<Vec<ResourceDocument>> {
-    let docs = parse_resource_documents(text).map_err(|e| parse_error(file, e))?;
-    Ok(docs.into_iter().filter(|d| !d.value.is_null()).collect())
-}
-
-fn parse_error(file: &Path, e: ParseError) -> Error {
-    Error::Parse { file: file.display().to_string(), line: e.line, column: e.column, message: e.message }
-}
-
-/// The resources of one YAML/JSON file; `kind: *List` documents contribute their items.
-/// A document with a non-scalar mapping key is loaded without that entry, and the error
-/// kustomize meets later is returned beside the resources (see [`ResourceDocument`]).
-pub fn resources_from_file(file: &Path, text: &str) -> Result<(Vec<Resource>, Option<Error>)> {
-    let mut out = Vec::new();
-    let mut deferred = None;
-    let mut pending: Vec<(Value, Option<EmptyNulls>, Option<QuotedScalars>)> = Vec::new();
-    for doc in parse_file(file, text)?.into_iter().rev() {
-        if let Some(e) = doc.invalid_key {
-            // kustomize fails when printing the resource, which it names by its (undecodable) map.
-            deferred = Some(Error::msg(format!("map[string]interface {{}}(nil): yaml: {} ({}:{}:{})", e.message, file.display(), e.line, e.column)));
-        }
-        pending.push((doc.value, doc.empty_nulls, doc.quoted));
-    }
-    while let Some((mut doc, mut empty_nulls, mut quoted)) = pending.pop() {
-        if !doc.is_object() {
-            return Err(Error::msg(format!("{}: expected a mapping (a Kubernetes object), got {}", file.display(), crate::error::excerpt(&doc.to_string()))));
-        }
-        let is_list = doc.get("kind").and_then(Value::as_str).is_some_and(|k| k.ends_with("List"));
-        if is_list {
-            if let Some(Value::Array(items)) = doc.get_mut("items") {
-                let items = std::mem::take(items).into_iter().enumerate();
-                pending.extend(
-                    items
-                        .map(|(i, item)| {
-                            let nulls = empty_nulls.as_mut().and_then(|n| n.take_item("items", i));
-                            (item, nulls, quoted.as_mut().and_then(|q| q.take_item("items", i)))
-                        })
-                        .rev(),
-                );
-                continue;
-            }
-        }
-        // kustomize's words alone: the entry that named the file is said around them.
-        validate_metadata(&doc).map_err(Error::msg)?;
-        let mut resource = Resource::new(stringify_annotations(doc));
-        resource.empty_nulls = empty_nulls.map(Arc::new);
-        resource.quoted = quoted.map(Arc::new);
-        out.push(resource);
-    }
-    Ok((out, deferred))
-}
-
-/// kyaml's `GetValidatedMetadata`: a resource needs a kind, and but for lists a name.
-fn validate_metadata(doc: &Value) -> std::result::Result<(), String> {
-    // kyaml reads these as text; a null or a collection reads as nothing.
-    let text = |v: Option<&Value>| match v {
-        Some(Value::String(s)) => s.clone(),
-        Some(v @ (Value::Bool(_) | Value::Number(_))) => crate::kustomization::types::scalar_text(v).unwrap_or_default(),
-        _ => String::new(),
-    };
-    let meta = doc.get("metadata").filter(|m| m.as_object().is_some_and(|m| !m.is_empty()));
-    let (api_version, kind) = (text(doc.get("apiVersion")), text(doc.get("kind")));
-    let field = |name: &str| meta.and_then(|m| m.get(name));
-    let present = |v: Option<&Value>| v.is_some_and(|v| !v.is_null() && v.as_object().is_none_or(|m| !m.is_empty()));
-    if api_version.is_empty() && kind.is_empty() && !["name", "namespace", "labels", "annotations"].iter().any(|f| present(field(f))) {
-        return Err("missing Resource metadata".into());
-    }
-    // Go's `%v` of kyaml's ResourceMeta: {{apiVersion kind} {{name namespace} map[labels] map[annotations]}}
-    let go_map = |v: Option<&Value>| {
-        let mut entries: Vec<(String, String)> = match v {
-            Some(Value::Object(m)) => m.iter().map(|(k, v)| (k.clone(), text(Some(v)))).collect(),
-            _ => Vec::new(),
-        };
-        entries.sort();
-        let entries: Vec<String> = entries.into_iter().map(|(k, v)| format!("{k}:{v}")).collect();
-        format!("map[{}]", entries.join(" "))
-    };
-    let name = text(field("name"));
-    let described = || {
-        format!(
-            "{{{{{api_version} {kind}}} {{{{{name} {}}} {} {}}}}}",
-            text(field("namespace")),
-            go_map(field("labels")),
-            go_map(field("annotations"))
-        )
-    };
-    if kind.is_empty() {
-        return Err(format!("missing kind in object {}", described()));
-    }
-    if name.is_empty() && !kind.ends_with("List") {
-        return Err(format!("missing metadata.name in object {}", described()));
-    }
-    Ok(())
-}
-
 /// The configs a `transformers`/`generators` entry names; a folder is built as a kustomization.
 fn load_plugin_configs(ctx: &mut Context, target: &Target, entry: &str) -> Result<Vec<Value>> {
     builtin_plugins::load_configs(entry, &target.loader, &mut |loader| Ok(accumulate_directory(ctx, loader)?.resources))
-}
-
-/// Annotation values are strings: kustomize sets the annotations of every resource again at the
-/// end of a build, as a string map, turning `happy: true` into `"true"`. Labels keep their type.
-fn stringify_annotations(mut doc: Value) -> Value {
-    if let Some(map) = doc.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut) {
-        stringify_values(map);
-    }
-    doc
-}
-
-/// Booleans and numbers in `map` become their text.
-fn stringify_values(map: &mut serde_json::Map<String, Value>) {
-    for v in map.values_mut() {
-        if matches!(v, Value::Bool(_) | Value::Number(_)) {
-            *v = Value::String(crate::kustomization::types::scalar_text(v).unwrap_or_default());
-        }
-    }
 }
 
 fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {

@@ -1,11 +1,10 @@
 //! `build`: one kustomization, or several into one folder.
 use std::path::{Path, PathBuf};
 
-use clap::Args;
-use peerpods_build::functions::{parse_timeout, PluginOptions};
 use peerpods_build::kustomization::LoadRestrictor;
 use peerpods_build::{build, BuildOptions, Reorder};
 
+use super::build_args::BuildArgs;
 use super::check;
 use super::output::{write_atomically, write_individual_files};
 use super::Failure;
@@ -17,101 +16,6 @@ pub const EXAMPLES: &str = "Examples:
   peerpods-build build overlays/aws complete/aws -o out/ # out/overlays_aws.yaml, out/complete_aws.yaml
   peerpods-build build --strict .                        # a rule that matches or changes nothing fails
   peerpods-build build github.com/org/repo//deploy?ref=v1.2.0";
-
-#[derive(Args, Clone)]
-pub struct BuildArgs {
-    /// The kustomization directory; with several, each is built into `OUTPUT/<its path, `/` as `_`>.yaml`.
-    #[arg(default_value = ".", num_args = 1..)]
-    pub(super) dirs: Vec<PathBuf>,
-    /// Write to this file, or, given as a folder (`DIR/`, or one that exists, created if missing),
-    /// one file per resource (with several directories: one file per directory). Files an earlier
-    /// build wrote into the folder and this one no longer renders are removed.
-    #[arg(short, long)]
-    pub(super) output: Option<PathBuf>,
-    /// Write nothing: compare the existing --output with a fresh render, list the stale files
-    /// (changed, added, removed) and exit 1 when they differ.
-    #[arg(long, requires = "output")]
-    check: bool,
-    /// LoadRestrictionsRootOnly (files must stay inside each kustomization's folder) or LoadRestrictionsNone.
-    #[arg(long, alias = "load_restrictor", default_value = "LoadRestrictionsRootOnly")]
-    load_restrictor: String,
-    /// Label every resource `app.kubernetes.io/managed-by: kustomize-v5.8.1` (also with
-    /// KUSTOMIZE_ENABLE_MANAGEDBY_LABEL=on), as `buildMetadata: [managedByLabel]` does.
-    #[arg(long)]
-    enable_managedby_label: bool,
-    /// Deprecated kustomize flag: `legacy` or `none` output order.
-    #[arg(long)]
-    reorder: Option<String>,
-    /// Fail when a rule matches or changes nothing (a patch, an images entry, a setting without
-    /// effect), instead of warning.
-    #[arg(long)]
-    strict: bool,
-    /// Inflate helmCharts by running helm (`helm template`, and `helm pull` for a chart with a repo).
-    #[arg(long)]
-    enable_helm: bool,
-    /// The helm program (a path, or a name looked up on PATH).
-    #[arg(long, default_value = "helm", value_name = "COMMAND")]
-    helm_command: String,
-    /// Kubernetes version for helm's Capabilities.KubeVersion (wins over a chart's kubeVersion).
-    #[arg(long, value_name = "VERSION", default_value = "")]
-    helm_kube_version: String,
-    /// Kubernetes API versions for helm's Capabilities.APIVersions (repeatable; wins over a chart's apiVersions).
-    #[arg(long, value_name = "VERSION")]
-    helm_api_versions: Vec<String>,
-    /// Pass --debug to helm template (its stderr and output shown when it fails).
-    #[arg(long)]
-    helm_debug: bool,
-    /// Run plugins that are other programs: KRM functions in containers (`docker run`) and
-    /// old-style exec plugins from the plugin home.
-    #[arg(long)]
-    enable_alpha_plugins: bool,
-    /// With --enable-alpha-plugins, also run exec KRM functions (`exec: {path}`); without it
-    /// they are skipped with a warning, as kustomize skips them.
-    #[arg(long)]
-    enable_exec: bool,
-    /// Give container functions that ask for it (`network: true`) the host's network.
-    #[arg(long)]
-    network: bool,
-    /// Accepted as kustomize accepts it (which does not use it either).
-    #[arg(long, default_value = "bridge")]
-    network_name: String,
-    /// A storage mount for every container function (`type=bind,src=DIR,dst=PATH[,rw=true]`; repeatable).
-    #[arg(long = "mount")]
-    mounts: Vec<String>,
-    /// An environment variable for functions, `NAME=value` or `NAME` to pass ours (repeatable).
-    #[arg(short = 'e', long = "env")]
-    env: Vec<String>,
-    /// Run container functions with our uid:gid instead of `nobody`.
-    #[arg(long)]
-    as_current_user: bool,
-    /// Stop a plugin program running longer than this (seconds, or with s/m/h; 0: no limit).
-    /// kustomize has no such limit.
-    #[arg(long, default_value = "10m")]
-    function_timeout: String,
-    #[command(flatten)]
-    remote: super::cache::RemoteArgs,
-}
-
-impl BuildArgs {
-    /// What the plugin flags allow.
-    fn plugin_options(&self) -> Result<PluginOptions, String> {
-        Ok(PluginOptions {
-            enable_alpha_plugins: self.enable_alpha_plugins,
-            enable_exec: self.enable_exec,
-            network: self.network,
-            network_name: self.network_name.clone(),
-            mounts: self.mounts.clone(),
-            env: self.env.clone(),
-            as_current_user: self.as_current_user,
-            timeout: parse_timeout(&self.function_timeout)?,
-        })
-    }
-
-    /// The same build, written to `output` instead (for `--check`).
-    pub(super) fn rendering_into(&self, output: &Path) -> BuildArgs {
-        BuildArgs { output: Some(output.to_path_buf()), check: false, ..self.clone() }
-    }
-}
 
 pub fn run(args: &BuildArgs) -> Result<(), Failure> {
     if args.check {

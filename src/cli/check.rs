@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::build::BuildArgs;
+use super::build_args::BuildArgs;
 use super::output_record::{self, yaml_files};
 
 /// Why an output file is stale.

@@ -1,6 +1,7 @@
 //! The command line: parse flags, call the library, print, exit codes. One module per command.
 
 mod build;
+mod build_args;
 mod cache;
 mod check;
 mod check_settings;
@@ -70,7 +71,7 @@ pub struct Cli {
 enum Command {
     /// Build a kustomization target from a directory (the default command).
     #[command(after_help = build::EXAMPLES)]
-    Build(build::BuildArgs),
+    Build(build_args::BuildArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "Example:\n  peerpods-build completions bash > /etc/bash_completion.d/peerpods-build")]
     Completions {

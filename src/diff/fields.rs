@@ -3,6 +3,8 @@
 //! settings two overlays or two revisions set differently without reading the whole diff.
 use serde_json::{Map, Value};
 
+use crate::transform::path::{child_path, item_names};
+
 /// Every path whose value differs, keys in sorted order (as printed), list items in order; a field present on one side only counts.
 pub fn differing_paths(old: &Value, new: &Value) -> Vec<String> {
     let mut out = Vec::new();
@@ -52,24 +54,6 @@ fn walk_lists(a: &[Value], b: &[Value], path: String, out: &mut Vec<String>) {
         }
     } else {
         out.push(path);
-    }
-}
-
-/// The `name` of every item, when every item is a map with a distinct string `name`.
-pub(crate) fn item_names(items: &[Value]) -> Option<Vec<String>> {
-    let names: Vec<String> = items.iter().map(|item| item.get("name")?.as_str().map(str::to_string)).collect::<Option<_>>()?;
-    let mut distinct = names.clone();
-    distinct.sort();
-    distinct.dedup();
-    (distinct.len() == names.len() && !names.is_empty()).then_some(names)
-}
-
-/// `parent.key`, or `parent[key]` for a key that itself holds a dot (`app.kubernetes.io/name`).
-pub(crate) fn child_path(parent: &str, key: &str) -> String {
-    match (parent.is_empty(), key.contains('.')) {
-        (_, true) => format!("{parent}[{key}]"),
-        (true, false) => key.to_string(),
-        (false, false) => format!("{parent}.{key}"),
     }
 }
 

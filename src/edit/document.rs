@@ -12,7 +12,7 @@ use saphyr_parser::{Event, Parser, ScalarStyle, Span};
 use serde_json::{Map, Value};
 
 use crate::yaml::emit::{emit_document, key_less};
-use crate::yaml::parse::scalar_value;
+use crate::yaml::scalar::scalar_value;
 
 /// Where a change cannot be made, with the 1-based line and column of the node concerned.
 #[derive(Debug, Clone, PartialEq, Eq)]

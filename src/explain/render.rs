@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use crate::diff::fields::{child_path, item_names};
+use crate::transform::path::{child_path, item_names};
 use crate::resource::nodes::{value_at, NodePath, Step};
 use crate::resource::provenance::{Children, Event, Origin, Provenance, Write};
 use crate::resource::Resource;

@@ -250,7 +250,7 @@ impl Plugin<'_> {
         // Read as a resource file is read (lists expanded, metadata checked), from our text of it.
         let origin = PathBuf::from(format!("the output of {}", self.name()));
         let text = crate::yaml::emit::emit_stream(objects.iter());
-        let (resources, deferred) = crate::target::resources_from_file(&origin, &text).map_err(|e| invalid(e.to_string()))?;
+        let (resources, deferred) = crate::resource::decode::resources_from_file(&origin, &text).map_err(|e| invalid(e.to_string()))?;
         match deferred {
             Some(e) => Err(invalid(e.to_string())),
             None => Ok(resources),

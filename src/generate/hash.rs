@@ -1,6 +1,7 @@
 //! kustomize's content hash for generated names (`name-<hash>`).
 use serde_json::Value;
 
+use crate::resource::ResMap;
 use crate::yaml::go_json_text::go_json;
 use sha2::{Digest, Sha256};
 
@@ -61,6 +62,20 @@ fn scalar_or_empty(v: Value) -> Value {
         Value::Object(_) | Value::Array(_) | Value::Null => Value::String(String::new()),
         other => other,
     }
+}
+
+/// Generated ConfigMaps and Secrets get `-<hash of their final content>` appended to their names.
+pub(crate) fn add_hash_suffixes(resources: &mut ResMap) {
+    let _ = resources.try_update_parallel(|r| {
+        if !r.needs_hash_suffix {
+            return Ok(false);
+        }
+        let hash = content_hash(&r.value);
+        let name = format!("{}-{hash}", r.name());
+        r.set_name(&name);
+        r.needs_hash_suffix = false;
+        Ok::<bool, std::convert::Infallible>(true)
+    });
 }
 
 #[cfg(test)]

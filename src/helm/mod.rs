@@ -19,7 +19,7 @@ use crate::resource::Resource;
 
 /// The annotation kustomize puts on every resource a chart rendered (removed from the output);
 /// the namespace transformer leaves such resources alone.
-pub const HELM_GENERATED: &str = "config.kubernetes.io/helm-generated";
+pub use crate::resource::HELM_GENERATED;
 /// kustomize's default chart folder, below the kustomization root.
 const DEFAULT_CHART_HOME: &str = "charts";
 /// How long one helm call may run.
@@ -539,9 +539,9 @@ impl<'a> Plugin<'a> {
 /// when that fails, what follows helm's messages before the first `---`.
 fn parse_stream(stream: &str) -> Result<Vec<Resource>> {
     let source = Path::new("helm template");
-    let parsed = crate::target::resources_from_file(source, stream).or_else(|first| {
+    let parsed = crate::resource::decode::resources_from_file(source, stream).or_else(|first| {
         match stream.find("\n---") {
-            Some(at) => crate::target::resources_from_file(source, &stream[at + 1..]),
+            Some(at) => crate::resource::decode::resources_from_file(source, &stream[at + 1..]),
             None => Err(first),
         }
     });
@@ -564,7 +564,7 @@ fn parse_stream(stream: &str) -> Result<Vec<Resource>> {
 
 /// Whether a resource came out of a chart (the namespace transformer leaves it alone).
 pub fn is_helm_generated(resource: &Resource) -> bool {
-    resource.annotation(HELM_GENERATED) == Some("true")
+    resource.is_helm_generated()
 }
 
 /// Removes the helm-generated mark before printing, as kustomize removes its build annotations

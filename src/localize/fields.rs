@@ -216,7 +216,7 @@ fn plugin_id(map: &Map<String, Value>, kind: &str) -> String {
 
 /// The documents of `text` when it is resources (kustomize's `NewResMapFromBytes`).
 fn resource_documents(file: &Path, text: &str) -> Result<Vec<Value>, String> {
-    crate::target::resources_from_file(file, text).map_err(|e| e.to_string())?;
+    crate::resource::decode::resources_from_file(file, text).map_err(|e| e.to_string())?;
     let docs = crate::yaml::parse::parse_documents(text).map_err(|e| e.message.clone())?;
     Ok(docs.into_iter().filter(|d| !d.is_null()).collect())
 }

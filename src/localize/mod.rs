@@ -206,7 +206,7 @@ impl Localizer<'_> {
         } else {
             self.ldr.load(self.args, path).and_then(|content| {
                 let text = String::from_utf8_lossy(&content);
-                match crate::target::resources_from_file(Path::new(path), &text) {
+                match crate::resource::decode::resources_from_file(Path::new(path), &text) {
                     Ok(_) => self.localize_file_with_content(path, &content),
                     Err(e) => Err(format!("invalid resource at file {path:?}: {e}")),
                 }

@@ -1,4 +1,5 @@
 //! The resource model: one Kubernetes object, its identity and the history of that identity.
+pub mod decode;
 mod id;
 pub mod nodes;
 pub mod provenance;
@@ -8,6 +9,9 @@ pub mod scope;
 pub use id::{split_api_version, Gvk, ResId};
 pub use nodes::{NodeFacts, NodePath, Step};
 pub use resmap::ResMap;
+
+/// The annotation that marks a resource rendered from a helm chart (removed before printing).
+pub const HELM_GENERATED: &str = "config.kubernetes.io/helm-generated";
 
 use std::sync::Arc;
 
@@ -248,6 +252,12 @@ impl Resource {
 
     pub fn annotation(&self, key: &str) -> Option<&str> {
         self.annotations()?.get(key)?.as_str()
+    }
+
+    /// Whether the resource came out of a chart (marked [`HELM_GENERATED`] by the helm
+    /// generator; the namespace transformer leaves it alone).
+    pub fn is_helm_generated(&self) -> bool {
+        self.annotation(HELM_GENERATED) == Some("true")
     }
 
     /// Sets or removes (with `None`) one entry of `metadata.labels`/`metadata.annotations`.

@@ -23,13 +23,8 @@ use serde_json::Value;
 
 use crate::yaml::empty_nulls::QuotedScalars;
 
-/// One step into a resource: a mapping key or a sequence position. Paths order as kyaml's
-/// walker visits fields (keys sorted, positions in order).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Step {
-    Key(String),
-    Index(usize),
-}
+/// One step into a resource: the YAML model's path step.
+pub use crate::yaml::empty_nulls::Step;
 
 /// Where a node sits inside a resource.
 pub type NodePath = Vec<Step>;

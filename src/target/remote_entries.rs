@@ -2,7 +2,8 @@
 //! files, accumulated like local folders and files, with kustomize's origins.
 use std::path::{Path, PathBuf};
 
-use super::{accumulate_directory, resources_from_file, Accumulated, Context, Target};
+use super::{accumulate_directory, Accumulated, Context, Target};
+use crate::resource::decode::resources_from_file;
 use crate::error::{Error, Result};
 use crate::kustomization::Loader;
 use crate::remote::RepoSpec;

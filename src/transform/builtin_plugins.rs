@@ -216,7 +216,7 @@ pub fn run_transformer(
         }
         "ValueAddTransformer" => add_value(config, resources, loader),
         "HashTransformer" => {
-            crate::add_hash_suffixes(resources);
+            crate::generate::hash::add_hash_suffixes(resources);
             Ok(())
         }
         // kustomize only sorts at the top level, through `sortOptions`; as a plugin it fails to load.

@@ -53,7 +53,7 @@ fn add_to_resource(r: &mut Resource, entries: &StringMap, specs: &[FieldSpec]) -
         return Err(e.context(format!("considering field '{path}' of object {}", r.current_id())));
     }
     for (paths, k) in created.into_iter().zip(entries.keys()) {
-        if crate::yaml::parse::plain_key_as_go_value(k).is_some() {
+        if crate::yaml::scalar::plain_key_as_go_value(k).is_some() {
             r.plain_keys.extend(paths.iter().cloned());
         }
         r.nodes.link(paths);

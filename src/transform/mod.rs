@@ -13,5 +13,4 @@ pub mod sort;
 pub mod fieldspec_tables;
 pub mod namereference;
 pub mod replacements;
-pub mod structured_data;
 pub mod vars;

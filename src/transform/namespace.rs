@@ -48,7 +48,7 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
     };
     resources.try_for_each_mut_parallel(|r| {
         // kustomize leaves what a chart rendered to helm (v5.8), even its id history.
-        if crate::helm::is_helm_generated(r) {
+        if r.is_helm_generated() {
             return Ok(());
         }
         // kustomize records the id before this transformer for every resource, moved or not.

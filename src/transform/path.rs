@@ -1,8 +1,11 @@
 //! kyaml's path grammar, in one place: field-spec paths (`spec/template/metadata/labels`,
 //! `containers[]`, `\/` escapes), replacement paths (`a.b.[name=x].c`, `[=value]`, `0`, `-`,
-//! `*`, `[a.b]` keys) and var field paths (`spec.ports[0].port`). The walkers that follow these
-//! paths through a resource live with their transformers; the splitting and the meaning of each
-//! part live here.
+//! `*`, `[a.b]` keys), var field paths (`spec.ports[0].port`), and the paths `diff` and
+//! `explain` write (`containers[name=app].image`, `labels[app.kubernetes.io/name]`). The walkers
+//! that follow these paths through a resource live with their transformers; the splitting and
+//! the meaning of each part live here.
+
+use serde_json::Value;
 
 /// kyaml's `PathSplitter`: split on `delimiter` except where it is escaped with a backslash;
 /// a leading delimiter is dropped (`/a/b` is `a/b`, `.spec.x` is `spec.x`).
@@ -112,6 +115,24 @@ pub fn split_list_selector(part: &str) -> Result<(String, String), String> {
     match inner.split_once('=') {
         Some((n, v)) => Ok((n.to_string(), v.to_string())),
         None => Err("list path element must contain fieldName=fieldValue for element to match".into()),
+    }
+}
+
+/// The `name` of every item, when every item is a map with a distinct string `name`.
+pub fn item_names(items: &[Value]) -> Option<Vec<String>> {
+    let names: Vec<String> = items.iter().map(|item| item.get("name")?.as_str().map(str::to_string)).collect::<Option<_>>()?;
+    let mut distinct = names.clone();
+    distinct.sort();
+    distinct.dedup();
+    (distinct.len() == names.len() && !names.is_empty()).then_some(names)
+}
+
+/// `parent.key`, or `parent[key]` for a key that itself holds a dot (`app.kubernetes.io/name`).
+pub fn child_path(parent: &str, key: &str) -> String {
+    match (parent.is_empty(), key.contains('.')) {
+        (_, true) => format!("{parent}[{key}]"),
+        (true, false) => key.to_string(),
+        (false, false) => format!("{parent}.{key}"),
     }
 }
 

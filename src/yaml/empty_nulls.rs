@@ -35,8 +35,9 @@ pub enum Quote {
 /// The places holding a quoted scalar.
 pub type QuotedScalars = PathTree<Quote>;
 
-/// One step of a path into a document.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One step of a path into a document (or a resource): a mapping key or a sequence position.
+/// Paths order as kyaml's walker visits fields (keys sorted, positions in order).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Step {
     Key(String),
     Index(usize),

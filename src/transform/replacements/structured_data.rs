@@ -24,7 +24,7 @@
 //! * anything that fails on the way leaves the field to the ordinary path matcher.
 use serde_json::Value;
 
-use super::replacements::{typed_scalar, Hit, Kind, Matcher, Source};
+use super::matching::{typed_scalar, Hit, Kind, Matcher, Source};
 use crate::resource::nodes::value_at_mut;
 use crate::resource::{Resource, Step};
 use crate::transform::path::split_replacement_path;
@@ -123,7 +123,7 @@ type Found = (usize, Vec<Step>, String, Value, Option<QuotedScalars>, Option<Nod
 /// document is written back from its node tree, which keeps what the values lose.
 fn find_document(root: &Value, parts: &[String]) -> Option<Found> {
     for i in 1..parts.len() {
-        let Some((at, node)) = super::replacements::lookup_with_path(root, &parts[..i]) else { continue };
+        let Some((at, node)) = super::matching::lookup_with_path(root, &parts[..i]) else { continue };
         let text = match node {
             Value::String(s) => s.clone(),
             Value::Number(n) => n.to_string(),
