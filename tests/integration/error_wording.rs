@@ -7,7 +7,8 @@
 //! repository). The cases where its message is not yet in ours are listed, each on a line, in
 //! `tests/error_wording_todo.txt`; the deliberate exceptions in `docs/fidelity.md` (section
 //! "Error messages"). The test fails when a case outside both lists misses (a regression), and
-//! when a listed case now matches (the list must shrink with the work), and prints the share.
+//! when a case of the to-do list now matches (the list must shrink with the work), and prints
+//! the share.
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -165,7 +166,8 @@ fn kustomizes_whole_error_message_stands_in_ours() {
             Outcome::Contained => {
                 scored += 1;
                 contained += 1;
-                if todo.contains(&case.name) || deliberate.contains(&case.name) {
+                // A deliberate exception may match now and then (kustomize's own message varies).
+                if todo.contains(&case.name) {
                     now_matching.push(case.name.clone());
                 }
             }
