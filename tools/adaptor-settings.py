@@ -27,7 +27,8 @@ Where the keys come from:
 - `src/cloud-providers/<provider>/manager.go`: each provider's flags
   (`provider.AddCloudProvider("<name>", ...)` names the provider);
 - `os.Getenv("KEY")` in the adaptor's Go packages that run in the DaemonSet;
-- `src/cloud-api-adaptor/entrypoint.sh`: `test_vars`/`one_of` checks and
+- `src/cloud-api-adaptor/entrypoint.sh`: `test_vars`/`one_of` checks (a
+  `test_vars` inside an `if` block holds on one branch only: not required) and
   `${KEY}` uses in each provider's function; a global `KEY=${KEY:-default}`
   counts only when something reads KEY afterwards.
 
@@ -243,11 +244,19 @@ def entrypoint_rows(text):
     for provider, function in dispatch.items():
         body = functions.get(function, "")
         rows = {}
+        depth = 0  # `if` blocks around the line: their checks hold only on one branch
         for line in body.splitlines():
             words = line.split()
-            if words[:1] == ["test_vars"]:
+            if words[:1] == ["if"]:
+                depth += 1
+            elif words[:1] == ["fi"]:
+                depth -= 1
+            elif words[:1] == ["test_vars"]:
                 for key in words[1:]:
-                    rows[key] = "entrypoint"
+                    if depth == 0:
+                        rows[key] = "entrypoint"
+                    else:
+                        rows.setdefault(key, "")
             elif words[:1] == ["one_of"]:
                 for key in words[1:]:
                     rows[key] = "one-of:" + "|".join(words[1:])

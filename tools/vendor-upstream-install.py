@@ -1,29 +1,33 @@
 #!/usr/bin/env python3
-"""Vendor upstream's peer pods Helm chart at a commit, and render the
-peerpod-ctrl and webhook components from it.
+"""Vendor upstream's peer pods Helm chart at a release, and render the
+peerpod-ctrl, webhook and kata components from it.
 
-    tools/vendor-upstream-install.py CAA_GIT_DIR --commit COMMIT
+    tools/vendor-upstream-install.py CAA_GIT_DIR --tag TAG --kata-git-dir KATA_GIT_DIR
 
 CAA_GIT_DIR is a clone (or a bare mirror) of
-confidential-containers/cloud-api-adaptor. At COMMIT (git archive) it:
+confidential-containers/cloud-api-adaptor. At the release TAG (git archive;
+a commit id works too) it:
 
 1. writes the chart `src/cloud-api-adaptor/install/charts/peerpods` to
-   `data/upstream-chart/peerpods/`, with its two local subcharts
-   (`src/peerpod-ctrl/chart` as `resourceCtrl`, `src/webhook/chart` as
-   `webhook`) packaged into its `charts/`, and the `kata-deploy` dependency
-   left out of `Chart.yaml` (it comes from an OCI registry and installs kata,
-   which the peer pods tree does not ship); `data/upstream-chart/SOURCE`
-   records the commit and these two changes. The parity report
+   `data/upstream-chart/peerpods/`, with its subcharts packaged into its
+   `charts/`: the two local ones (`src/peerpod-ctrl/chart` as `resourceCtrl`,
+   `src/webhook/chart` as `webhook`) and `kata-deploy`, from
+   kata-containers' own chart at the version the chart depends on (KATA_GIT_DIR,
+   a clone or mirror of kata-containers/kata-containers); `data/upstream-chart/SOURCE`
+   records the tag, its commit, the adaptor commit the chart pins its images
+   at (`image.tag` of values.yaml) and kata-deploy's tag and commit. The parity report
    (`tools/upstream-parity.py`) renders this chart per provider.
-2. renders the two subcharts (helm-python-sdk, release namespace
-   confidential-containers-system, CRDs included) into the components that
-   ship them, with their source recorded in a header:
+2. renders the three subcharts with the chart's values (helm-python-sdk,
+   release namespace confidential-containers-system, CRDs included, helm hooks
+   left out) into the components that ship them, with their source recorded
+   in a header:
 
     components/peerpod-ctrl/upstream.yaml
     components/webhook/upstream.yaml
+    components/kata/upstream.yaml     kata-deploy as the chart configures it for peer pods
 
-Run it again whenever base/kustomization.yaml pins another adaptor commit;
-`docs/upstream-parity.md` then shows what the new chart changes.
+The adaptor commit is the one base/kustomization.yaml pins; tools/bump-upstream
+runs this script as its first step.
 Needs the PyPI packages helm-python-sdk and PyYAML.
 """
 
@@ -41,13 +45,15 @@ import yaml
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHART = "src/cloud-api-adaptor/install/charts/peerpods"
 SUBCHARTS = ["src/peerpod-ctrl/chart", "src/webhook/chart"]
-LEFT_OUT = "kata-deploy"
+KATA_DEPLOY = "kata-deploy"
+KATA_CHART = "tools/packaging/kata-deploy/helm-chart/kata-deploy"
 VENDORED = os.path.join(REPO, "data/upstream-chart")
 NAMESPACE = "confidential-containers-system"
 # Subchart alias (as the parent chart names it) -> the component its rendering goes to.
 COMPONENTS = {
     "resourceCtrl": "components/peerpod-ctrl/upstream.yaml",
     "webhook": "components/webhook/upstream.yaml",
+    "kata-deploy": "components/kata/upstream.yaml",
 }
 
 
@@ -71,8 +77,25 @@ def export(git_dir, commit, paths, into):
     tarfile.open(fileobj=io.BytesIO(archive)).extractall(into, filter="data")
 
 
-def vendor_chart(scratch, commit):
-    """Copies the chart into data/upstream-chart/peerpods with its subcharts packaged."""
+def pinned_adaptor_commit(chart_dir):
+    """The adaptor commit the chart's values pin the image at (a release pins all three images
+    of the install at it)."""
+    with open(os.path.join(chart_dir, "values.yaml"), encoding="utf-8") as f:
+        return str(yaml.safe_load(f)["image"]["tag"])
+
+
+def kata_deploy_version(chart_dir):
+    """The kata-deploy version the chart's Chart.yaml depends on (kata-containers tags it)."""
+    with open(os.path.join(chart_dir, "Chart.yaml"), encoding="utf-8") as f:
+        for dependency in yaml.safe_load(f)["dependencies"]:
+            if dependency["name"] == KATA_DEPLOY:
+                return str(dependency["version"])
+    sys.exit(f"vendor-upstream-install: the chart has no {KATA_DEPLOY} dependency")
+
+
+def vendor_chart(scratch, source, kata_git_dir):
+    """Copies the chart into data/upstream-chart/peerpods with its subcharts packaged: the two
+    local ones, and kata-deploy from kata-containers at the tag the chart depends on."""
     import helm_python
 
     target = os.path.join(VENDORED, "peerpods")
@@ -82,35 +105,34 @@ def vendor_chart(scratch, commit):
     packaged = [os.path.basename(helm_python.package(os.path.join(scratch, sub),
                                                      destination=os.path.join(target, "charts")))
                 for sub in SUBCHARTS]
-    chart_yaml = os.path.join(target, "Chart.yaml")
-    with open(chart_yaml, encoding="utf-8") as f:
-        lines = f.read().splitlines(keepends=True)
-    # Drops the dependency entry `- name: kata-deploy` (up to the next `- name:`), keeping the
-    # file's text otherwise as upstream wrote it.
-    kept, skipping = [], False
-    for line in lines:
-        if line.lstrip().startswith("- name:"):
-            skipping = line.split(":", 1)[1].strip() == LEFT_OUT
-        elif skipping and not line.startswith("    ") and line.strip():
-            skipping = False
-        if not skipping:
-            kept.append(line)
-    with open(chart_yaml, "w", encoding="utf-8") as f:
-        f.writelines(kept)
-    assert LEFT_OUT not in [d["name"] for d in yaml.safe_load("".join(kept))["dependencies"]]
+    kata_tag = kata_deploy_version(target)
+    kata_commit = subprocess.run(["git", "--git-dir", kata_git_dir, "rev-parse", kata_tag + "^{commit}"],
+                                 check=True, capture_output=True, text=True).stdout.strip()
+    export(kata_git_dir, kata_commit, [KATA_CHART], scratch)
+    # Unpacked: `helm package` insists on kata-deploy's own optional dependency
+    # (node-feature-discovery, off by default), `helm template` does not.
+    kata = KATA_DEPLOY + "/"
+    shutil.copytree(os.path.join(scratch, KATA_CHART), os.path.join(target, "charts", KATA_DEPLOY))
     with open(os.path.join(VENDORED, "SOURCE"), "w", encoding="utf-8") as f:
-        f.write(f"confidential-containers/cloud-api-adaptor {commit}\n"
-                f"peerpods/: {CHART}, verbatim but for two changes made by\n"
-                f"tools/vendor-upstream-install.py:\n"
-                f"- peerpods/charts/: {', '.join(packaged)}, packaged from {' and '.join(SUBCHARTS)}\n"
+        f.write(f"confidential-containers/cloud-api-adaptor {source}\n"
+                f"adaptor image commit: {pinned_adaptor_commit(target)}\n"
+                f"kata-containers/kata-containers {kata_tag} {kata_commit}\n"
+                f"peerpods/: {CHART}, verbatim but for its charts/, added by\n"
+                f"tools/vendor-upstream-install.py (helm dependency build would fetch them):\n"
+                f"- {', '.join(packaged)}: packaged from {' and '.join(SUBCHARTS)}\n"
                 f"  (Chart.yaml names them as file:// dependencies outside the chart);\n"
-                f"- Chart.yaml: the {LEFT_OUT} dependency left out (an OCI chart that installs kata;\n"
-                f"  the peer pods tree expects kata from the CoCo operator or kata-deploy itself).\n"
-                f"Licence: Apache-2.0.\n")
+                f"- {kata}: kata-containers' {KATA_CHART} at {kata_tag}, unpacked\n"
+                f"  (Chart.yaml names it as an OCI dependency).\n"
+                f"Licence: Apache-2.0 (both).\n")
     return target
 
 
-def component_text(chart_dir, alias, commit):
+def is_hook(doc):
+    metadata = (yaml.safe_load(doc) or {}).get("metadata") or {}
+    return "helm.sh/hook" in (metadata.get("annotations") or {})
+
+
+def component_text(chart_dir, alias, source):
     """The rendering of one subchart of the chart in chart_dir, as the component ships it."""
     import helm_python
 
@@ -123,16 +145,17 @@ def component_text(chart_dir, alias, commit):
     docs = [doc for crd in chart.crds if crd["filename"].startswith(prefix)
             for doc in documents(crd["data"])]
     for path in sorted(p for p in rendered if p.startswith(prefix + "templates/")):
-        docs.extend(documents(rendered[path]))
-    header = (f"# Rendered from confidential-containers/cloud-api-adaptor {commit},\n"
+        # Helm hooks (kata-deploy's post-delete cleanup Job) run only under helm: left out.
+        docs.extend(doc for doc in documents(rendered[path]) if not is_hook(doc))
+    header = (f"# Rendered from confidential-containers/cloud-api-adaptor {source},\n"
               f"# the {alias} subchart of {CHART} (data/upstream-chart),\n"
               f"# by tools/vendor-upstream-install.py; do not edit.\n")
     return header + "---\n".join(docs)
 
 
-def render_components(chart_dir, commit):
+def render_components(chart_dir, source):
     for alias, output in COMPONENTS.items():
-        text = component_text(chart_dir, alias, commit)
+        text = component_text(chart_dir, alias, source)
         with open(os.path.join(REPO, output), "w", encoding="utf-8") as out:
             out.write(text)
         print(f"{output}: {text.count(chr(10) + 'kind: ')} objects", file=sys.stderr)
@@ -141,14 +164,19 @@ def render_components(chart_dir, commit):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("git_dir")
-    parser.add_argument("--commit", required=True)
+    parser.add_argument("--tag", required=True)
+    parser.add_argument("--kata-git-dir", required=True,
+                        help="a clone or mirror of kata-containers/kata-containers (its kata-deploy chart)")
     args = parser.parse_args()
-    commit = subprocess.run(["git", "--git-dir", args.git_dir, "rev-parse", args.commit + "^{commit}"],
+    commit = subprocess.run(["git", "--git-dir", args.git_dir, "rev-parse", args.tag + "^{commit}"],
                             check=True, capture_output=True, text=True).stdout.strip()
+    # "TAG COMMIT" (the commit alone when given one): the first line of SOURCE and the
+    # components' headers.
+    source = commit if commit.startswith(args.tag) else f"{args.tag} {commit}"
     with tempfile.TemporaryDirectory() as scratch:
         export(args.git_dir, commit, [CHART, *SUBCHARTS], scratch)
-        chart_dir = vendor_chart(scratch, commit)
-        render_components(chart_dir, commit)
+        chart_dir = vendor_chart(scratch, source, args.kata_git_dir)
+        render_components(chart_dir, source)
 
 
 if __name__ == "__main__":

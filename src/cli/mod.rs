@@ -95,7 +95,7 @@ enum Command {
     CheckSettings(check_settings::CheckSettingsArgs),
     /// Compare renderings: each DIR at a git revision with DIR now (`--base REV DIR...`), or two
     /// overlays (`DIR_A DIR_B`); exit 0 when nothing differs, 1 when something does, 2 on error.
-    #[command(after_help = "Examples:\n  peerpods-build diff --base main overlays/gcp\n  peerpods-build diff --base HEAD~1 --stat overlays/*\n  peerpods-build diff overlays/aws overlays/docker\n\nExit status: 0 nothing differs, 1 something differs, 2 an error")]
+    #[command(after_help = "Examples:\n  peerpods-build diff --base main overlays/gcp\n  peerpods-build diff --base HEAD~1 --stat overlays/*\n  peerpods-build diff overlays/aws overlays/libvirt\n\nExit status: 0 nothing differs, 1 something differs, 2 an error")]
     Diff(diff::DiffArgs),
     /// Build, and say for every field the file:line:column and the step that set it.
     Explain(explain::ExplainArgs),

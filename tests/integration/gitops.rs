@@ -434,7 +434,7 @@ fn stale_list(run: &common::Run, t: &TempTree) -> Vec<String> {
 
 fn providers_tree(label: &str) -> TempTree {
     let t = TempTree::new(label);
-    for provider in ["aws", "docker", "gcp"] {
+    for provider in ["aws", "libvirt", "gcp"] {
         t.write(&format!("overlays/{provider}/kustomization.yaml"), &format!("resources:\n- cm.yaml\nnamePrefix: {provider}-\n"));
         t.write(&format!("overlays/{provider}/cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  a: b\n");
     }
@@ -444,15 +444,15 @@ fn providers_tree(label: &str) -> TempTree {
 #[test]
 fn check_of_several_builds_names_changed_added_and_removed_files() {
     let t = providers_tree("gitops-check-several");
-    let written = ours(&["build", "overlays/aws", "overlays/docker", "-o", "rendered/"], &t.root);
+    let written = ours(&["build", "overlays/aws", "overlays/libvirt", "-o", "rendered/"], &t.root);
     assert!(written.success(), "{}", written.stderr);
-    let fresh = check(&t, &["overlays/aws", "overlays/docker", "-o", "rendered/"]);
+    let fresh = check(&t, &["overlays/aws", "overlays/libvirt", "-o", "rendered/"]);
     assert!(fresh.success(), "a fresh render is not stale: {}", fresh.stderr);
 
     t.write("overlays/aws/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  a: changed\n");
     t.write("rendered/hand-made.yaml", "kind: ConfigMap\n");
     t.write("rendered/README.md", "not a rendered file\n");
-    let stale = check(&t, &["overlays/gcp", "overlays/aws", "-o", "rendered/"]);
+    let stale = check(&t, &["overlays/aws", "overlays/libvirt", "overlays/gcp", "-o", "rendered/"]);
     assert_eq!(
         stale_list(&stale, &t),
         [
@@ -551,7 +551,7 @@ fn check_needs_an_output_and_fails_on_a_broken_build() {
 #[test]
 fn rendered_provider_folders_hold_each_overlays_documents() {
     let t = TempTree::new("gitops-rendered");
-    for provider in ["aws", "docker"] {
+    for provider in ["aws", "libvirt"] {
         let overlay = repo().join("overlays").join(provider);
         let folder = t.mkdir(&format!("rendered/{provider}"));
         let written = ours(&["build", s(&overlay), "-o", s(&folder)], &repo());

@@ -1492,44 +1492,107 @@ fn shares_no_block_of_six_lines_with_another_provider(provider: &str) {
     );
 }
 
-/// The adaptor image is pinned in one place; the one other tag the tree
-/// sets is kube-rbac-proxy's, moved off the removed gcr.io/kubebuilder in the
-/// two vendored controllers.
+/// The adaptor image is pinned in one place, and no kustomization sets
+/// another tag (peerpod-ctrl and the webhook carry theirs in the vendored
+/// renderings, see `every_image_is_pinned_and_the_three_pins_agree`).
 #[test]
 fn base_pins_the_image_once() {
     let mut pins = Vec::new();
-    let mut moved = Vec::new();
-    for folder in ["base", "components", "overlays"] {
+    for folder in ["base", "components", "overlays", "complete"] {
         for file in files_under(&repo().join(folder)) {
             let text = fs::read_to_string(&file).unwrap_or_default();
-            let mut image = "";
             for (number, line) in text.lines().enumerate() {
                 let line = line.trim();
-                if let Some(name) = line.strip_prefix("- name:") {
-                    image = name.trim();
-                }
                 if line.starts_with("newTag:") || line.starts_with("digest:") {
-                    let at = format!("{}:{}", relative(&file), number + 1);
-                    if image == "gcr.io/kubebuilder/kube-rbac-proxy" {
-                        moved.push(at);
-                    } else {
-                        pins.push(at);
-                    }
+                    pins.push(format!("{}:{}", relative(&file), number + 1));
                 }
             }
         }
     }
-    assert_eq!(moved.len(), 2, "kube-rbac-proxy tags: {moved:?}");
-    assert!(
-        moved.iter().all(|at| at.starts_with("components/peerpod-ctrl/") || at.starts_with("components/webhook/")),
-        "{moved:?}"
-    );
     assert_eq!(
         pins.len(),
         1,
         "image tags pinned in several places: {pins:?}"
     );
     assert!(pins[0].starts_with("base/kustomization.yaml:"), "{pins:?}");
+}
+
+/// The three images of a peer pods release, each pinned at the release's
+/// adaptor commit (upstream pins them together at every tag since 7aee134d).
+const RELEASE_IMAGES: [&str; 3] = [
+    "quay.io/confidential-containers/cloud-api-adaptor",
+    "quay.io/confidential-containers/peerpod-ctrl",
+    "quay.io/confidential-containers/peer-pods-webhook",
+];
+
+/// The images of a rendering with a tag or digest that pins them: every
+/// image, unless it has no tag, `latest`, or a tag-less name.
+fn unpinned_images(images: &BTreeSet<String>) -> Vec<String> {
+    images
+        .iter()
+        .filter(|image| {
+            let name = image.split('@').next().unwrap_or_default();
+            // The tag is in the last path segment (a registry port is not a tag).
+            let last = name.rsplit('/').next().unwrap_or_default();
+            let tag = last.split_once(':').map(|(_, tag)| tag);
+            let pinned = image.contains("@sha256:") || matches!(tag, Some(tag) if !tag.is_empty() && tag != "latest");
+            !pinned
+        })
+        .cloned()
+        .collect()
+}
+
+/// The release images of a rendering whose tag is not the pin (`<pin>-dev`
+/// for the adaptor's dev image).
+fn images_off_the_pin(images: &BTreeSet<String>, pin: &str) -> Vec<String> {
+    images
+        .iter()
+        .filter(|image| {
+            let Some((repository, tag)) = image.split('@').next().unwrap_or_default().rsplit_once(':') else {
+                return false;
+            };
+            RELEASE_IMAGES.contains(&repository) && tag != pin && tag != format!("{pin}-dev")
+        })
+        .cloned()
+        .collect()
+}
+
+/// No image of any complete install (nor of an overlay) is unpinned or
+/// `latest`, and the adaptor, peerpod-ctrl and the webhook are pinned at the
+/// one commit base/ pins: a node never runs controllers of another release
+/// than its adaptor.
+#[test]
+fn every_image_is_pinned_and_the_three_pins_agree() {
+    let pin = pinned_tag();
+    assert_eq!(pin.len(), 40, "base/ pins a commit id: {pin}");
+    for provider in provider_folders() {
+        let rendered = rendered_images(&engine_build(repo(), &format!("complete/{provider}")));
+        for repository in RELEASE_IMAGES {
+            assert!(
+                rendered.iter().any(|image| image.starts_with(&format!("{repository}:"))),
+                "complete/{provider} renders no {repository}: {rendered:?}"
+            );
+        }
+        assert_eq!(unpinned_images(&rendered), Vec::<String>::new(), "complete/{provider}: unpinned images");
+        assert_eq!(images_off_the_pin(&rendered, &pin), Vec::<String>::new(), "complete/{provider}: pins disagree with base/ ({pin})");
+    }
+    // The checks catch what they are for.
+    let sample: BTreeSet<String> = [
+        format!("{}:{pin}", RELEASE_IMAGES[0]),
+        format!("{}:latest", RELEASE_IMAGES[1]),
+        format!("{}:0123", RELEASE_IMAGES[2]),
+        "registry.example:5000/tool".to_owned(),
+        "registry.example/pinned@sha256:0123".to_owned(),
+    ]
+    .into();
+    assert_eq!(
+        unpinned_images(&sample),
+        [format!("{}:latest", RELEASE_IMAGES[1]), "registry.example:5000/tool".to_owned()]
+    );
+    assert_eq!(
+        images_off_the_pin(&sample, &pin),
+        [format!("{}:0123", RELEASE_IMAGES[2]), format!("{}:latest", RELEASE_IMAGES[1])]
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -1545,6 +1608,9 @@ fn complete_install_renders_same_as_kustomize(provider: &str) {
         "name: peerpods.confidentialcontainers.org",
         "name: peer-pods-webhook-controller-manager",
         "kind: MutatingWebhookConfiguration",
+        "name: kata-deploy",
+        "name: kata-remote",
+        "kind: Namespace",
     ] {
         assert_contains(&output, needle, &dir);
     }
@@ -1560,24 +1626,28 @@ fn every_provider_has_a_complete_install_and_no_other() {
     assert_eq!(complete, provider_folders(), "complete/ and overlays/ disagree");
 }
 
-/// The vendored renderings say where they come from, and it is the commit the
-/// adaptor image is pinned at.
+/// The vendored chart records the release it comes from and the adaptor
+/// commit that release pins, which is the commit base/ pins; the vendored
+/// renderings say they come from the same release.
 #[test]
-fn upstream_renderings_come_from_the_pinned_commit() {
+fn upstream_renderings_come_from_the_pinned_release() {
     let pin = pinned_tag();
     let source = fs::read_to_string(repo().join("data/upstream-chart/SOURCE")).unwrap();
+    let mut lines = source.lines();
+    let release = lines.next().unwrap_or_default().strip_prefix("confidential-containers/cloud-api-adaptor ").unwrap_or_default();
+    assert!(!release.is_empty(), "data/upstream-chart/SOURCE: {source}");
     assert_eq!(
-        source.lines().next().unwrap_or_default(),
-        format!("confidential-containers/cloud-api-adaptor {pin}"),
-        "data/upstream-chart: rerun tools/vendor-upstream-install.py for the pinned commit"
+        lines.next().unwrap_or_default(),
+        format!("adaptor image commit: {pin}"),
+        "data/upstream-chart comes from a release of another adaptor commit than base/ pins: run tools/bump-upstream"
     );
     for file in ["components/peerpod-ctrl/upstream.yaml", "components/webhook/upstream.yaml"] {
         let text = fs::read_to_string(repo().join(file)).unwrap();
         let first = text.lines().next().unwrap_or_default();
         assert_eq!(
             first,
-            format!("# Rendered from confidential-containers/cloud-api-adaptor {pin},"),
-            "{file}: rerun tools/vendor-upstream-install.py for the pinned commit"
+            format!("# Rendered from confidential-containers/cloud-api-adaptor {release},"),
+            "{file}: run tools/bump-upstream"
         );
     }
 }
@@ -1645,6 +1715,59 @@ fn upstream_parity_fails_on_an_unexplained_difference() {
         "{stderr}"
     );
     assert!(stderr.contains("docs/upstream-parity.md is not current"), "{stderr}");
+}
+
+/// `tools/bump-upstream apply` makes the tree at the release from the recorded
+/// inputs (the vendored chart and its SOURCE) and the committed decisions (the
+/// reasons, the overlays): in a scratch copy whose adaptor pin, vendored
+/// renderings and parity report are gone or wrong, it puts back exactly the
+/// committed files, offline.
+#[test]
+fn bump_upstream_makes_the_tree_from_the_recorded_release() {
+    let scratch = std::env::temp_dir().join(format!("peerpods-test-{}-bump", std::process::id()));
+    let _ = fs::remove_dir_all(&scratch);
+    for part in ["base", "components", "overlays", "complete", "data", "docs", "tools"] {
+        copy_tree(&repo().join(part), &scratch.join(part));
+    }
+    let produced = [
+        "base/kustomization.yaml",
+        "components/peerpod-ctrl/upstream.yaml",
+        "components/webhook/upstream.yaml",
+        "components/kata/upstream.yaml",
+        "docs/upstream-parity.md",
+    ];
+    let base = scratch.join(produced[0]);
+    let pinned = fs::read_to_string(&base).unwrap().replace(&pinned_tag(), "a5f492482236b9fc4a77088efe6b4c2159ae6a03");
+    fs::write(&base, pinned).unwrap();
+    for file in &produced[1..] {
+        fs::write(scratch.join(file), "stale\n").unwrap();
+    }
+    let python = std::env::var("PEERPODS_PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    let build = format!("{} build", env!("CARGO_BIN_EXE_peerpods-build"));
+    let outcome = Command::new(&python)
+        .arg(scratch.join("tools/bump-upstream"))
+        .args(["apply", "--build", &build])
+        .stdin(Stdio::null())
+        .output();
+    let result = outcome.map(|output| {
+        let differing: Vec<&str> = produced
+            .iter()
+            .copied()
+            .filter(|file| fs::read(scratch.join(file)).ok() != fs::read(repo().join(file)).ok())
+            .collect();
+        (output, differing)
+    });
+    let _ = fs::remove_dir_all(&scratch);
+    let (output, differing) = match result {
+        Ok(result) => result,
+        Err(e) => return crate::common::skip("bump-upstream", &format!("cannot run {python} ({e})")),
+    };
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if output.status.code() == Some(PARITY_TOOLS_MISSING) {
+        return crate::common::skip("bump-upstream", stderr.trim());
+    }
+    assert_eq!(output.status.code(), Some(0), "tools/bump-upstream apply:\n{stderr}");
+    assert_eq!(differing, Vec::<&str>::new(), "tools/bump-upstream apply made these otherwise than committed");
 }
 
 // ---------------------------------------------------------------------------
@@ -1884,8 +2007,8 @@ fn dev_image_keeps_a_registry_port() {
     assert_dev_image(
         "dev-image-port",
         "  newName: localhost:5000/cloud-api-adaptor\n  newTag: v1.2\n",
-        "localhost:5000/cloud-api-adaptor:dev-v1.2",
-        "dev-v1.2",
+        "localhost:5000/cloud-api-adaptor:v1.2-dev",
+        "v1.2-dev",
     );
 }
 
@@ -1894,8 +2017,8 @@ fn dev_image_drops_the_digest_of_the_non_dev_image() {
     assert_dev_image(
         "dev-image-digest",
         &format!("  newName: quay.io/confidential-containers/cloud-api-adaptor\n  newTag: v0.9\n  digest: {SOME_DIGEST}\n"),
-        "quay.io/confidential-containers/cloud-api-adaptor:dev-v0.9",
-        "dev-v0.9",
+        "quay.io/confidential-containers/cloud-api-adaptor:v0.9-dev",
+        "v0.9-dev",
     );
 }
 
@@ -1963,57 +2086,23 @@ fn documented_example(name: &str) -> String {
 #[test]
 fn provider_template_renders_as_a_provider_folder() {
     let template = repo().join("docs/templates/provider");
-    let sandbox = Sandbox::new("docker", "template");
-    let target = sandbox.root.join("overlays/docker");
+    let sandbox = Sandbox::new("libvirt", "template");
+    let target = sandbox.root.join("overlays/libvirt");
     fs::remove_dir_all(&target).unwrap();
     fs::create_dir_all(&target).unwrap();
     for file in files_under(&template) {
-        let text = fs::read_to_string(&file).unwrap().replace("<provider>", "docker");
+        let text = fs::read_to_string(&file).unwrap().replace("<provider>", "libvirt");
         fs::write(target.join(file.file_name().unwrap()), text).unwrap();
     }
     let output = sandbox.build();
-    assert_contains(&output, "CLOUD_PROVIDER: docker", "template");
+    assert_contains(&output, "CLOUD_PROVIDER: libvirt", "template");
     assert_contains(&output, "peer-pods-settings: peer-pods-settings-", "template");
-    sandbox.assert_same_as_reference("docs/templates/provider as overlays/docker", &output);
+    sandbox.assert_same_as_reference("docs/templates/provider as overlays/libvirt", &output);
     for file in ["kustomization.yaml", "settings.env", "README.md", "MAINTAINERS"] {
         assert!(target.join(file).is_file(), "the template has no {file}");
     }
     let readme = fs::read_to_string(target.join("README.md")).unwrap();
     assert!(readme.contains(&format!("\n{PROVIDER_DIFFERENCES}\n")), "{readme}");
-}
-
-/// docs/examples/coco-operator, with its two remote bases read from the local
-/// copies of the operator at the same release (../shared/realworld/cases):
-/// it renders the operator and its peer pods sample, the same as kustomize.
-/// Fetching the remote bases themselves needs the network and is not tested.
-#[test]
-fn coco_operator_example_renders_from_local_copies() {
-    let example = fs::read_to_string(repo().join("docs/examples/coco-operator/kustomization.yaml")).unwrap();
-    let cases = shared().join("realworld/cases");
-    let copies = [
-        ("caa-coco-operator-release", "config/release"),
-        ("caa-coco-operator-ccruntime-peer-pods", "config/samples/ccruntime/peer-pods"),
-    ];
-    if !cases.join(copies[0].0).is_dir() {
-        return skip("../shared/realworld/cases missing; operator example not rendered");
-    }
-    let scratch = std::env::temp_dir().join(format!("peerpods-test-{}-coco-operator", std::process::id()));
-    let _ = fs::remove_dir_all(&scratch);
-    let mut local = example.clone();
-    for (case, path) in copies {
-        copy_tree(&cases.join(case).join("files"), &scratch.join("operator"));
-        let remote = format!("github.com/confidential-containers/operator/{path}?ref=v0.17.0");
-        assert!(example.contains(&remote), "the example no longer uses {remote}");
-        local = local.replace(&remote, &format!("operator/{path}"));
-    }
-    fs::create_dir_all(scratch.join("mine")).unwrap();
-    fs::write(scratch.join("mine/kustomization.yaml"), local.replace("operator/", "../operator/")).unwrap();
-    let output = engine_build(&scratch, "mine");
-    for needle in ["kind: CcRuntime", "name: cc-operator-controller-manager"] {
-        assert_contains(&output, needle, "coco-operator example");
-    }
-    assert_same_as_reference(&scratch, "mine", "docs/examples/coco-operator (local copies)", &output);
-    let _ = fs::remove_dir_all(&scratch);
 }
 
 /// Existing SSH-key and TLS Secrets under other names: the adaptor's and
@@ -2126,6 +2215,39 @@ fn identity_components_require_their_setting() {
         assert!(!output.contains("peer-pods-identity"), "{output}");
         sandbox.assert_same_as_reference(&format!("{overlay} with {component}"), &output);
     }
+}
+
+/// Azure Workload Identity enabled in complete/azure, as overlays/azure/README.md
+/// tells: peerpod-ctrl's ServiceAccount and pod get what the adaptor's get
+/// (upstream #3025: without them peerpod-ctrl fails with "no client ID specified").
+#[test]
+fn azure_workload_identity_reaches_peerpod_ctrl_in_the_complete_install() {
+    let sandbox = Sandbox::new("azure", "identity-complete");
+    let complete = sandbox.root.join("complete/azure/kustomization.yaml");
+    let text = fs::read_to_string(&complete).unwrap();
+    fs::write(&complete, format!("{text}- ../../components/azure-workload-identity\n")).unwrap();
+    sandbox.write("components/azure-workload-identity/identity.env", "# required\nCLIENT_ID=from-a-test\n");
+    let output = engine_build(&sandbox.root, "complete/azure");
+    let docs = peerpods_build::yaml::parse::parse_documents(&output).expect("the output parses");
+    let mut seen = Vec::new();
+    for doc in docs.iter().filter(|d| !d.is_null()) {
+        let (kind, name) = (str_at(doc, &["kind"]), str_at(doc, &["metadata", "name"]));
+        match (kind, name) {
+            ("ServiceAccount", "cloud-api-adaptor" | "peerpodctrl-controller-manager") => {
+                let annotation = value_at(doc, &["metadata", "annotations", "azure.workload.identity/client-id"]);
+                assert_eq!(annotation.and_then(Value::as_str), Some("from-a-test"), "{kind}/{name}");
+                seen.push(format!("{kind}/{name}"));
+            }
+            ("DaemonSet", "cloud-api-adaptor-daemonset") | ("Deployment", "peerpodctrl-controller-manager") => {
+                let label = value_at(doc, &["spec", "template", "metadata", "labels", "azure.workload.identity/use"]);
+                assert_eq!(label.and_then(Value::as_str), Some("true"), "{kind}/{name}");
+                seen.push(format!("{kind}/{name}"));
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(seen.len(), 4, "{seen:?}");
+    assert_same_as_reference(&sandbox.root, "complete/azure", "complete/azure with azure-workload-identity", &output);
 }
 
 // ---------------------------------------------------------------------------
