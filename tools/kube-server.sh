@@ -43,8 +43,8 @@ write_build_module() {
     sed -n 's|^[[:space:]]*\(k8s.io/[a-z0-9-]*\) => ./staging/src/k8s.io/.*$|\t\1 => \1 '"$staging_version"'|p' "$kube_mod"
     printf ')\n'
   } >"$module/go.mod"
-  # One file that imports nothing but names the programs' packages, so `go mod tidy` keeps their
-  # dependencies (etcd's server is already in kubernetes' module graph).
+  # A file left out of every build by its tag, importing the programs' packages so that `go mod tidy`
+  # records their dependencies (etcd's server is already in kubernetes' module graph).
   cat >"$module/tools.go" <<'EOF'
 //go:build tools
 
