@@ -12,6 +12,7 @@ mod check_settings;
 mod cli;
 mod command_line;
 mod differential;
+mod e2e;
 mod edit;
 mod edit_commands;
 mod error_wording;
