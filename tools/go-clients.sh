@@ -17,12 +17,15 @@ source "$here/go-env.sh"
 
 clients="helm4 helm3 kustomize kustomize-5.8.2 flux-build"
 
-# name -> "package version program-name"
+# name -> "package version program-name [module=version it must be built with]"
+# kustomize v5.8.3 requires k8s.io/kube-openapi v0.0.0-20261001230523-97fa35140926, which the module
+# proxy refuses ("403 Forbidden: This module version is not available"): it is built with v5.8.2's
+# kube-openapi instead (docs/clients.md).
 client_spec() {
   case "$1" in
     helm4) echo "helm.sh/helm/v4/cmd/helm v4.3.2 helm" ;;
     helm3) echo "helm.sh/helm/v3/cmd/helm v3.21.4 helm" ;;
-    kustomize) echo "sigs.k8s.io/kustomize/kustomize/v5 v5.8.3 kustomize" ;;
+    kustomize) echo "sigs.k8s.io/kustomize/kustomize/v5 v5.8.3 kustomize k8s.io/kube-openapi=v0.0.0-20260721132016-d427ff9ee9ad" ;;
     kustomize-5.8.2) echo "sigs.k8s.io/kustomize/kustomize/v5 v5.8.2 kustomize" ;;
     flux-build) echo "./tools/flux-build $(flux_build_version) flux-build" ;;
     *) echo "unknown client '$1' (known: $clients)" >&2; return 2 ;;
@@ -37,7 +40,7 @@ flux_build_version() {
 client_path() {
   local spec package version program
   spec=$(client_spec "$1") || return
-  read -r package version program <<<"$spec"
+  read -r package version program _ <<<"$spec"
   echo "$peerpods_go_bin/$1-$version/$program"
 }
 
@@ -57,9 +60,9 @@ helm_ldflags() {
 }
 
 build_client() {
-  local name=$1 spec package version program target dir ldflags=""
+  local name=$1 spec package version program replace target dir ldflags=""
   spec=$(client_spec "$name") || return
-  read -r package version program <<<"$spec"
+  read -r package version program replace <<<"$spec"
   target=$(client_path "$name")
   if [ -x "$target" ]; then
     echo "$name $version: built ($target)"
@@ -71,10 +74,17 @@ build_client() {
   case "$name" in
     helm4) ldflags=$(helm_ldflags 4 "$version") ;;
     helm3) ldflags=$(helm_ldflags 3 "$version") ;;
-    kustomize*) ldflags="-s -w" ;;
+    kustomize*) ldflags="-s -w -X sigs.k8s.io/kustomize/api/provenance.version=$version" ;;
   esac
   if [ "$name" = flux-build ]; then
     (cd "$here/flux-build" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dir.tmp/$program" .)
+  elif [ -n "$replace" ]; then
+    # A module of its own that requires the client and replaces the one dependency.
+    rm -rf "$dir.src" && mkdir -p "$dir.src"
+    (cd "$dir.src" && go mod init peerpods-build-go-clients/"$name" >/dev/null 2>&1 &&
+      go mod edit -require="$package@$version" -replace="${replace%%=*}=${replace%%=*}@${replace#*=}" &&
+      CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags "$ldflags" -o "$dir.tmp/$program" "$package")
+    rm -rf "$dir.src"
   else
     CGO_ENABLED=0 GOFLAGS= GOBIN="$dir.tmp" go install -trimpath -ldflags "$ldflags" "$package@$version"
   fi
@@ -95,7 +105,7 @@ case "${1:-build}" in
     client_path "$2" ;;
   list)
     for name in $clients; do
-      read -r _ version _ <<<"$(client_spec "$name")"
+      read -r _ version _ _ <<<"$(client_spec "$name")"
       echo "$name $version $(client_path "$name")"
     done ;;
   *)

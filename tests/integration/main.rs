@@ -20,6 +20,8 @@ mod fidelity;
 mod fidelity_sharing;
 mod gitops;
 mod hardening;
+mod go_clients;
+mod flux;
 mod helm;
 mod install;
 mod kustomize_v5_8;
