@@ -24,6 +24,7 @@ mod go_clients;
 mod flux;
 mod helm;
 mod install;
+mod kustomize_newest;
 mod kustomize_v5_8;
 mod localize;
 mod parallel_folders;
