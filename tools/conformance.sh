@@ -3,13 +3,14 @@
 # regressions; realworld/cases; realworld/public) with the release binary and prints its summary.
 # Cases whose (empty) files/ folder was not kept get an empty one, in a scratch copy.
 # Usage: tools/conformance.sh [extra conformance.py args...]; SHARED=path overrides ../shared;
-# the binary is looked for in $CARGO_TARGET_DIR (default target/).
+# the binary is looked for in $CARGO_TARGET_DIR (default target/). CONFORMANCE_CMD replaces the command
+# template (for example "$(tools/go-clients.sh path kustomize) build {dir} {flags}" for another kustomize).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 shared="${SHARED:-$here/../shared}"
 binary="${CARGO_TARGET_DIR:-$here/target}/release/peerpods-build"
 case "$binary" in /*) ;; *) binary="$here/$binary" ;; esac
-if [ ! -x "$binary" ]; then
+if [ -z "${CONFORMANCE_CMD:-}" ] && [ ! -x "$binary" ]; then
   echo "conformance.sh: no release binary at $binary (run cargo build --release)" >&2
   exit 2
 fi
@@ -26,5 +27,7 @@ for suite in "${suites[@]}"; do
 done
 chmod -R u+w "$scratch"
 find "$scratch" -name case.json -execdir mkdir -p files \;
-python3 "$shared/tools/conformance.py" --cmd "$binary build {dir} {flags}" \
+command="${CONFORMANCE_CMD:-}"
+[ -n "$command" ] || command="$binary build {dir} {flags}"
+python3 "$shared/tools/conformance.py" --cmd "$command" \
   "$@" "${suites[@]/#/$scratch/}"

@@ -8,3 +8,6 @@ export GOPATH="$peerpods_cache/go-path"
 export GOFLAGS="-mod=mod"
 peerpods_go_bin="$peerpods_cache/go-bin"
 mkdir -p "$GOCACHE" "$GOMODCACHE" "$peerpods_go_bin"
+# kustomize v5.8.3 needs Go 1.27 (its go.mod says go 1.27.0); the go command fetches this toolchain
+# from the module proxy into the module cache when the installed Go is older.
+export GOTOOLCHAIN=go1.27.3

@@ -1,7 +1,8 @@
-//! `helmCharts` against the reference kustomize, both running the same `helm`: the stand-in on
-//! helm-python-sdk (`tools/helm-standin/helm`), as no helm binary is at hand. Each case folder
-//! under `tests/helm/cases` is built by both, each in its own copy (so that each pulls its own
-//! charts), and the outputs must be the same bytes; the error cases must fail alike, with the
+//! `helmCharts` against the reference kustomize, both running the same `helm`: the real helm 4 and
+//! helm 3 that `tools/go-clients.sh` builds from their modules (the `client_` tests), and the
+//! stand-in on helm-python-sdk (`tools/helm-standin/helm`) for a machine without Go. Each case
+//! folder under `tests/helm/cases` is built by both, each in its own copy (so that each pulls its
+//! own charts), and the outputs must be the same bytes; the error cases must fail alike, with the
 //! same message once the random temporary folder is set aside.
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
@@ -12,14 +13,17 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::common::{self, Run, TempTree};
+use crate::go_clients;
 
-/// The stand-in and the Python that has helm_python, or a visible skip.
+/// The `helm` the builds run: a real one, or the stand-in with the Python that has helm_python.
 struct Helm {
-    standin: PathBuf,
-    python: String,
+    command: PathBuf,
+    /// The stand-in's Python; None for a real helm.
+    python: Option<String>,
 }
 
 impl Helm {
+    /// The stand-in, or a visible skip.
     fn find(label: &str) -> Option<Helm> {
         let standin = common::manifest_dir().join("tools/helm-standin/helm");
         let python = std::env::var("PEERPODS_HELM_PYTHON").ok().filter(|p| !p.is_empty()).unwrap_or_else(|| "python3".into());
@@ -28,15 +32,48 @@ impl Helm {
             common::skip(label, &format!("{python} cannot import helm_python (install helm-python-sdk, or set PEERPODS_HELM_PYTHON)"));
             return None;
         }
-        Some(Helm { standin, python })
+        Some(Helm { command: standin, python: Some(python) })
+    }
+
+    /// A real helm (`go_clients::HELM4` or `HELM3`), or a visible skip.
+    fn real(label: &str, client: &str) -> Option<Helm> {
+        let (command, _) = go_clients::client(label, client)?;
+        Some(Helm { command, python: None })
     }
 
     fn env(&self) -> Vec<(&str, &str)> {
-        vec![("PEERPODS_HELM_PYTHON", self.python.as_str())]
+        match &self.python {
+            Some(python) => vec![("PEERPODS_HELM_PYTHON", python.as_str())],
+            None => Vec::new(),
+        }
     }
 
     fn command(&self) -> &str {
-        self.standin.to_str().expect("UTF-8 path")
+        self.command.to_str().expect("UTF-8 path")
+    }
+
+    fn is_standin(&self) -> bool {
+        self.python.is_some()
+    }
+
+    /// Packages `chart` into `dir` and writes the chart repository's index for `url`.
+    fn package_into_repository(&self, chart: &Path, dir: &Path, url: &str) {
+        let (chart, dir) = (chart.to_str().unwrap(), dir.to_str().unwrap());
+        let made = match &self.python {
+            Some(python) => {
+                let script = "import sys, helm_python as h\nh.package(sys.argv[1], destination=sys.argv[2])\nh.repo_index_generate(sys.argv[2], base_url=sys.argv[3])\n";
+                common::run_program(python, &["-c", script, chart, dir, url], Path::new(dir))
+            }
+            None => {
+                let packaged = common::run_program(self.command(), &["package", chart, "--destination", dir], Path::new(dir));
+                if !packaged.success() {
+                    packaged
+                } else {
+                    common::run_program(self.command(), &["repo", "index", dir, "--url", url], Path::new(dir))
+                }
+            }
+        };
+        assert!(made.success(), "packaging the test chart: {}", made.stderr);
     }
 }
 
@@ -171,12 +208,7 @@ impl Repository {
         let port = listener.local_addr().unwrap().port();
         let dir = tempfile::tempdir().unwrap();
         let chart = common::manifest_dir().join("tests/helm/charts/app");
-        let script = "import sys, helm_python as h\nh.package(sys.argv[1], destination=sys.argv[2])\nh.repo_index_generate(sys.argv[2], base_url=sys.argv[3])\n";
-        let made = std::process::Command::new(&helm.python)
-            .args(["-c", script, chart.to_str().unwrap(), dir.path().to_str().unwrap(), &format!("http://127.0.0.1:{port}")])
-            .output()
-            .expect("running python");
-        assert!(made.status.success(), "packaging the test chart: {}", String::from_utf8_lossy(&made.stderr));
+        helm.package_into_repository(&chart, dir.path(), &format!("http://127.0.0.1:{port}"));
         let stop = Arc::new(AtomicBool::new(false));
         let (root, stopped) = (dir.path().to_path_buf(), Arc::clone(&stop));
         listener.set_nonblocking(true).unwrap();
@@ -279,12 +311,36 @@ const CASES: &[(&str, &[&str], &[(&str, &str)])] = &[
 
 #[test]
 fn helm_charts_render_as_the_reference_renders_them() {
-    let label = "helm charts against the reference";
-    let Some(helm) = Helm::find(label) else { return };
+    let label = "helm charts against the reference (helm stand-in)";
+    if let Some(helm) = Helm::find(label) {
+        render_cases_as_the_reference(label, &helm);
+    }
+}
+
+#[test]
+fn client_helm4_charts_render_as_the_reference_renders_them() {
+    let label = "helm charts against the reference (helm 4)";
+    if let Some(helm) = Helm::real(label, go_clients::HELM4) {
+        render_cases_as_the_reference(label, &helm);
+    }
+}
+
+#[test]
+fn client_helm3_charts_render_as_the_reference_renders_them() {
+    let label = "helm charts against the reference (helm 3)";
+    if let Some(helm) = Helm::real(label, go_clients::HELM3) {
+        render_cases_as_the_reference(label, &helm);
+    }
+}
+
+/// Every case of `CASES` built by the reference and by us, both running `helm`. The cases that
+/// set the stand-in's reported version run only with the stand-in.
+fn render_cases_as_the_reference(label: &str, helm: &Helm) {
     if !reference_follows_v5_8(label) {
         return;
     }
-    let repository = Repository::start(&helm);
+    let cases: Vec<_> = CASES.iter().filter(|(_, _, env)| helm.is_standin() || env.iter().all(|(k, _)| *k != "PEERPODS_HELM_STANDIN_VERSION")).collect();
+    let repository = Repository::start(helm);
     let (theirs, mine) = (cases_tree("helm-ref", repository.port), cases_tree("helm-ours", repository.port));
     let cache = tempfile::tempdir().unwrap();
     // Four at a time: most of the time goes to starting the stand-in's Python.
@@ -294,10 +350,10 @@ fn helm_charts_render_as_the_reference_renders_them() {
         for _ in 0..4 {
             scope.spawn(|| loop {
                 let number = next.fetch_add(1, Ordering::SeqCst);
-                let Some((case, flags, env)) = CASES.get(number) else { break };
+                let Some((case, flags, env)) = cases.get(number) else { break };
                 // A cache of its own for each case: the render cache is tested apart.
                 let cache = cache.path().join(number.to_string());
-                if let Err(e) = compare(case, flags, env, &theirs.root, &mine.root, &helm, &cache) {
+                if let Err(e) = compare(case, flags, env, &theirs.root, &mine.root, helm, &cache) {
                     failures.lock().unwrap().push(e);
                 }
             });
@@ -305,7 +361,7 @@ fn helm_charts_render_as_the_reference_renders_them() {
     });
     let failures = failures.into_inner().unwrap();
     assert!(mine.root.join("repository/charts/app-1.2.0/app/Chart.yaml").is_file(), "the chart was pulled into chartHome/<name>-<version>");
-    assert!(failures.is_empty(), "{} of {} helm cases differ from the reference:\n\n{}", failures.len(), CASES.len(), failures.join("\n\n"));
+    assert!(failures.is_empty(), "{} of {} helm cases differ from the reference:\n\n{}", failures.len(), cases.len(), failures.join("\n\n"));
 }
 
 /// A case folder with its charts, alone in a scratch tree.
@@ -318,21 +374,48 @@ fn one_case(label: &str, case: &str) -> TempTree {
 
 #[test]
 fn a_repeated_build_reuses_the_rendering_without_running_helm() {
-    let label = "helm render cache";
-    let Some(helm) = Helm::find(label) else { return };
+    let label = "helm render cache (helm stand-in)";
+    if let Some(helm) = Helm::find(label) {
+        reuse_the_rendering(label, &helm);
+    }
+}
+
+#[test]
+fn client_helm4_a_repeated_build_reuses_the_rendering_without_running_helm() {
+    let label = "helm render cache (helm 4)";
+    if let Some(helm) = Helm::real(label, go_clients::HELM4) {
+        reuse_the_rendering(label, &helm);
+    }
+}
+
+/// A `helm` that runs the program `$PEERPODS_TEST_HELM` names: the same program (and so the same
+/// remembered version) whether the helm behind it can run or not.
+fn helm_wrapper(tree: &TempTree) -> PathBuf {
+    let wrapper = tree.write("helm-wrapper", "#!/bin/sh\nexec \"$PEERPODS_TEST_HELM\" \"$@\"\n");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&wrapper, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    wrapper
+}
+
+fn reuse_the_rendering(label: &str, helm: &Helm) {
     let tree = one_case("helm-cache", "inline-override");
     let dir = tree.root.join("inline-override");
     let cache = tree.root.join("cache");
-    let flags = ["--enable-helm", "--helm-command", helm.command()];
-    let cold = our_build(&dir, &flags, &helm, &cache, &[]);
-    assert!(cold.success(), "{}", cold.stderr);
+    let wrapper = helm_wrapper(&tree);
+    let flags = ["--enable-helm", "--helm-command", wrapper.to_str().unwrap()];
+    let working = [("PEERPODS_TEST_HELM", helm.command())];
+    let cold = our_build(&dir, &flags, helm, &cache, &working);
+    assert!(cold.success(), "{label}: {}", cold.stderr);
     assert!(cold.stdout.contains("kind: Deployment"), "{}", cold.stdout);
-    // A stand-in that can no longer start: any helm call would fail the build.
-    let broken = [("PEERPODS_HELM_PYTHON", "/nonexistent/python")];
-    let warm = our_build(&dir, &flags, &helm, &cache, &broken);
+    // A helm that can no longer start: any helm call would fail the build.
+    let broken = [("PEERPODS_TEST_HELM", "/nonexistent/helm")];
+    let warm = our_build(&dir, &flags, helm, &cache, &broken);
     assert!(warm.success(), "the warm build ran helm: {}", warm.stderr);
     assert_eq!(warm.stdout, cold.stdout);
-    let offline = our_build(&dir, &["--enable-helm", "--helm-command", helm.command(), "--offline"], &helm, &cache, &broken);
+    let offline = our_build(&dir, &["--enable-helm", "--helm-command", wrapper.to_str().unwrap(), "--offline"], helm, &cache, &broken);
     assert!(offline.success(), "{}", offline.stderr);
     assert_eq!(offline.stdout, cold.stdout);
 
@@ -340,15 +423,15 @@ fn a_repeated_build_reuses_the_rendering_without_running_helm() {
     let kustomization = dir.join("kustomization.yaml");
     let text = fs::read_to_string(&kustomization).unwrap();
     fs::write(&kustomization, text.replace("replicas: 3", "replicas: 4")).unwrap();
-    let changed = our_build(&dir, &flags, &helm, &cache, &broken);
+    let changed = our_build(&dir, &flags, helm, &cache, &broken);
     assert!(!changed.success(), "a changed value reused the old rendering:\n{}", changed.stdout);
-    let offline = our_build(&dir, &["--enable-helm", "--helm-command", helm.command(), "--offline"], &helm, &cache, &broken);
+    let offline = our_build(&dir, &["--enable-helm", "--helm-command", wrapper.to_str().unwrap(), "--offline"], helm, &cache, &broken);
     assert!(!offline.success());
     assert!(offline.stderr.contains("--offline: chart 'app' has no rendering in the cache"), "{}", offline.stderr);
     // A changed chart file is a changed rendering too.
     fs::write(&kustomization, text).unwrap();
     fs::write(dir.join("charts/app/templates/extra.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n").unwrap();
-    let edited = our_build(&dir, &flags, &helm, &cache, &[]);
+    let edited = our_build(&dir, &flags, helm, &cache, &working);
     assert!(edited.success(), "{}", edited.stderr);
     assert!(edited.stdout.contains("name: extra"), "{}", edited.stdout);
 
@@ -389,8 +472,13 @@ fn helm_runs_only_under_enable_helm_and_a_chart_is_needed_to_run_it() {
 
 #[test]
 fn the_peer_pods_example_inflates_the_upstream_chart_as_the_reference_does() {
-    let label = "peer pods chart example";
-    let Some(helm) = Helm::find(label) else { return };
+    let label = "peer pods chart example (helm stand-in)";
+    if let Some(helm) = Helm::find(label) {
+        peer_pods_example(label, &helm);
+    }
+}
+
+fn peer_pods_example(label: &str, helm: &Helm) {
     let Some(shared) = common::shared_dir(label) else { return };
     if !shared.join("realworld/cloud-api-adaptor-install/charts/peerpods/Chart.yaml").is_file() {
         common::skip(label, "the upstream chart is not in ../shared/realworld/cloud-api-adaptor-install/charts");
@@ -399,7 +487,7 @@ fn the_peer_pods_example_inflates_the_upstream_chart_as_the_reference_does() {
     let example = common::manifest_dir().join("docs/examples/peerpods-helm");
     let cache = tempfile::tempdir().unwrap();
     let flags = ["--enable-helm", "--helm-command", helm.command()];
-    let ours = our_build(&example.join("libvirt"), &flags, &helm, cache.path(), &[]);
+    let ours = our_build(&example.join("libvirt"), &flags, helm, cache.path(), &[]);
     assert!(ours.success(), "{}", ours.stderr);
     // The owned overlay is applied on top of the chart's output.
     assert!(ours.stdout.contains("PROXY_TIMEOUT: 15m"), "{}", ours.stdout);
@@ -408,7 +496,7 @@ fn the_peer_pods_example_inflates_the_upstream_chart_as_the_reference_does() {
     if !reference_follows_v5_8(label) {
         return;
     }
-    let reference = reference_build(&example.join("libvirt"), &flags, &helm, &[]).expect("a reference");
+    let reference = reference_build(&example.join("libvirt"), &flags, helm, &[]).expect("a reference");
     assert!(reference.success(), "{}", reference.stderr);
     assert_eq!(ours.stdout, reference.stdout, "the example differs from the reference's rendering");
 }
@@ -447,4 +535,188 @@ fn a_slow_chart_pull_prints_one_progress_line_unless_quiet() {
         outputs.push(run.stdout);
     }
     assert_eq!(outputs[0], outputs[1], "the progress line changed the output");
+}
+
+/// Argo CD's build: `--helm-kube-version` and one `--helm-api-versions` per API version the
+/// cluster serves, 2,000 of them here, through the reference and us to the real helm 4.
+#[test]
+fn client_helm4_two_thousand_api_versions_reach_helm_as_the_reference_passes_them() {
+    let label = "helm --helm-api-versions 2,000 times (helm 4)";
+    let Some(helm) = Helm::real(label, go_clients::HELM4) else { return };
+    if !reference_follows_v5_8(label) {
+        return;
+    }
+    let (theirs, mine) = (one_case("helm-argo-ref", "defaults"), one_case("helm-argo-ours", "defaults"));
+    let versions: Vec<String> = (0..1999).map(|i| format!("group{i}.example.com/v1")).chain(["monitoring.coreos.com/v1".to_string()]).collect();
+    let mut flags = vec!["--helm-kube-version", "v1.35.1"];
+    for version in &versions {
+        flags.extend(["--helm-api-versions", version.as_str()]);
+    }
+    let cache = tempfile::tempdir().unwrap();
+    compare("defaults", &flags, &[], &theirs.root, &mine.root, &helm, cache.path()).unwrap_or_else(|e| panic!("{e}"));
+    let ours = our_build(&mine.root.join("defaults"), &[&["--enable-helm", "--helm-command", helm.command()][..], &flags[..]].concat(), &helm, cache.path(), &[]);
+    assert!(ours.success(), "{}", ours.stderr);
+    // The chart saw the last API version and the Kubernetes version.
+    assert!(ours.stdout.contains("kind: ServiceMonitor"), "{}", ours.stdout);
+    assert!(ours.stdout.contains("kubeVersion: v1.35.1"), "{}", ours.stdout);
+}
+
+/// The render cache's key holds helm's version: helm 3 after helm 4 on the same chart renders
+/// again, and both renderings are kept.
+#[test]
+fn client_helm3_and_helm4_keep_renderings_of_their_own() {
+    let label = "helm render cache key (helm 3 and 4)";
+    let (Some(helm4), Some(helm3)) = (Helm::real(label, go_clients::HELM4), Helm::real(label, go_clients::HELM3)) else { return };
+    let tree = one_case("helm-key", "defaults");
+    let dir = tree.root.join("defaults");
+    let cache = tree.root.join("cache");
+    let mut outputs = Vec::new();
+    for helm in [&helm4, &helm3, &helm4] {
+        let run = our_build(&dir, &["--enable-helm", "--helm-command", helm.command()], helm, &cache, &[]);
+        assert!(run.success(), "{}", run.stderr);
+        outputs.push(run.stdout);
+    }
+    assert_eq!(outputs[0], outputs[2]);
+    let listed = common::ours(&["cache", "list", "--cache-dir", cache.to_str().unwrap()], &tree.root);
+    let renderings: Vec<&str> = listed.stdout.lines().filter(|l| l.starts_with("helm\t")).collect();
+    assert_eq!(renderings.len(), 2, "{}", listed.stdout);
+    assert!(renderings.iter().any(|l| l.contains("helm=v4.")) && renderings.iter().any(|l| l.contains("helm=v3.")), "{}", listed.stdout);
+}
+
+/// The stand-in renders every case as helm 4 does (our build through each), so the tests that run
+/// on a machine without Go still check the real behaviour.
+#[test]
+fn client_the_standin_renders_every_case_as_helm4_does() {
+    let label = "helm stand-in against helm 4";
+    let (Some(real), Some(standin)) = (Helm::real(label, go_clients::HELM4), Helm::find(label)) else { return };
+    let repository = Repository::start(&real);
+    let (with_real, with_standin) = (cases_tree("helm-real", repository.port), cases_tree("helm-standin", repository.port));
+    let cache = tempfile::tempdir().unwrap();
+    let mut differences = Vec::new();
+    for (number, (case, flags, env)) in CASES.iter().enumerate() {
+        if env.iter().any(|(k, _)| *k == "PEERPODS_HELM_STANDIN_VERSION") || flags.contains(&"--helm-command") || flags.contains(&"--no-enable-helm") {
+            continue;
+        }
+        let run = |helm: &Helm, root: &Path, which: &str| {
+            let all = [&["--enable-helm", "--helm-command", helm.command()][..], &flags[..]].concat();
+            our_build(&root.join(case), &all, helm, &cache.path().join(format!("{which}{number}")), env)
+        };
+        let (a, b) = (run(&real, &with_real.root, "real"), run(&standin, &with_standin.root, "standin"));
+        if a.success() != b.success() || (a.success() && a.stdout != b.stdout) {
+            differences.push(format!("{case} {flags:?}:\n--- helm 4 ({:?}):\n{}{}\n--- stand-in ({:?}):\n{}{}", a.code, a.stdout, a.stderr, b.code, b.stdout, b.stderr));
+        }
+    }
+    assert!(differences.is_empty(), "the stand-in renders {} case(s) unlike helm 4:\n\n{}", differences.len(), differences.join("\n\n"));
+}
+
+/// Real helm refuses the upstream peer pods chart as the example uses it: its dependencies
+/// (kata-deploy, and the two local subcharts) are not in its `charts/` folder, which helm checks
+/// even for a dependency a condition turns off. The stand-in does not check, so the example renders
+/// only there; the reference and we fail alike, with helm's own message.
+#[test]
+fn client_helm4_refuses_the_peer_pods_example_chart_without_its_dependencies_as_the_reference_does() {
+    let label = "peer pods chart example (helm 4)";
+    let Some(helm) = Helm::real(label, go_clients::HELM4) else { return };
+    let Some(shared) = common::shared_dir(label) else { return };
+    if !shared.join("realworld/cloud-api-adaptor-install/charts/peerpods/Chart.yaml").is_file() {
+        common::skip(label, "the upstream chart is not in ../shared/realworld/cloud-api-adaptor-install/charts");
+        return;
+    }
+    let example = common::manifest_dir().join("docs/examples/peerpods-helm/libvirt");
+    let cache = tempfile::tempdir().unwrap();
+    let flags = ["--enable-helm", "--helm-command", helm.command()];
+    let ours = our_build(&example, &flags, &helm, cache.path(), &[]);
+    let helm_says = "found in Chart.yaml, but missing in charts/ directory: kata-deploy, peerpodctrl, peerpods-webhook";
+    assert!(!ours.success() && ours.stderr.contains(helm_says), "{}", ours.stderr);
+    if !reference_follows_v5_8(label) {
+        return;
+    }
+    let reference = reference_build(&example, &flags, &helm, &[]).expect("a reference");
+    assert!(!reference.success() && reference.stderr.contains(helm_says), "{}", reference.stderr);
+}
+
+/// An OCI registry on 127.0.0.1 over TLS (`tests/helm/oci/registry.py`), holding the test chart
+/// `app` 1.2.0 as `charts/app`; helm trusts its certificate through `SSL_CERT_FILE`.
+struct OciRegistry {
+    port: u16,
+    child: std::process::Child,
+    dir: tempfile::TempDir,
+}
+
+impl OciRegistry {
+    fn start(helm: &Helm) -> OciRegistry {
+        let dir = tempfile::tempdir().unwrap();
+        let chart = common::manifest_dir().join("tests/helm/charts/app");
+        let packaged = common::run_program(helm.command(), &["package", chart.to_str().unwrap(), "--destination", dir.path().to_str().unwrap()], dir.path());
+        assert!(packaged.success(), "{}", packaged.stderr);
+        let certificate = common::run_program(
+            "openssl",
+            &["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "key.pem", "-out", "cert.pem", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+            dir.path(),
+        );
+        assert!(certificate.success(), "openssl: {}", certificate.stderr);
+        let script = common::manifest_dir().join("tests/helm/oci/registry.py");
+        let child = std::process::Command::new("python3")
+            .args([script.to_str().unwrap(), "app-1.2.0.tgz", "charts/app", "1.2.0", "cert.pem", "key.pem", "port"])
+            .current_dir(dir.path())
+            .stdin(std::process::Stdio::null())
+            .spawn()
+            .expect("starting tests/helm/oci/registry.py");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let port = loop {
+            if let Ok(text) = fs::read_to_string(dir.path().join("port")) {
+                break text.trim().parse().expect("a port number");
+            }
+            assert!(Instant::now() < deadline, "the OCI registry did not start within a minute");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        OciRegistry { port, child, dir }
+    }
+
+    fn certificate(&self) -> String {
+        self.dir.path().join("cert.pem").to_str().unwrap().to_string()
+    }
+}
+
+impl Drop for OciRegistry {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `repo: oci://...`: the reference and we pull the chart from the registry and render it alike.
+fn pull_from_an_oci_registry(label: &str, helm: &Helm) {
+    if !reference_follows_v5_8(label) {
+        return;
+    }
+    let registry = OciRegistry::start(helm);
+    let kustomization = format!("helmCharts:\n- name: app\n  version: 1.2.0\n  repo: oci://127.0.0.1:{}/charts\n  releaseName: pulled\n", registry.port);
+    let (theirs, mine) = (TempTree::new("helm-oci-ref"), TempTree::new("helm-oci-ours"));
+    for tree in [&theirs, &mine] {
+        tree.write("oci/kustomization.yaml", &kustomization);
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let certificate = registry.certificate();
+    let env = [("SSL_CERT_FILE", certificate.as_str())];
+    compare("oci", &[], &env, &theirs.root, &mine.root, helm, cache.path()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(mine.root.join("oci/charts/app-1.2.0/app/Chart.yaml").is_file(), "the chart was pulled into chartHome/<name>-<version>");
+    let again = our_build(&mine.root.join("oci"), &["--enable-helm", "--helm-command", helm.command()], helm, cache.path(), &env);
+    assert!(again.success() && again.stdout.contains("kind: Deployment"), "{}{}", again.stdout, again.stderr);
+}
+
+#[test]
+fn client_helm4_pulls_from_an_oci_registry_as_the_reference_does() {
+    let label = "helm pull from an OCI registry (helm 4)";
+    if let Some(helm) = Helm::real(label, go_clients::HELM4) {
+        pull_from_an_oci_registry(label, &helm);
+    }
+}
+
+#[test]
+fn client_helm3_pulls_from_an_oci_registry_as_the_reference_does() {
+    let label = "helm pull from an OCI registry (helm 3)";
+    if let Some(helm) = Helm::real(label, go_clients::HELM3) {
+        pull_from_an_oci_registry(label, &helm);
+    }
 }
