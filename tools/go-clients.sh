@@ -14,6 +14,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/go-env.sh
 source "$here/go-env.sh"
+# go-env.sh sets it too; kept here so that this script says which Go it builds with.
+export GOTOOLCHAIN=go1.27.3
 
 clients="helm4 helm3 kustomize kustomize-5.8.2 flux-build"
 

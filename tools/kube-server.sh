@@ -20,6 +20,8 @@ kube_version=v1.37.2
 repo=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=tools/go-env.sh
 . "$repo/tools/go-env.sh"
+# go-env.sh sets it too; kept here so that this script says which Go it builds with.
+export GOTOOLCHAIN=go1.27.3
 bin_dir="$peerpods_go_bin/kubernetes-$kube_version"
 state=${PEERPODS_KUBE_DIR:-$repo/target/kube-server}
 programs=(etcd kube-apiserver kube-controller-manager)
