@@ -7,6 +7,7 @@ mod generator;
 #[path = "../../benches/workload/reference.rs"]
 mod reference;
 
+mod architecture;
 mod bench_equivalence;
 mod check_settings;
 mod cli;
