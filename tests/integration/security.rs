@@ -456,7 +456,8 @@ fn aliases_expand_as_in_kustomize_up_to_a_bound() {
     tmp.write("bomb/r.yaml", &alias_bomb(8));
     tmp.write("bomb/kustomization.yaml", "resources:\n- r.yaml\n");
     let r = ours(&["build", s(&tmp.path("bomb"))], &tmp.root);
-    assert_refused(&r, "document contains excessive aliasing", "9^8 aliases");
+    // The per-document bound or the build's copy budget, whichever is reached first.
+    assert_refused(&r, "excessive aliasing", "9^8 aliases");
 }
 
 // ---------------------------------------------------------------------------
@@ -748,7 +749,8 @@ fn diff_base_refuses_a_blob_larger_than_a_file_may_be_before_reading_it() {
     let commit = git(&["commit-tree", &top, "-m", "big"]);
     let g = run_guarded(&["diff", "--base", &commit, s(&tmp.path("app"))], &tmp.root, &[], None, 1024, std::time::Duration::from_secs(120));
     assert_guarded_refusal(&g, "big.yaml' at this revision holds", "a blob past the bound");
-    assert!(g.peak_mib < 128, "the blob was read: peak {} MiB", g.peak_mib);
+    // Reading the blob would take its 256 MiB at least.
+    assert!(g.peak_mib < 200, "the blob was read: peak {} MiB", g.peak_mib);
 }
 
 #[test]
@@ -764,6 +766,31 @@ fn output_to_dev_stdout_is_written_in_place_when_stdout_is_a_file() {
     assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link was renamed over");
     let expected = ours(&["build", s(&tmp.path("app"))], &tmp.root);
     assert_eq!(fs::read_to_string(&stdout_file).unwrap(), expected.stdout, "the output did not reach stdout");
+}
+
+#[test]
+fn copies_are_bounded_in_bytes_across_transformers() {
+    let tmp = TempTree::new("copy-bytes");
+    let big = "x".repeat(1 << 20);
+    // 13 JSON 6902 copies of a 1 MB value, each doubling the resource: 8 GB unbounded.
+    tmp.write("copy/cm.yaml", &format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: {big}\n"));
+    let ops: String = (0..13).map(|i| format!("- op: copy\n  from: /data\n  path: /data/c{i}\n")).collect();
+    tmp.write("copy/kustomization.yaml", &format!("resources:\n- cm.yaml\npatches:\n- target:\n    kind: ConfigMap\n  patch: |-\n{}\n", indent(&ops, 4)));
+    // A 1 MB namePrefix over 2,000 resources: 2 GB of names.
+    let many: String = (0..2000).map(|i| format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\n")).collect();
+    tmp.write("prefix/cms.yaml", &many);
+    tmp.write("prefix/kustomization.yaml", &format!("resources:\n- cms.yaml\nnamePrefix: {big}\n"));
+    tmp.write("labels/cms.yaml", &many);
+    tmp.write("labels/kustomization.yaml", &format!("resources:\n- cms.yaml\ncommonAnnotations:\n  a: {big}\n"));
+    for case in ["copy", "prefix", "labels"] {
+        let g = run_guarded(&["build", s(&tmp.path(case))], &tmp.root, &[], None, 1024, std::time::Duration::from_secs(120));
+        assert_guarded_refusal(&g, "excessive aliasing or copying", case);
+        assert!(g.peak_mib < 1024, "{case}: peak {} MiB", g.peak_mib);
+    }
+}
+
+fn indent(text: &str, by: usize) -> String {
+    text.lines().map(|l| format!("{}{l}\n", " ".repeat(by))).collect()
 }
 
 #[test]
