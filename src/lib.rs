@@ -5,6 +5,7 @@
 //! vars, drop local-config resources and sort.
 pub mod adaptor_settings;
 pub mod beneath;
+pub mod bounded_read;
 pub mod budget;
 pub mod build_metadata;
 pub mod diagnostics;

@@ -19,6 +19,10 @@ use std::time::{Duration, Instant};
 /// What is kept of a program's stderr unless the caller says otherwise: its last 64 KiB.
 pub const DEFAULT_STDERR_TAIL: usize = 64 * 1024;
 
+/// The most a program's stdout may hold unless the caller says otherwise: what one input file
+/// may hold ([`crate::bounded_read::MAX_FILE_BYTES`]), as a plugin's or helm's output is input.
+pub const DEFAULT_STDOUT_LIMIT: usize = crate::bounded_read::MAX_FILE_BYTES as usize;
+
 /// A program to run: everything about the call, set by the caller, run by [`Program::run`].
 #[derive(Debug, Clone)]
 pub struct Program {
@@ -76,7 +80,7 @@ pub enum ProcessError {
     Spawn { program: String, message: String },
     #[error("'{argv}' ran longer than {after:?} and was stopped")]
     TimedOut { argv: String, after: Duration, stderr: String },
-    #[error("'{argv}' printed more than {limit} bytes on stdout and was stopped")]
+    #[error("'{argv}' printed more than {limit} bytes on stdout, the most its output may hold, and was stopped")]
     OutputTooLarge { argv: String, limit: usize },
     #[error("'{argv}': {message}")]
     Io { argv: String, message: String },
@@ -94,7 +98,7 @@ impl Program {
             stdin: None,
             timeout: None,
             stderr_tail: DEFAULT_STDERR_TAIL,
-            stdout_limit: None,
+            stdout_limit: Some(DEFAULT_STDOUT_LIMIT),
         }
     }
 
@@ -162,7 +166,8 @@ impl Program {
         self
     }
 
-    /// The most stdout may hold; past it the child is stopped and the run fails.
+    /// The most stdout may hold (default [`DEFAULT_STDOUT_LIMIT`]); past it the child is
+    /// stopped and the run fails.
     pub fn stdout_limit(mut self, bytes: usize) -> Program {
         self.stdout_limit = Some(bytes);
         self
@@ -225,7 +230,10 @@ impl Program {
         }
     }
 
-    /// Runs the program to its end, or until its timeout or stdout limit.
+    /// Runs the program to its end, or until its timeout or stdout limit. Once the child has
+    /// ended (or been stopped), what it left in its pipes is read and the rest of its process
+    /// group is killed: a descendant that still holds stdout or stderr (`setsid sleep 600 &`)
+    /// neither keeps us waiting nor outlives the call in its group.
     pub fn run(&self) -> Result<Finished, ProcessError> {
         let mut command = self.command();
         command
@@ -241,40 +249,44 @@ impl Program {
             }))
         });
         let over_limit = Arc::new(AtomicBool::new(false));
-        let stdout = read_limited(child.stdout.take(), self.stdout_limit, Arc::clone(&over_limit));
-        let stderr = read_tail(child.stderr.take(), self.stderr_tail);
+        let ended = Arc::new(AtomicBool::new(false));
+        let stdout = read_limited(child.stdout.take(), self.stdout_limit, Arc::clone(&over_limit), Arc::clone(&ended));
+        let stderr = read_tail(child.stderr.take(), self.stderr_tail, Arc::clone(&ended));
         let started = Instant::now();
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break status,
-                Ok(None) => {
+        let outcome = loop {
+            match has_exited(&mut child) {
+                Ok(true) => break Ok(()),
+                Ok(false) => {
                     if self.timeout.is_some_and(|limit| started.elapsed() >= limit) {
-                        stop(&mut child);
-                        let (tail, truncated) = stderr.join().unwrap_or_default();
-                        let stderr = Finished::tail_text(&tail, truncated);
-                        return Err(ProcessError::TimedOut { argv: self.display(), after: self.timeout.unwrap_or_default(), stderr });
+                        break Err(ProcessError::TimedOut { argv: self.display(), after: self.timeout.unwrap_or_default(), stderr: String::new() });
                     }
                     if let Some(limit) = self.stdout_limit.filter(|_| over_limit.load(Ordering::Relaxed)) {
-                        stop(&mut child);
-                        return Err(ProcessError::OutputTooLarge { argv: self.display(), limit });
+                        break Err(ProcessError::OutputTooLarge { argv: self.display(), limit });
                     }
                     std::thread::sleep(Duration::from_millis(2));
                 }
-                Err(e) => {
-                    stop(&mut child);
-                    return Err(ProcessError::Io { argv: self.display(), message: e.to_string() });
-                }
+                Err(e) => break Err(ProcessError::Io { argv: self.display(), message: e.to_string() }),
             }
         };
-        if let Some(feeder) = feeder {
+        // The child's group goes (while the child is not yet reaped, its id cannot be reused),
+        // then the readers take what is left in the pipes and stop.
+        let status = stop(&mut child);
+        ended.store(true, Ordering::Relaxed);
+        let (out, over) = stdout.join().unwrap_or_default();
+        let (err, truncated) = stderr.join().unwrap_or_default();
+        // A feeder still writing is blocked on a pipe only a leftover descendant holds: leave it.
+        if let Some(feeder) = feeder.filter(|f| f.is_finished()) {
             let _ = feeder.join();
         }
-        let (out, over) = stdout.join().unwrap_or_default();
-        if over {
-            return Err(ProcessError::OutputTooLarge { argv: self.display(), limit: self.stdout_limit.unwrap_or_default() });
+        match outcome {
+            Err(ProcessError::TimedOut { argv, after, .. }) => Err(ProcessError::TimedOut { argv, after, stderr: Finished::tail_text(&err, truncated) }),
+            Err(other) => Err(other),
+            Ok(()) if over => Err(ProcessError::OutputTooLarge { argv: self.display(), limit: self.stdout_limit.unwrap_or_default() }),
+            Ok(()) => match status {
+                Some(status) => Ok(Finished { status, stdout: out, stderr: err, stderr_truncated: truncated }),
+                None => Err(ProcessError::Io { argv: self.display(), message: "could not collect its exit status".into() }),
+            },
         }
-        let (err, truncated) = stderr.join().unwrap_or_default();
-        Ok(Finished { status, stdout: out, stderr: err, stderr_truncated: truncated })
     }
 
     /// Starts the program with stdin and stdout piped and stderr passed through, for a
@@ -313,68 +325,122 @@ pub fn describe_status(status: ExitStatus) -> String {
     status.to_string()
 }
 
-/// Ends the child and everything in its process group, and reaps it.
-fn stop(child: &mut Child) {
+/// Whether the child has ended, without reaping it (so its process group id stays its own).
+fn has_exited(child: &mut Child) -> std::io::Result<bool> {
     #[cfg(unix)]
     {
-        if let Ok(pid) = libc::pid_t::try_from(child.id()) {
-            // SAFETY: kill(2) with a negative pid signals the child's own process group (made by
-            // `process_group(0)` at spawn); it touches no memory of ours.
-            unsafe {
-                libc::kill(-pid, libc::SIGKILL);
-            }
+        use rustix::process::{waitid, Pid, WaitId, WaitIdOptions};
+        let pid = libc::pid_t::try_from(child.id()).ok().and_then(Pid::from_raw).ok_or_else(|| std::io::Error::other("no process id"))?;
+        let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+        return Ok(waitid(WaitId::Pid(pid), options)?.is_some());
+    }
+    #[cfg(not(unix))]
+    return child.try_wait().map(|s| s.is_some());
+}
+
+/// Ends everything left in the child's process group (the child too, when it still runs),
+/// and reaps the child; returns how it ended.
+fn stop(child: &mut Child) -> Option<ExitStatus> {
+    #[cfg(unix)]
+    {
+        if let Some(pid) = libc::pid_t::try_from(child.id()).ok().and_then(rustix::process::Pid::from_raw) {
+            // The group made by `process_group(0)` at spawn; the child, unreaped, still holds its id.
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
         }
     }
+    #[cfg(not(unix))]
     let _ = child.kill();
-    let _ = child.wait();
+    child.wait().ok()
 }
 
 type Reader = JoinHandle<(Vec<u8>, bool)>;
 
+/// How long a reader waits for data before looking whether the child has ended.
+const POLL_INTERVAL_NS: i64 = 50_000_000;
+/// After the child has ended, at most this many reads take what is left in a pipe (a
+/// descendant that goes on writing into it is not followed for ever).
+const READS_AFTER_END: usize = 256;
+
+/// Reads `pipe` and hands each piece to `take` (which answers whether to go on), until the
+/// pipe ends, or, once `ended` is raised, until nothing more is waiting in it.
+fn pump<R: Read + std::os::fd::AsFd>(mut pipe: R, ended: &AtomicBool, mut take: impl FnMut(&[u8]) -> bool) {
+    use rustix::event::{poll, PollFd, PollFlags, Timespec};
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut reads_after_end = 0;
+    loop {
+        let ending = ended.load(Ordering::Relaxed);
+        let wait = Timespec { tv_sec: 0, tv_nsec: if ending { 0 } else { POLL_INTERVAL_NS } };
+        let ready = {
+            let mut fds = [PollFd::new(&pipe, PollFlags::IN)];
+            match poll(&mut fds, Some(&wait)) {
+                Ok(n) => n > 0,
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(_) => break,
+            }
+        };
+        if !ready {
+            if ending {
+                break;
+            }
+            continue;
+        }
+        if ending {
+            reads_after_end += 1;
+            if reads_after_end > READS_AFTER_END {
+                break;
+            }
+        }
+        match pipe.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => {
+                if !take(&buffer[..n]) {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+}
+
 /// Reads a pipe to its end, or up to `limit` bytes (then `true`, also raised in `over`, so the
 /// waiting side stops a child that goes on writing).
-fn read_limited<R: Read + Send + 'static>(pipe: Option<R>, limit: Option<usize>, over: Arc<AtomicBool>) -> Reader {
+fn read_limited<R: Read + std::os::fd::AsFd + Send + 'static>(pipe: Option<R>, limit: Option<usize>, over: Arc<AtomicBool>, ended: Arc<AtomicBool>) -> Reader {
     std::thread::spawn(move || {
         let mut bytes = Vec::new();
         let Some(pipe) = pipe else { return (bytes, false) };
-        match limit {
-            None => {
-                let mut pipe = pipe;
-                let _ = pipe.read_to_end(&mut bytes);
-                (bytes, false)
+        let mut past = false;
+        pump(pipe, &ended, |piece| {
+            bytes.extend_from_slice(piece);
+            if limit.is_some_and(|limit| bytes.len() > limit) {
+                past = true;
+                over.store(true, Ordering::Relaxed);
+                return false;
             }
-            Some(limit) => {
-                let mut bounded = pipe.take(limit as u64 + 1);
-                let _ = bounded.read_to_end(&mut bytes);
-                let past = bytes.len() > limit;
-                over.store(past, Ordering::Relaxed);
-                bytes.truncate(limit);
-                (bytes, past)
-            }
+            true
+        });
+        if let Some(limit) = limit {
+            bytes.truncate(limit);
         }
+        (bytes, past)
     })
 }
 
 /// Reads a pipe to its end, keeping only its last `keep` bytes (then `true`: some were dropped).
-fn read_tail<R: Read + Send + 'static>(pipe: Option<R>, keep: usize) -> Reader {
+fn read_tail<R: Read + std::os::fd::AsFd + Send + 'static>(pipe: Option<R>, keep: usize, ended: Arc<AtomicBool>) -> Reader {
     std::thread::spawn(move || {
         let mut tail: Vec<u8> = Vec::new();
         let mut dropped = false;
-        let Some(mut pipe) = pipe else { return (tail, false) };
-        let mut buffer = [0u8; 8192];
-        loop {
-            match pipe.read(&mut buffer) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    tail.extend_from_slice(&buffer[..n]);
-                    if tail.len() > keep.saturating_mul(2).max(keep + 8192) {
-                        let cut = tail.len() - keep;
-                        tail.drain(..cut);
-                        dropped = true;
-                    }
-                }
+        let Some(pipe) = pipe else { return (tail, false) };
+        pump(pipe, &ended, |piece| {
+            tail.extend_from_slice(piece);
+            if tail.len() > keep.saturating_mul(2).max(keep + 64 * 1024) {
+                let cut = tail.len() - keep;
+                tail.drain(..cut);
+                dropped = true;
             }
-        }
+            true
+        });
         if tail.len() > keep {
             let cut = tail.len() - keep;
             tail.drain(..cut);

@@ -5,8 +5,9 @@
 //! over it. A temporary file is removed on every error path; an existing destination keeps its
 //! permission bits, a new one gets the umask's.
 //!
-//! A destination that exists and is not a regular file (a device such as `/dev/null`, a FIFO,
-//! `/dev/stdout`) is written in place, as kustomize writes it, never replaced; an existing
+//! A destination that exists and is not a regular file (a device such as `/dev/null`, a FIFO),
+//! or that lies in or links through `/dev` or `/proc` (`/dev/stdout`, whatever stdout is), is
+//! written in place, as kustomize writes it, never replaced; an existing
 //! file we may not write is refused, as kustomize refuses it.
 use std::io::Write;
 use std::path::Path;
@@ -28,13 +29,51 @@ pub fn write_atomically(path: &Path, content: &str) -> Result<(), String> {
 
 /// [`write_atomically`] for content that need not be text.
 pub fn write_bytes_atomically(path: &Path, content: &[u8]) -> Result<(), String> {
-    if let Ok(existing) = std::fs::metadata(path) {
-        if !existing.is_file() && !existing.is_dir() {
-            return write_in_place(path, content);
-        }
+    if is_written_in_place(path) {
+        return write_in_place(path, content);
     }
     let staged = stage_bytes(path, content)?;
     commit(staged, path)
+}
+
+/// The most links followed when looking where a destination leads (Linux's own bound).
+const MAX_LINKS: usize = 40;
+
+/// Whether `path` is a destination kustomize writes in place and we must never replace: one
+/// that exists and is not a regular file or folder (a device, a FIFO), or one in, or linked
+/// through, `/dev` or `/proc` (`/dev/stdout` leads to `/proc/self/fd/1`, which may be a
+/// regular file when stdout is redirected to one: renaming over it would replace the link,
+/// and, as root, make the host's `/dev/stdout` a file).
+fn is_written_in_place(path: &Path) -> bool {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return true;
+    }
+    // Lexically, as the kernel walks a path without links: `..` takes off one name.
+    let system = |p: &Path| {
+        let mut names: Vec<&std::ffi::OsStr> = Vec::new();
+        for part in p.components() {
+            match part {
+                std::path::Component::ParentDir => drop(names.pop()),
+                std::path::Component::Normal(name) => names.push(name),
+                _ => {}
+            }
+        }
+        names.first().is_some_and(|first| *first == "dev" || *first == "proc")
+    };
+    let mut hop = match std::path::absolute(path) {
+        Ok(absolute) => absolute,
+        Err(_) => return false,
+    };
+    for _ in 0..MAX_LINKS {
+        if system(&hop) {
+            return true;
+        }
+        match std::fs::read_link(&hop) {
+            Ok(target) => hop = hop.parent().unwrap_or(Path::new("/")).join(target),
+            Err(_) => return false,
+        }
+    }
+    false
 }
 
 /// Writes into an existing device or FIFO (through a link to one, as `/dev/stdout` is).

@@ -294,7 +294,7 @@ fn collect(
 ) -> Result<(), CheckError> {
     let file = kustomization_file(dir)?;
     let unreadable = |path: &Path, message: String| CheckError::Unreadable { path: path.to_owned(), message };
-    let text = std::fs::read_to_string(&file).map_err(|e| unreadable(&file, e.to_string()))?;
+    let text = crate::bounded_read::read_text(&file).map_err(|e| unreadable(&file, e.to_string()))?;
     if !visited.insert(std::fs::canonicalize(&file).unwrap_or(file.clone())) {
         return Ok(());
     }

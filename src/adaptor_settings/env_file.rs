@@ -46,7 +46,7 @@ fn is_env_name(key: &str) -> bool {
 
 impl EnvFile {
     pub fn read(path: &Path) -> std::io::Result<EnvFile> {
-        Ok(EnvFile::parse(path, &std::fs::read_to_string(path)?))
+        Ok(EnvFile::parse(path, &crate::bounded_read::read_text(path)?))
     }
 
     pub fn parse(path: &Path, text: &str) -> EnvFile {

@@ -80,10 +80,13 @@ pub fn run(args: &CacheArgs) -> Result<(), String> {
             super::stdout::print(lines.concat().as_bytes())
         }
         CacheAction::Clear => {
-            let removed = cache.clear().map_err(|e| format!("clearing {}: {e}", cache.root().display()))?;
+            let checkouts = cache.clear().map_err(|e| format!("clearing {}: {e}", cache.root().display()))?;
             let renderings = RenderCache::in_cache(&cache);
             let rendered = renderings.clear().map_err(|e| format!("clearing {}: {e}", renderings.root().display()))?;
-            eprintln!("removed {removed} cached checkout(s) and {rendered} helm rendering(s) from {}", cache.root().display());
+            eprintln!("removed {} cached checkout(s) and {} helm rendering(s) from {}", checkouts.removed, rendered.removed, cache.root().display());
+            for kept in checkouts.kept.iter().chain(&rendered.kept) {
+                eprintln!("left {}: it carries no cache marker (not made by peerpods-build)", kept.display());
+            }
             Ok(())
         }
     }

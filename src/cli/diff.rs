@@ -131,34 +131,38 @@ fn compare_all(args: &DiffArgs) -> Result<Report, String> {
         let recorder = args.explain.then(|| Arc::new(Recorder::with_prefix(base.to_path_buf(), prefix)));
         BuildOptions { recorder, ..Default::default() }
     };
-    let rendered: Vec<Result<(Rendering, Rendering), DiffError>> = pairs
-        .par_iter()
-        .map(|pair| {
-            let (old_options, new_options) = (options(&pair.old_base, &pair.old_prefix), options(&pair.new_base, ""));
-            let (old, new) = rayon::join(
-                || diff::render(&pair.old_dir, &pair.old_label, &old_options),
-                || diff::render(&pair.new_dir, &pair.new_label, &new_options),
-            );
-            Ok((old?, new?))
-        })
-        .collect();
-    let mut report = Report { text: String::new(), differs: false };
-    for (pair, sides) in pairs.iter().zip(rendered) {
-        let (old, new) = sides.map_err(|e| e.to_string())?;
-        let changes = diff::compare(&old, &new);
-        if changes.is_empty() {
-            continue;
+    // Deep documents need the build's large stack: rendering, comparing and dropping the
+    // renderings all happen on it (a 3,000-deep value overflows the main thread's).
+    peerpods_build::stack::on_large_stack(|| {
+        let rendered: Vec<Result<(Rendering, Rendering), DiffError>> = pairs
+            .par_iter()
+            .map(|pair| {
+                let (old_options, new_options) = (options(&pair.old_base, &pair.old_prefix), options(&pair.new_base, ""));
+                let (old, new) = rayon::join(
+                    || diff::render(&pair.old_dir, &pair.old_label, &old_options),
+                    || diff::render(&pair.new_dir, &pair.new_label, &new_options),
+                );
+                Ok((old?, new?))
+            })
+            .collect();
+        let mut report = Report { text: String::new(), differs: false };
+        for (pair, sides) in pairs.iter().zip(rendered) {
+            let (old, new) = sides.map_err(|e| e.to_string())?;
+            let changes = diff::compare(&old, &new);
+            if changes.is_empty() {
+                continue;
+            }
+            report.differs = true;
+            if args.stat && args.explain {
+                write_stat_explained(&mut report.text, pair, &changes);
+            } else if args.stat {
+                write_stat(&mut report.text, pair, &changes);
+            } else {
+                write_full(&mut report.text, pair, &changes);
+            }
         }
-        report.differs = true;
-        if args.stat && args.explain {
-            write_stat_explained(&mut report.text, pair, &changes);
-        } else if args.stat {
-            write_stat(&mut report.text, pair, &changes);
-        } else {
-            write_full(&mut report.text, pair, &changes);
-        }
-    }
-    Ok(report)
+        Ok(report)
+    })?
 }
 
 /// `DIR  changed  Kind/namespace/name  +A -R  field, field`.

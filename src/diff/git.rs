@@ -24,7 +24,14 @@ pub struct Snapshot {
     written: BTreeSet<String>,
     /// Kustomization folders already followed.
     visited: BTreeSet<String>,
+    /// What may still be read of the revision's files ([`MAX_REVISION_BYTES`] at first).
+    bytes_left: u64,
 }
+
+/// The most a revision's files may hold together, of those a diff reads: a listing of a few
+/// hundred bytes may name one large blob many times, so what is read is bounded as the HTTP
+/// reader bounds a body. Each file is also bounded by [`crate::bounded_read::MAX_FILE_BYTES`].
+pub const MAX_REVISION_BYTES: u64 = 1 << 30;
 
 impl Snapshot {
     /// Where the repository's top level is in the snapshot.
@@ -64,10 +71,10 @@ impl Snapshot {
         let is_written = |folder: &str| written.iter().any(|done| done.is_empty() || folder == done || folder.starts_with(&format!("{done}/")));
         let new: Vec<&String> = folders.iter().filter(|f| !is_written(f)).collect();
         let wanted: Vec<&Entry> = self.entries.iter().filter(|e| !is_written(&e.path) && new.iter().any(|f| in_folder(&e.path, f))).collect();
-        let contents = self.objects.read_all(wanted.iter().map(|e| e.object.as_str()))?;
-        for (entry, content) in wanted.iter().zip(contents) {
-            write_entry(&mut self.beneath, entry, &content)?;
-        }
+        // Each blob is written as soon as it is read: one file in memory at a time.
+        let beneath = &mut self.beneath;
+        let limits = Limits { per_file: crate::bounded_read::MAX_FILE_BYTES, total: MAX_REVISION_BYTES, left: &mut self.bytes_left };
+        self.objects.read_each(&wanted, limits, |entry, content| write_entry(beneath, entry, &content))?;
         self.written.extend(new.into_iter().cloned());
         Ok(())
     }
@@ -79,7 +86,7 @@ impl Snapshot {
         // Only a file inside the snapshot is read (a link to `/dev/zero` or outside is not).
         let root = self.root().canonicalize().unwrap_or_else(|_| self.root().to_path_buf());
         let inside = |path: &Path| path.canonicalize().ok().filter(|real| real.starts_with(&root) && real.is_file());
-        let Some(text) = KUSTOMIZATION_FILE_NAMES.iter().find_map(|name| std::fs::read_to_string(inside(&dir.join(name))?).ok()) else {
+        let Some(text) = KUSTOMIZATION_FILE_NAMES.iter().find_map(|name| crate::bounded_read::read_text(&inside(&dir.join(name))?).ok()) else {
             return Vec::new();
         };
         let Ok(kustomization) = crate::yaml::parse::parse_document(&text) else { return Vec::new() };
@@ -136,7 +143,7 @@ pub fn snapshot(toplevel: &Path, rev: &str) -> Result<Snapshot, DiffError> {
     let folder = tempfile::Builder::new().prefix("peerpods-diff-").tempdir().map_err(temp_io)?;
     let beneath = crate::beneath::Beneath::open(folder.path()).map_err(temp_io)?;
     let objects = CatFile::start(toplevel)?;
-    Ok(Snapshot { folder, beneath, objects, entries, written: BTreeSet::new(), visited: BTreeSet::new() })
+    Ok(Snapshot { folder, beneath, objects, entries, written: BTreeSet::new(), visited: BTreeSet::new(), bytes_left: MAX_REVISION_BYTES })
 }
 
 /// One file of `git ls-tree -r`: `<mode> <type> <object>\t<path>`.
@@ -198,21 +205,21 @@ impl CatFile {
         Ok(CatFile { child, requests, answers })
     }
 
-    /// The contents of `objects`, in order. Requests go in chunks small enough for the pipe to
-    /// hold while git answers, so neither side waits on the other and each chunk costs one round trip.
-    fn read_all<'a>(&mut self, objects: impl Iterator<Item = &'a str>) -> Result<Vec<Vec<u8>>, DiffError> {
+    /// Hands the content of each entry's object to `each`, in order, within `limits`.
+    /// Requests go in chunks small enough for the pipe to hold while git answers, so neither
+    /// side waits on the other and each chunk costs one round trip.
+    fn read_each(&mut self, entries: &[&Entry], mut limits: Limits, mut each: impl FnMut(&Entry, Vec<u8>) -> Result<(), DiffError>) -> Result<(), DiffError> {
         const CHUNK: usize = 256;
-        let objects: Vec<&str> = objects.collect();
-        let mut contents = Vec::with_capacity(objects.len());
-        for chunk in objects.chunks(CHUNK) {
-            let requests: String = chunk.iter().map(|object| format!("{object}\n")).collect();
+        for chunk in entries.chunks(CHUNK) {
+            let requests: String = chunk.iter().map(|entry| format!("{}\n", entry.object)).collect();
             let asked = self.requests.write_all(requests.as_bytes()).and_then(|()| self.requests.flush());
             asked.map_err(|e| DiffError::Git(format!("git cat-file: {e}")))?;
-            for object in chunk {
-                contents.push(read_blob(&mut self.answers, object)?);
+            for entry in chunk {
+                let content = read_blob(&mut self.answers, entry, &mut limits)?;
+                each(entry, content)?;
             }
         }
-        Ok(contents)
+        Ok(())
     }
 }
 
@@ -224,8 +231,17 @@ impl Drop for CatFile {
     }
 }
 
-/// Reads one `<object> blob <size>\n<content>\n` answer.
-fn read_blob(reader: &mut impl BufRead, object: &str) -> Result<Vec<u8>, DiffError> {
+/// What may still be read of a revision: per file, and in all.
+struct Limits<'a> {
+    per_file: u64,
+    total: u64,
+    left: &'a mut u64,
+}
+
+/// Reads one `<object> blob <size>\n<content>\n` answer, refused before its content is read
+/// when it is larger than one file may be or than what is left of the revision's bound.
+fn read_blob(reader: &mut impl BufRead, entry: &Entry, limits: &mut Limits) -> Result<Vec<u8>, DiffError> {
+    let object = entry.object.as_str();
     let mut header = String::new();
     reader.read_line(&mut header).map_err(|e| DiffError::Git(format!("git cat-file: {e}")))?;
     let size: usize = header
@@ -234,6 +250,14 @@ fn read_blob(reader: &mut impl BufRead, object: &str) -> Result<Vec<u8>, DiffErr
         .and_then(|rest| rest.strip_prefix(" blob "))
         .and_then(|size| size.parse().ok())
         .ok_or_else(|| DiffError::Git(format!("git cat-file: unexpected answer for {object}: {}", header.trim_end())))?;
+    let path = entry.path.escape_debug();
+    if size as u64 > limits.per_file {
+        return Err(DiffError::Git(format!("'{path}' at this revision holds {size} bytes, more than the {} one file may hold", limits.per_file)));
+    }
+    if size as u64 > *limits.left {
+        return Err(DiffError::Git(format!("'{path}': the revision's files read for this diff pass {} bytes, the most a diff reads of a revision", limits.total)));
+    }
+    *limits.left -= size as u64;
     let mut content = vec![0; size.saturating_add(1)];
     reader.read_exact(&mut content).map_err(|e| DiffError::Git(format!("git cat-file: {e}")))?;
     content.pop();
@@ -261,5 +285,32 @@ fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, DiffError> {
         Ok(out.stdout)
     } else {
         Err(DiffError::Git(format!("git {} in {}: {}", args.join(" "), dir.display(), out.stderr_text())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(object: &str) -> Entry {
+        Entry { mode: "100644".into(), object: object.into(), path: format!("f-{object}") }
+    }
+
+    #[test]
+    fn blobs_past_the_file_or_revision_bound_are_refused_before_they_are_read() {
+        let answers = b"a blob 3\nabc\nb blob 4\nabcd\nc blob 3\nxyz\n";
+        let mut reader = std::io::Cursor::new(&answers[..]);
+        let mut left = 8;
+        let mut limits = Limits { per_file: 4, total: 8, left: &mut left };
+        assert_eq!(read_blob(&mut reader, &entry("a"), &mut limits).unwrap(), b"abc");
+        assert_eq!(read_blob(&mut reader, &entry("b"), &mut limits).unwrap(), b"abcd");
+        let error = read_blob(&mut reader, &entry("c"), &mut limits).unwrap_err().to_string();
+        assert!(error.contains("pass 8 bytes"), "{error}");
+        // A header claiming more than a file may hold is refused before anything is allocated.
+        let mut reader = std::io::Cursor::new(&b"d blob 18446744073709551615\n"[..]);
+        let mut left = u64::MAX;
+        let mut limits = Limits { per_file: 4, total: u64::MAX, left: &mut left };
+        let error = read_blob(&mut reader, &entry("d"), &mut limits).unwrap_err().to_string();
+        assert!(error.contains("more than the 4 one file may hold"), "{error}");
     }
 }

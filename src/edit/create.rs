@@ -101,7 +101,7 @@ fn detect_resources(dir: &Path, relative: &Path, recursive: bool) -> Result<Vec<
 /// Whether the file reads as kustomize's resource factory reads resources: YAML whose documents
 /// are all objects with an `apiVersion` and a `kind` (an empty file is no error either).
 fn reads_as_resources(file: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(file) else { return false };
+    let Ok(text) = crate::bounded_read::read_text(file) else { return false };
     let Ok(documents) = crate::yaml::parse::parse_documents(&text) else { return false };
     documents.iter().filter(|d| !d.is_null()).all(|d| {
         let field = |k: &str| d.get(k).and_then(Value::as_str).is_some_and(|s| !s.is_empty());

@@ -73,7 +73,7 @@ pub(super) fn fix(doc: &mut Document, dir: &Path, vars: bool, files: &mut Vec<(s
             Value::String(s) => s.clone(),
             other => other.to_string(),
         };
-        let key = if std::fs::read(dir.join(&text)).is_ok() { "path" } else { "patch" };
+        let key = if crate::bounded_read::read_regular_file(&dir.join(&text), crate::bounded_read::Links::Follow, crate::bounded_read::MAX_FILE_BYTES).is_ok() { "path" } else { "patch" };
         Value::Object([(key.to_string(), Value::String(text))].into_iter().collect())
     })?;
     common_labels_to_labels(doc)?;

@@ -20,7 +20,7 @@ pub(super) fn find_kustomization_file(dir: &Path) -> Result<PathBuf, EditError> 
 
 /// The file's text, refused when kustomize would not read it as a kustomization.
 pub(super) fn read(file: &Path) -> Result<String, EditError> {
-    let text = std::fs::read_to_string(file).map_err(|e| Error::Io { path: file.to_path_buf(), message: e.to_string() })?;
+    let text = crate::bounded_read::read_text(file).map_err(|e| Error::Io { path: file.to_path_buf(), message: e.to_string() })?;
     crate::target::parse_kustomization(&text, file)?;
     Ok(text)
 }

@@ -51,7 +51,7 @@ fn files_touched(dir: &Path, k: &Value, prefix: &str, patches: &mut BTreeMap<Str
             .unwrap_or_default();
         names.sort();
         for name in names.iter().filter(|n| crate::kustomization::loader::KUSTOMIZATION_FILE_NAMES.contains(&n.as_str())) {
-            let Ok(text) = std::fs::read_to_string(folder.join(name)) else { continue };
+            let Ok(text) = crate::bounded_read::read_text(&folder.join(name)) else { continue };
             let Ok(sub) = crate::yaml::parse::parse_document(&text) else { continue };
             files_touched(dir, &sub, &join(prefix, &r), patches, out);
         }
@@ -213,7 +213,7 @@ pub fn convert(dir: &Path, k: &Value) -> Result<Option<Conversion>, EditError> {
     for file in &files {
         let path = dir.join(file);
         if path.symlink_metadata().is_ok_and(|m| m.is_file()) {
-            if let Ok(text) = std::fs::read_to_string(&path) {
+            if let Ok(text) = crate::bounded_read::read_text(&path) {
                 texts.insert(file.clone(), text);
             }
         }
@@ -247,7 +247,7 @@ pub fn convert(dir: &Path, k: &Value) -> Result<Option<Conversion>, EditError> {
     }
     let changed: Vec<(PathBuf, String)> = texts
         .into_iter()
-        .filter(|(file, text)| std::fs::read_to_string(dir.join(file)).ok().as_deref() != Some(text.as_str()))
+        .filter(|(file, text)| crate::bounded_read::read_text(&dir.join(file)).ok().as_deref() != Some(text.as_str()))
         .map(|(file, text)| (dir.join(file), text))
         .collect();
     // Only files inside this kustomization's folder are rewritten (links resolved): a tree

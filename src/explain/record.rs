@@ -96,7 +96,7 @@ impl Recorder {
         if let Some(known) = self.files.lock().unwrap().get(file) {
             return known.clone();
         }
-        let text = text.map(str::to_string).or_else(|| std::fs::read_to_string(file).ok()).unwrap_or_default();
+        let text = text.map(str::to_string).or_else(|| crate::bounded_read::read_text(file).ok()).unwrap_or_default();
         let docs = document_positions(&text).unwrap_or_default();
         let positions = Arc::new(Positions { display: self.display(file), text, docs });
         self.files.lock().unwrap().insert(file.to_path_buf(), positions.clone());
@@ -277,7 +277,7 @@ impl Recorder {
             })
             .filter_map(|rel| {
                 let path = root_dir.join(&rel);
-                std::fs::read_to_string(&path).ok().map(|text| (self.display(&path), text))
+                crate::bounded_read::read_text(&path).ok().map(|text| (self.display(&path), text))
             })
             .collect();
         StepRecord {

@@ -30,13 +30,37 @@ fn plugin_home() -> Result<PathBuf> {
 }
 
 /// Where the exec plugin for `config` lives: `<home>/<group>/<version>/<kind lower-cased>/<Kind>`.
+/// Group, version and kind are each one path component (an absolute kind or a `//` in the
+/// apiVersion would otherwise replace the home), and the program, once its links are
+/// resolved, lies beneath the home.
 pub fn locate(config: &Value) -> Result<PathBuf> {
     let api_version = config.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
     let (group, version) = split_api_version(api_version);
-    let path = plugin_home()?.join(group).join(version).join(kind.to_lowercase()).join(kind);
+    for (what, part, may_be_empty) in [("group", group, true), ("version", version, false), ("kind", kind, false)] {
+        if (part.is_empty() && !may_be_empty) || (!part.is_empty() && (matches!(part, "." | "..") || part.contains(['/', '\\', '\0']))) {
+            return Err(Error::msg(format!(
+                "exec plugin apiVersion '{}', kind '{}': the {what} must be one path component (no '/', '\\', '.', '..' or NUL)",
+                api_version.escape_debug(),
+                kind.escape_debug()
+            )));
+        }
+    }
+    let home = plugin_home()?;
+    let path = home.join(group).join(version).join(kind.to_lowercase()).join(kind);
+    if let (Ok(real_home), Ok(real)) = (home.canonicalize(), path.canonicalize()) {
+        if !real.starts_with(&real_home) {
+            return Err(Error::msg(format!(
+                "exec plugin {} leads to {}, outside the plugin home {}",
+                path.display(),
+                real.display(),
+                real_home.display()
+            )));
+        }
+    }
     match std::fs::metadata(&path) {
-        Ok(meta) if is_executable(&meta) => Ok(path),
+        // The resolved program runs: the one checked above, not a link swapped in after.
+        Ok(meta) if is_executable(&meta) => Ok(path.canonicalize().unwrap_or(path)),
         Ok(_) => Err(Error::msg(format!("plugin {} is not executable", path.display()))),
         Err(_) => Err(Error::msg(format!(
             "no exec plugin for apiVersion '{api_version}', kind '{kind}': {} does not exist (Go plugins are not supported)",

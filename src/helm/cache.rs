@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::remote::cache::{begin_in, hex_digest, is_intact, read_dir_sorted, remove_folder, seal_into, sealed_tree, write_atomically};
+use crate::remote::cache::{begin_in, hex_digest, is_intact, is_ours_temporary, is_sealed_entry, read_dir_sorted, remove_folder, seal_into, sealed_tree, write_atomically, Cleared};
 use crate::remote::Cache;
 
 const FOLDER: &str = "helm";
@@ -39,6 +39,9 @@ pub struct KeyParts {
     /// `helm template`'s arguments (the values file's temporary path left out).
     pub args: Vec<String>,
     pub helm_version: String,
+    /// [`program_digest`] of the helm that renders: another program reporting the same
+    /// version gets its own renderings.
+    pub helm_program: String,
 }
 
 /// One cached rendering, for `cache list`.
@@ -75,45 +78,103 @@ pub fn key(parts: &KeyParts) -> String {
         field(arg.as_bytes());
     }
     field(parts.helm_version.as_bytes());
+    field(parts.helm_program.as_bytes());
     hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The program a command names (a path, or the first match on PATH) as path, size and
-/// modification time: a changed helm binary has another identity.
-fn program_identity(command: &str) -> Option<String> {
+/// The program a command names (a path, or the first match on PATH), links resolved.
+fn program_path(command: &str) -> Option<PathBuf> {
     let path = if command.contains('/') {
         PathBuf::from(command)
     } else {
         std::env::split_paths(&std::env::var_os("PATH")?).map(|dir| dir.join(command)).find(|p| p.is_file())?
     };
-    let path = path.canonicalize().ok()?;
+    path.canonicalize().ok()
+}
+
+/// The program a command names as its resolved path and the SHA-256 of its content (read in
+/// pieces, once per program and process); `None` when it is not a regular file we can read.
+pub fn program_digest(command: &str) -> Option<String> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static KNOWN: OnceLock<Mutex<HashMap<String, Option<String>>>> = OnceLock::new();
+    let known = KNOWN.get_or_init(Default::default);
+    if let Some(digest) = known.lock().ok()?.get(command) {
+        return digest.clone();
+    }
+    let digest = (|| {
+        let path = program_path(command)?;
+        let mut file = fs::File::open(&path).ok()?;
+        if !file.metadata().ok()?.is_file() {
+            return None;
+        }
+        let mut hasher = Sha256::new();
+        std::io::copy(&mut file, &mut hasher).ok()?;
+        let hex: String = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        Some(format!("{} sha256:{hex}", path.display()))
+    })();
+    known.lock().ok()?.insert(command.to_string(), digest.clone());
+    digest
+}
+
+/// The program a command names as path, size and modification time: a changed helm binary
+/// has another identity.
+fn program_identity(command: &str) -> Option<String> {
+    let path = program_path(command)?;
     let meta = fs::metadata(&path).ok()?;
     let modified = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos();
     Some(format!("{} {} {modified}", path.display(), meta.len()))
 }
 
-/// A digest of the chart's files by content (names, kinds and bytes, in sorted order).
+/// The most a chart's files may hold together for the cache key (each file is also bounded by
+/// [`crate::bounded_read::MAX_FILE_BYTES`]).
+pub const MAX_CHART_BYTES: u64 = 256 * 1024 * 1024;
+
+/// A digest of the chart's files by content (names, kinds and bytes, in sorted order). Read as
+/// helm reads a chart folder: links followed, regular files only (a link to `/dev/zero` or a
+/// FIFO is an error, as helm's `cannot load irregular file`), at most [`MAX_CHART_BYTES`] in
+/// all; a folder met twice (a link loop) is an error. The walk keeps its own stack, so a deep
+/// tree cannot overflow ours.
 pub fn tree_digest(dir: &Path) -> std::io::Result<String> {
-    fn walk(dir: &Path, hasher: &mut Sha256) -> std::io::Result<()> {
-        for path in read_dir_sorted(dir) {
-            let name = path.file_name().map(|n| n.as_encoded_bytes().to_vec()).unwrap_or_default();
-            let meta = fs::metadata(&path)?;
-            hasher.update(if meta.is_dir() { b"d" } else { b"f" });
-            hasher.update((name.len() as u64).to_le_bytes());
-            hasher.update(&name);
-            if meta.is_dir() {
-                walk(&path, hasher)?;
-                hasher.update(b"u");
-            } else {
-                let bytes = fs::read(&path)?;
-                hasher.update((bytes.len() as u64).to_le_bytes());
-                hasher.update(&bytes);
-            }
-        }
-        Ok(())
-    }
+    tree_digest_within(dir, MAX_CHART_BYTES)
+}
+
+fn tree_digest_within(dir: &Path, limit: u64) -> std::io::Result<String> {
+    use std::io::{Error, ErrorKind};
+    use std::os::unix::fs::MetadataExt;
     let mut hasher = Sha256::new();
-    walk(dir, &mut hasher)?;
+    let root = fs::metadata(dir)?;
+    let mut seen = std::collections::HashSet::from([(root.dev(), root.ino())]);
+    let mut left = limit;
+    // One iterator per open folder; a folder's entries are hashed right after its own name,
+    // and `u` marks its end.
+    let mut open = vec![read_dir_sorted(dir).into_iter()];
+    while let Some(entries) = open.last_mut() {
+        let Some(path) = entries.next() else {
+            open.pop();
+            if !open.is_empty() {
+                hasher.update(b"u");
+            }
+            continue;
+        };
+        let name = path.file_name().map(|n| n.as_encoded_bytes().to_vec()).unwrap_or_default();
+        let meta = fs::metadata(&path).map_err(|e| Error::new(e.kind(), format!("chart file {}: {e}", path.display())))?;
+        hasher.update(if meta.is_dir() { b"d" } else { b"f" });
+        hasher.update((name.len() as u64).to_le_bytes());
+        hasher.update(&name);
+        if meta.is_dir() {
+            if !seen.insert((meta.dev(), meta.ino())) {
+                return Err(Error::new(ErrorKind::InvalidInput, format!("chart folder {}: a link loop (the folder is met twice)", path.display())));
+            }
+            open.push(read_dir_sorted(&path).into_iter());
+            continue;
+        }
+        let bytes = crate::bounded_read::read_regular_file(&path, crate::bounded_read::Links::Follow, left.min(crate::bounded_read::MAX_FILE_BYTES))
+            .map_err(|e| Error::new(e.kind(), format!("chart file {}: {e}", path.display())))?;
+        left -= bytes.len() as u64;
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(&bytes);
+    }
     Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
@@ -184,13 +245,34 @@ impl RenderCache {
             .collect()
     }
 
-    /// Removes every rendering; returns how many there were.
-    pub fn clear(&self) -> std::io::Result<usize> {
-        let count = self.list().len();
-        if let (Some(parent), Some(name)) = (self.root.parent(), self.root.file_name()) {
-            remove_folder(parent, &name.to_string_lossy())?;
+    /// Removes every rendering, and only what carries our marker (a sealed entry, a version
+    /// note, our temporary folders); anything else in the folder (a project's own `helm/`
+    /// charts, when `--cache-dir` names a project) is left and reported.
+    pub fn clear(&self) -> std::io::Result<Cleared> {
+        let mut cleared = Cleared::default();
+        for path in read_dir_sorted(&self.root) {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if name == "versions" && fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+                for note in read_dir_sorted(&path) {
+                    let ours = note.file_name().is_some_and(|n| n.len() == 24 && n.to_string_lossy().bytes().all(|b| b.is_ascii_hexdigit()));
+                    if ours && fs::symlink_metadata(&note).is_ok_and(|m| m.is_file()) {
+                        fs::remove_file(&note)?;
+                    } else {
+                        cleared.kept.push(note);
+                    }
+                }
+                let _ = fs::remove_dir(&path);
+            } else if is_ours_temporary(&name) {
+                fs::remove_dir_all(&path)?;
+            } else if is_sealed_entry(&path) {
+                remove_folder(&self.root, &name)?;
+                cleared.removed += 1;
+            } else {
+                cleared.kept.push(path);
+            }
         }
-        Ok(count)
+        let _ = fs::remove_dir(&self.root);
+        Ok(cleared)
     }
 }
 
@@ -205,6 +287,7 @@ mod tests {
             additional: vec![],
             args: ["template", "rel", "/c", "-f", "/tmp/kustomize-helm-1/c-kustomize-values.yaml"].map(String::from).to_vec(),
             helm_version: "v3.19.0".into(),
+            helm_program: "/usr/bin/helm sha256:00".into(),
         }
     }
 
@@ -223,6 +306,9 @@ mod tests {
         let mut version = parts();
         version.helm_version = "v4.0.0".into();
         assert_ne!(key(&version), base);
+        let mut program = parts();
+        program.helm_program = "/opt/other-helm sha256:01".into();
+        assert_ne!(key(&program), base, "another helm reporting the same version shares the key");
     }
 
     #[test]
@@ -236,7 +322,11 @@ mod tests {
         fs::write(dir.path().join("helm/k/tree/output.yaml"), "kind: B\n").unwrap();
         assert_eq!(cache.get("k"), None, "a changed entry is not used");
         cache.put("k", "kind: A\n", "chart c").unwrap();
-        assert_eq!(cache.clear().unwrap(), 1);
+        fs::create_dir_all(dir.path().join("helm/mychart/templates")).unwrap();
+        let cleared = cache.clear().unwrap();
+        assert_eq!(cleared.removed, 1);
+        assert_eq!(cleared.kept, [dir.path().join("helm/mychart")], "a folder without our marker is left");
+        assert!(dir.path().join("helm/mychart/templates").is_dir());
         assert_eq!(cache.get("k"), None);
     }
 }

@@ -263,6 +263,14 @@ impl<'a> Plugin<'a> {
                 return Err(Error::msg(format!("{what} '{word}' cannot start with '-'")));
             }
         }
+        // Each of these becomes (part of) one path component: the chart's folder, the values
+        // file's name, `helm pull --untardir`'s `<name>-<version>` folder. A separator, `.` or
+        // `..` there would carry a read or a write out of the root or the temporary folder.
+        for (what, word) in [("chart name", &self.chart.name), ("releaseName", &self.chart.release_name), ("version", &self.chart.version)] {
+            if !word.is_empty() && !is_one_path_component(word) {
+                return Err(Error::msg(format!("{what} '{}' must be one path component (no '/', '\\', '.', '..' or NUL)", word.escape_debug())));
+            }
+        }
         if self.chart_home.is_empty() {
             self.chart_home = DEFAULT_CHART_HOME.into();
         }
@@ -380,13 +388,15 @@ impl<'a> Plugin<'a> {
         let Ok(values) = self.values_bytes() else { return Ok(None) };
         let mut additional = Vec::new();
         for file in &self.chart.additional_values_files {
-            match std::fs::read(file) {
+            match crate::bounded_read::read_regular_file(Path::new(file), crate::bounded_read::Links::Follow, crate::bounded_read::MAX_FILE_BYTES) {
                 Ok(bytes) => additional.push(bytes),
                 Err(_) => return Ok(None),
             }
         }
         let chart = cache::tree_digest(chart_dir).map_err(|e| Error::Io { path: chart_dir.to_path_buf(), message: e.to_string() })?;
-        Ok(Some(cache::key(&cache::KeyParts { chart, values, additional, args: self.template_args(), helm_version })))
+        // A helm we cannot read and hash is keyed by its command: an offline build has nothing else.
+        let helm_program = cache::program_digest(&self.options.command).unwrap_or_else(|| format!("command {}", self.options.command));
+        Ok(Some(cache::key(&cache::KeyParts { chart, values, additional, args: self.template_args(), helm_version, helm_program })))
     }
 
     /// `helm version --short`, checked for major version 3 or 4; returns the version text.
@@ -489,12 +499,15 @@ impl<'a> Plugin<'a> {
         Ok(text.into_bytes())
     }
 
+    /// Writes the values file directly inside the temporary folder, never through a link.
     fn write_values_file(&mut self) -> Result<PathBuf> {
         let bytes = self.values_bytes()?;
         let dir = self.temp_dir().map_err(|_| Error::msg("cannot create tmp dir to write helm values"))?;
-        let path = dir.join(format!("{}-kustomize-values.yaml", self.chart.name));
-        std::fs::write(&path, bytes).map_err(|e| Error::msg(format!("failed to write values file: {e}")))?;
-        Ok(path)
+        let name = format!("{}-kustomize-values.yaml", self.chart.name);
+        crate::beneath::Beneath::open(&dir)
+            .and_then(|mut beneath| beneath.write_new(&name, &bytes, 0o644))
+            .map_err(|e| Error::msg(format!("failed to write values file: {e}")))?;
+        Ok(dir.join(name))
     }
 
     /// kustomize's `runHelmCommand`: helm's stderr, then what was run, with which environment.
@@ -533,6 +546,11 @@ impl<'a> Plugin<'a> {
             Err(other) => Err(failed(String::new(), &[], other.to_string())),
         }
     }
+}
+
+/// Whether `word` is one plain path component: not `.` or `..`, no separator, no NUL.
+fn is_one_path_component(word: &str) -> bool {
+    !matches!(word, "." | "..") && !word.contains(['/', '\\', '\0'])
 }
 
 /// helm's output as resources, each marked helm-generated. kustomize reads the whole stream, or,

@@ -230,19 +230,11 @@ fn decode_text(bytes: Vec<u8>) -> Option<String> {
     }
 }
 
-/// `std::fs::read` without its `statx` for the size: inputs are small, and here a syscall costs
-/// more than growing a buffer now and then.
-/// `path` is the checked, symlink-free path: opening it without following a symlink keeps a
+/// The bounded reader ([`crate::bounded_read`]): a regular file of at most
+/// [`crate::bounded_read::MAX_FILE_BYTES`]. `path` is the checked, symlink-free path: opening it without following a symlink keeps a
 /// link swapped in after the check from being read.
 fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
-    let mut bytes = Vec::with_capacity(16 * 1024);
-    options.open(path)?.take(u64::MAX).read_to_end(&mut bytes)?;
-    Ok(bytes)
+    crate::bounded_read::read_regular_file(path, crate::bounded_read::Links::Refuse, crate::bounded_read::MAX_FILE_BYTES)
 }
 
 /// Lexically removes `.` and `..` parts.

@@ -289,7 +289,7 @@ impl Localizer<'_> {
             } else if kind.is_dir() {
                 self.copy_dir(&entry.path(), &to)?;
             } else {
-                let content = std::fs::read(entry.path()).map_err(|e| format!("{}: {e}", entry.path().display()))?;
+                let content = crate::bounded_read::read_regular_file(&entry.path(), crate::bounded_read::Links::Refuse, crate::bounded_read::MAX_FILE_BYTES).map_err(|e| format!("{}: {e}", entry.path().display()))?;
                 self.write(&to, &content)?;
             }
         }

@@ -137,13 +137,48 @@ impl Cache {
     }
 
     /// Removes every entry, once the builds using the cache have ended (builds starting
-    /// meanwhile wait for it); returns how many there were.
-    pub fn clear(&self) -> std::io::Result<usize> {
+    /// meanwhile wait for it). Only what carries the cache's own marker goes (an entry sealed
+    /// by us, a repository folder with its `url`, our temporary folders): a `git/` that is
+    /// something else (a project's own folder, when `--cache-dir` names a project) is left as
+    /// it is and reported.
+    pub fn clear(&self) -> std::io::Result<Cleared> {
         crate::beneath::private_folder(&self.root)?;
         let _lock = lock(&self.root, true)?;
-        let count = self.list().len();
-        remove_folder(&self.root, "git")?;
-        Ok(count)
+        let mut cleared = Cleared::default();
+        let git = self.root.join("git");
+        for repo in read_dir_sorted(&git) {
+            let is_repository = fs::symlink_metadata(&repo).is_ok_and(|m| m.is_dir()) && fs::symlink_metadata(repo.join("url")).is_ok_and(|m| m.is_file());
+            if !is_repository {
+                cleared.kept.push(repo);
+                continue;
+            }
+            let mut kept_here = false;
+            for child in read_dir_sorted(&repo) {
+                let name = child.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                if name == "url" || name == "refs" {
+                    continue;
+                }
+                if is_ours_temporary(&name) {
+                    fs::remove_dir_all(&child)?;
+                } else if is_sealed_entry(&child) {
+                    remove_folder(&repo, &name)?;
+                    cleared.removed += 1;
+                } else {
+                    cleared.kept.push(child);
+                    kept_here = true;
+                }
+            }
+            if !kept_here {
+                let refs = repo.join("refs");
+                if fs::symlink_metadata(&refs).is_ok_and(|m| m.is_dir()) {
+                    fs::remove_dir_all(&refs)?;
+                }
+                fs::remove_file(repo.join("url"))?;
+                let _ = fs::remove_dir(&repo);
+            }
+        }
+        let _ = fs::remove_dir(&git);
+        Ok(cleared)
     }
 
     /// The cache a build uses: located, made private when missing and checked to be ours
@@ -154,6 +189,29 @@ impl Cache {
         hold_shared(&cache.root)?;
         Ok(cache)
     }
+}
+
+/// What `cache clear` did: the entries it removed, and what it left because it carries no
+/// marker of ours.
+#[derive(Debug, Default)]
+pub struct Cleared {
+    pub removed: usize,
+    pub kept: Vec<PathBuf>,
+}
+
+/// Whether `dir` is an entry we sealed: a folder (not a link) whose `complete` file starts
+/// with our marker header.
+pub(crate) fn is_sealed_entry(dir: &Path) -> bool {
+    if !fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+        return false;
+    }
+    let marker = crate::bounded_read::read_regular_file(&dir.join(MARKER), crate::bounded_read::Links::Refuse, 4096);
+    marker.is_ok_and(|bytes| bytes.starts_with(MARKER_HEADER.as_bytes()))
+}
+
+/// Whether `name` is one of the temporary folders we make beside entries.
+pub(crate) fn is_ours_temporary(name: &str) -> bool {
+    name.starts_with(".tmp-") || name.starts_with(".discarded-") || name.starts_with(".clearing-")
 }
 
 /// The `tree/` of the sealed entry `dir`, if it is complete and its files are unchanged since

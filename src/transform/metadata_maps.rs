@@ -14,10 +14,11 @@ pub fn add_map_entries(resources: &mut ResMap, entries: &StringMap, specs: &[Fie
     if entries.is_empty() {
         return Ok(());
     }
-    resources.try_for_each_mut_parallel(|r| add_to_resource(r, entries, specs))
+    let budget = crate::budget::current();
+    resources.try_for_each_mut_parallel(|r| add_to_resource(r, entries, specs, &budget))
 }
 
-fn add_to_resource(r: &mut Resource, entries: &StringMap, specs: &[FieldSpec]) -> Result<()> {
+fn add_to_resource(r: &mut Resource, entries: &StringMap, specs: &[FieldSpec], budget: &crate::budget::Budget) -> Result<()> {
     // For each key, the paths where this run created it.
     let mut created: Vec<Vec<NodePath>> = vec![Vec::new(); entries.len()];
     let mut failed_spec = None;
@@ -34,6 +35,7 @@ fn add_to_resource(r: &mut Resource, entries: &StringMap, specs: &[FieldSpec]) -
                     return Err(Error::msg(format!("wrong node kind: expected MappingNode but got {got}: node contents:\n{contents}")));
                 };
                 for (i, (k, v)) in entries.iter().enumerate() {
+                    budget.charge_text(k.len() + v.len(), 2).map_err(|e| Error::msg(e.to_string()))?;
                     if !map.contains_key(k) {
                         let mut at = path();
                         at.push(Step::Key(k.clone()));

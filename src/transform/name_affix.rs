@@ -2,7 +2,7 @@
 use serde_json::Value;
 
 use super::fieldspec::{walk_spec_path, CreateKind, FieldSpec};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::resource::{Gvk, ResMap};
 
 /// Kinds whose names kustomize never prefixes or suffixes.
@@ -14,6 +14,9 @@ fn is_skipped(gvk: &Gvk) -> bool {
 
 /// Adds `prefix` and `suffix` at every field spec path (normally just `metadata/name`).
 pub fn add_name_affixes(resources: &mut ResMap, prefix: &str, suffix: &str, specs: &[FieldSpec]) -> Result<()> {
+    // Every name written grows by the affixes, and each resource keeps a copy of both.
+    let budget = crate::budget::current();
+    let affixes = prefix.len() + suffix.len();
     resources.try_for_each_mut_parallel(|r| {
         let original = r.original_id();
         if is_skipped(&original.gvk) {
@@ -24,6 +27,7 @@ pub fn add_name_affixes(resources: &mut ResMap, prefix: &str, suffix: &str, spec
                 continue;
             }
             if spec.path == "metadata/name" {
+                budget.charge_text(affixes, 1).map_err(|e| Error::msg(e.to_string()))?;
                 // Recorded even when empty: name references compare these lists.
                 r.prefixes.push(prefix.to_string());
                 r.suffixes.push(suffix.to_string());
@@ -33,6 +37,7 @@ pub fn add_name_affixes(resources: &mut ResMap, prefix: &str, suffix: &str, spec
             }
             walk_spec_path(&mut r.value, spec, CreateKind::Scalar, &mut |node| {
                 if let Value::String(s) = node {
+                    budget.charge_text(affixes, 1).map_err(|e| Error::msg(e.to_string()))?;
                     *s = format!("{prefix}{s}{suffix}");
                 }
                 Ok(())

@@ -1,0 +1,92 @@
+//! The one reader of files someone else wrote (kustomizations, resources, patches, a chart's
+//! files for the render cache key): regular files only, and at most [`MAX_FILE_BYTES`] of them.
+//!
+//! A link to `/dev/zero` would otherwise be read without end, and a FIFO would block the build
+//! for ever (it is opened without waiting for a writer, then refused): helm itself refuses such
+//! files (`cannot load irregular file`), and no kustomization or resource is one.
+use std::io::{Error, ErrorKind, Read, Result};
+use std::path::Path;
+
+/// The most one file may hold: far above any real manifest (a 100 MB resource file builds),
+/// well below what would exhaust memory.
+pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Whether a link at `path` itself is followed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Links {
+    Follow,
+    /// `O_NOFOLLOW`: a link is refused (the caller resolved the path already).
+    Refuse,
+}
+
+/// Reads the regular file `path`, refusing anything else (a device, a FIFO, a socket, a folder)
+/// and a file longer than `limit` bytes. The errors do not name the file: callers do.
+pub fn read_regular_file(path: &Path, links: Links, limit: u64) -> Result<Vec<u8>> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // O_NONBLOCK: opening a FIFO does not wait for a writer; it is refused below.
+        let mut flags = libc::O_NONBLOCK | libc::O_CLOEXEC;
+        if links == Links::Refuse {
+            flags |= libc::O_NOFOLLOW;
+        }
+        options.custom_flags(flags);
+    }
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        // What a read of a folder says, as before this check.
+        return Err(Error::from_raw_os_error(libc::EISDIR));
+    }
+    if !meta.is_file() {
+        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file (a device, FIFO or socket); only regular files are read"));
+    }
+    #[cfg(unix)]
+    {
+        // Regular files never block; clear the flag all the same for a plain blocking read.
+        let _ = rustix::fs::fcntl_setfl(&file, rustix::fs::OFlags::empty());
+    }
+    let mut bytes = Vec::with_capacity(meta.len().min(limit).min(16 * 1024 * 1024) as usize);
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(limit));
+    }
+    Ok(bytes)
+}
+
+/// [`read_regular_file`] (links followed, [`MAX_FILE_BYTES`]) as UTF-8 text.
+pub fn read_text(path: &Path) -> Result<String> {
+    let bytes = read_regular_file(path, Links::Follow, MAX_FILE_BYTES)?;
+    String::from_utf8(bytes).map_err(|_| Error::new(ErrorKind::InvalidData, "stream did not contain valid UTF-8"))
+}
+
+/// The error for a file past its bound (the caller names the file).
+pub fn too_large(limit: u64) -> Error {
+    Error::new(ErrorKind::InvalidData, format!("larger than {limit} bytes, the most one file may hold"))
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regular_files_are_read_and_others_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.yaml");
+        std::fs::write(&file, "a: 1\n").unwrap();
+        assert_eq!(read_regular_file(&file, Links::Refuse, 100).unwrap(), b"a: 1\n");
+        assert!(read_regular_file(&file, Links::Refuse, 3).unwrap_err().to_string().contains("larger than 3 bytes"));
+        let zero = dir.path().join("zero");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        let error = read_regular_file(&zero, Links::Follow, MAX_FILE_BYTES).unwrap_err();
+        assert!(error.to_string().contains("not a regular file"), "{error}");
+        assert!(read_regular_file(&zero, Links::Refuse, MAX_FILE_BYTES).is_err());
+        let fifo = dir.path().join("fifo");
+        rustix::fs::mknodat(rustix::fs::CWD, &fifo, rustix::fs::FileType::Fifo, rustix::fs::Mode::from_raw_mode(0o600), 0).unwrap();
+        // Without O_NONBLOCK this open would wait for a writer for ever.
+        let error = read_regular_file(&fifo, Links::Follow, MAX_FILE_BYTES).unwrap_err();
+        assert!(error.to_string().contains("not a regular file"), "{error}");
+    }
+}
