@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use peerpods_build::kustomization::LoadRestrictor;
 use peerpods_build::{build, BuildOptions, Reorder};
 
-use super::build_args::BuildArgs;
+use super::build_args::{names_a_folder, writes_folder, BuildArgs};
 use super::check;
 use super::output::{write_atomically, write_individual_files};
 use super::Failure;
@@ -50,15 +50,6 @@ fn check_output(args: &BuildArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Whether `--output` is written as a folder: given with a trailing `/`, or an existing folder.
-pub(super) fn writes_folder(args: &BuildArgs) -> bool {
-    args.output.as_deref().is_some_and(|output| args.dirs.len() > 1 || output.is_dir() || names_a_folder(output))
-}
-
-fn names_a_folder(output: &Path) -> bool {
-    let text = output.to_string_lossy();
-    text.ends_with('/') || text.ends_with(std::path::MAIN_SEPARATOR)
-}
 
 fn run_build(args: &BuildArgs) -> Result<(), String> {
     let load_restrictor = match args.load_restrictor.as_str() {

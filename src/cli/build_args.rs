@@ -98,3 +98,13 @@ impl BuildArgs {
         BuildArgs { output: Some(output.to_path_buf()), check: false, ..self.clone() }
     }
 }
+
+/// Whether `--output` is written as a folder: given with a trailing `/`, or an existing folder.
+pub(super) fn writes_folder(args: &BuildArgs) -> bool {
+    args.output.as_deref().is_some_and(|output| args.dirs.len() > 1 || output.is_dir() || names_a_folder(output))
+}
+
+pub(super) fn names_a_folder(output: &Path) -> bool {
+    let text = output.to_string_lossy();
+    text.ends_with('/') || text.ends_with(std::path::MAIN_SEPARATOR)
+}

@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::build_args::BuildArgs;
+use super::build_args::{writes_folder, BuildArgs};
 use super::output_record::{self, yaml_files};
 
 /// Why an output file is stale.
@@ -36,7 +36,7 @@ pub fn run(args: &BuildArgs, render: fn(&BuildArgs) -> Result<(), String>) -> Re
     let scratch = ScratchDir::create()?;
     // The output's kind decides how `build` writes it: a folder of files (several builds, or one
     // build into an existing folder) or one file.
-    let writes_folder = super::build::writes_folder(args);
+    let writes_folder = writes_folder(args);
     let scratch_output = scratch.path.join("out");
     if writes_folder && args.dirs.len() == 1 {
         fs::create_dir(&scratch_output).map_err(|e| format!("creating {}: {e}", scratch_output.display()))?;

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::output::write_atomically;
+use peerpods_build::safe_write::write_atomically;
 
 /// The record's file name: hidden, and not `.yaml`, so neither Flux nor Argo CD applies it.
 pub const RECORD: &str = ".peerpods-build-files";
