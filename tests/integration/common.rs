@@ -423,3 +423,15 @@ pub fn filled_peer_pods_tree(label: &str) -> TempTree {
     }
     tree
 }
+
+/// The providers of this repository: every folder under `overlays/`, sorted.
+pub fn provider_folders() -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(manifest_dir().join("overlays"))
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}

@@ -24,18 +24,6 @@ const SPECS: [(&str, &str); 2] = [
     ),
 ];
 
-/// The providers: every folder under `overlays/`.
-fn providers() -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(common::manifest_dir().join("overlays"))
-        .unwrap()
-        .map(|e| e.unwrap())
-        .filter(|e| e.file_type().unwrap().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
 /// The documents of a YAML stream, sorted: the objects Flux applies, in no particular order.
 fn objects(stream: &str) -> Vec<String> {
     let mut documents: Vec<String> = stream.split("\n---\n").map(|d| format!("{}\n", d.trim_end_matches('\n'))).filter(|d| d.trim() != "").collect();
@@ -56,7 +44,7 @@ fn client_flux_applies_from_our_rendered_folders_what_it_builds_from_every_overl
     for folder in ["base", "components", "overlays"] {
         common::copy_dir(&common::manifest_dir().join(folder), &tree.root.join(folder));
     }
-    let providers = providers();
+    let providers = common::provider_folders();
     assert!(!providers.is_empty());
     let mut failures = Vec::new();
     for provider in &providers {

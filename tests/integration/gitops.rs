@@ -35,18 +35,6 @@ fn strings(value: &Value) -> Vec<String> {
     value.as_array().map(|a| a.iter().map(|v| v.as_str().expect("a string").to_owned()).collect()).unwrap_or_default()
 }
 
-fn provider_folders() -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(repo().join("overlays"))
-        .unwrap()
-        .map(|e| e.unwrap())
-        .filter(|e| e.file_type().unwrap().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
-
 // ---------------------------------------------------------------------------
 // Argo CD, route 1: the config management plugin
 
@@ -105,7 +93,7 @@ fn plugin_generate_prints_each_overlay_as_the_build_and_kustomize_do() {
     assert_eq!(generate.argv[..2], ["sh", "-c"], "the plugin's generate runs through sh -c");
     // The overlays as a user commits them: required settings filled in (--strict refuses them empty).
     let tree = common::filled_peer_pods_tree("plugin-generate");
-    for provider in provider_folders() {
+    for provider in common::provider_folders() {
         let app_dir = tree.root.join("overlays").join(&provider);
         let generated = generate.run(&app_dir, &format!("peer-pods-{provider}"), &[]);
         assert!(generated.success(), "generate failed for {provider}: {}", generated.stderr);
@@ -139,7 +127,7 @@ fn plugin_generate_is_strict_unless_the_application_says_otherwise() {
 #[test]
 fn plugin_discovers_peer_pods_overlays_and_nothing_else() {
     let discover = PluginCommand::read("discover");
-    for provider in provider_folders() {
+    for provider in common::provider_folders() {
         let found = discover.run(&repo().join("overlays").join(&provider), "discover", &[]);
         assert!(found.success() && !found.stdout.trim().is_empty(), "overlays/{provider} is not discovered: {found:?}");
     }
@@ -368,7 +356,7 @@ fn every_path_an_example_names_exists() {
             }
         }
     }
-    assert!(checked >= provider_folders().len() + 4, "only {checked} paths checked");
+    assert!(checked >= common::provider_folders().len() + 4, "only {checked} paths checked");
 }
 
 /// Each ExternalSecret produces peer-pods-secret with exactly the keys its provider's
@@ -377,7 +365,7 @@ fn every_path_an_example_names_exists() {
 fn external_secrets_carry_each_providers_credential_keys() {
     let dir = repo().join("deploy/credentials/external-secrets");
     let with_credentials: BTreeSet<String> =
-        provider_folders().into_iter().filter(|p| repo().join("overlays").join(p).join("credentials.env.example").is_file()).collect();
+        common::provider_folders().into_iter().filter(|p| repo().join("overlays").join(p).join("credentials.env.example").is_file()).collect();
     let examples: BTreeSet<String> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert_eq!(examples, with_credentials, "one ExternalSecret folder per provider with credentials.env.example");
     for provider in &with_credentials {
