@@ -750,8 +750,8 @@ fn diff_base_refuses_a_blob_larger_than_a_file_may_be_before_reading_it() {
     let commit = git(&["commit-tree", &top, "-m", "big"]);
     let g = run_guarded(&["diff", "--base", &commit, s(&tmp.path("app"))], &tmp.root, &[], None, 1024, std::time::Duration::from_secs(120));
     assert_guarded_refusal(&g, "big.yaml' at this revision holds", "a blob past the bound");
-    // Reading the blob would take its 256 MiB at least.
-    assert!(g.peak_mib < 200, "the blob was read: peak {} MiB", g.peak_mib);
+    // Reading the blob would take its 256 MiB at least (the peak counts git's own memory too).
+    assert!(g.peak_mib < 256, "the blob was read: peak {} MiB", g.peak_mib);
 }
 
 #[test]
