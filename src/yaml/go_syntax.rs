@@ -47,7 +47,7 @@ fn is_go_printable(c: char) -> bool {
 /// A decoded resource as Go's `%#v` prints a `map[string]interface {}` (keys sorted).
 pub fn sharp_v(value: &Value) -> String {
     let mut out = String::new();
-    write_sharp_v(value, &mut out);
+    write_go(value, &mut out, None);
     out
 }
 
@@ -71,10 +71,6 @@ pub fn sharp_v_with_plain_keys(value: &Value, plain_keys: PlainKeys<'_>) -> Stri
     out
 }
 
-fn write_sharp_v(value: &Value, out: &mut String) {
-    write_go(value, out, None)
-}
-
 fn write_go<'v>(value: &'v Value, out: &mut String, mut plain: Option<(PlainKeys<'_>, &mut Vec<At<'v>>)>) {
     match value {
         Value::Null => out.push_str("interface {}(nil)"),
@@ -87,14 +83,7 @@ fn write_go<'v>(value: &'v Value, out: &mut String, mut plain: Option<(PlainKeys
                 if i > 0 {
                     out.push_str(", ");
                 }
-                match plain.as_mut() {
-                    Some((keys, path)) => {
-                        path.push(At::Index(i));
-                        write_go(item, out, Some((*keys, &mut **path)));
-                        path.pop();
-                    }
-                    None => write_go(item, out, None),
-                }
+                write_child(item, At::Index(i), out, &mut plain);
             }
             out.push('}');
         }
@@ -113,17 +102,22 @@ fn write_go<'v>(value: &'v Value, out: &mut String, mut plain: Option<(PlainKeys
                     None => out.push_str(&quote(k)),
                 }
                 out.push(':');
-                match plain.as_mut() {
-                    Some((keys, path)) => {
-                        path.push(At::Key(k));
-                        write_go(v, out, Some((*keys, &mut **path)));
-                        path.pop();
-                    }
-                    None => write_go(v, out, None),
-                }
+                write_child(v, At::Key(k), out, &mut plain);
             }
             out.push('}');
         }
+    }
+}
+
+/// A map's value or a list's item, its step on the path while it is written (where keys are tracked).
+fn write_child<'v>(value: &'v Value, step: At<'v>, out: &mut String, plain: &mut Option<(PlainKeys<'_>, &mut Vec<At<'v>>)>) {
+    match plain.as_mut() {
+        Some((keys, path)) => {
+            path.push(step);
+            write_go(value, out, Some((*keys, &mut **path)));
+            path.pop();
+        }
+        None => write_go(value, out, None),
     }
 }
 
