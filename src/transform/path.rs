@@ -3,7 +3,8 @@
 //! `*`, `[a.b]` keys), var field paths (`spec.ports[0].port`), and the paths `diff` and
 //! `explain` write (`containers[name=app].image`, `labels[app.kubernetes.io/name]`). The walkers
 //! that follow these paths through a resource live with their transformers; the splitting and
-//! the meaning of each part live here.
+//! the meaning of each part live here. A path once resolved to nodes is a list of
+//! [`Step`](crate::yaml::node_path::Step)s.
 
 use serde_json::Value;
 
