@@ -130,10 +130,22 @@ pub fn item_names(items: &[Value]) -> Option<Vec<String>> {
 
 /// `parent.key`, or `parent[key]` for a key that itself holds a dot (`app.kubernetes.io/name`).
 pub fn child_path(parent: &str, key: &str) -> String {
-    match (parent.is_empty(), key.contains('.')) {
-        (_, true) => format!("{parent}[{key}]"),
-        (true, false) => key.to_string(),
-        (false, false) => format!("{parent}.{key}"),
+    let mut path = parent.to_string();
+    push_child(&mut path, key);
+    path
+}
+
+/// [`child_path`] written onto the end of `path`.
+pub fn push_child(path: &mut String, key: &str) {
+    if key.contains('.') {
+        path.push('[');
+        path.push_str(key);
+        path.push(']');
+    } else {
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(key);
     }
 }
 
