@@ -62,3 +62,53 @@ fn add_to_resource(r: &mut Resource, entries: &StringMap, specs: &[FieldSpec], b
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::transform::fieldspec::FieldSpec;
+    use crate::transform::fieldspec_tables::FieldSpecTables;
+    use crate::transform::table::{field, resources};
+
+    const WORKLOADS: &str = "
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template: {metadata: {labels: {app: web}}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cfg, labels: {team: old}}
+";
+
+    fn pairs(key: &str, value: &str) -> StringMap {
+        [(key.to_string(), value.to_string())].into_iter().collect()
+    }
+
+    /// Where each kind of label goes, as kustomize v5.8.1 builds `commonLabels: {env: prod}`
+    /// and `labels: [{pairs: {team: a}, includeTemplates: true}]`: common labels reach
+    /// selectors and templates; `labels` with templates reach templates but not selectors; an
+    /// existing value is replaced.
+    #[test]
+    fn common_labels_reach_selectors_template_labels_do_not() {
+        let mut set = resources(WORKLOADS);
+        let tables = FieldSpecTables::builtin();
+        add_map_entries(&mut set, &pairs("env", "prod"), &tables.common_labels).unwrap();
+        let mut template_specs = tables.template_labels.clone();
+        template_specs.push(FieldSpec { gvk: Default::default(), path: "metadata/labels".into(), create: true });
+        add_map_entries(&mut set, &pairs("team", "a"), &template_specs).unwrap();
+        let rows = [
+            ("Deployment", "web", "metadata.labels", json!({"env": "prod", "team": "a"})),
+            ("Deployment", "web", "spec.selector.matchLabels", json!({"app": "web", "env": "prod"})),
+            ("Deployment", "web", "spec.template.metadata.labels", json!({"app": "web", "env": "prod", "team": "a"})),
+            ("ConfigMap", "cfg", "metadata.labels", json!({"env": "prod", "team": "a"})),
+        ];
+        for (kind, name, path, expected) in rows {
+            assert_eq!(field(&set, kind, name, path), Some(&expected), "{kind}/{name} {path}");
+        }
+    }
+}

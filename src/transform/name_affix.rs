@@ -46,3 +46,43 @@ pub fn add_name_affixes(resources: &mut ResMap, prefix: &str, suffix: &str, spec
         Ok(())
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::transform::fieldspec_tables::FieldSpecTables;
+    use crate::transform::table::{field, resources};
+
+    /// Each row as kustomize v5.8.1 builds it with `namePrefix: p-` and `nameSuffix: -s`.
+    #[test]
+    fn names_take_prefix_and_suffix_except_namespaces_and_crds() {
+        let mut set = resources(
+            "
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cfg}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: nsx}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+",
+        );
+        let tables = FieldSpecTables::builtin();
+        add_name_affixes(&mut set, "p-", "", &tables.name_prefix).unwrap();
+        add_name_affixes(&mut set, "", "-s", &tables.name_suffix).unwrap();
+        let rows = [("ConfigMap", "cfg", "p-cfg-s"), ("Deployment", "web", "p-web-s"), ("Namespace", "nsx", "nsx"), ("CustomResourceDefinition", "widgets.example.com", "widgets.example.com")];
+        for (kind, name, expected) in rows {
+            assert_eq!(field(&set, kind, name, "metadata.name"), Some(&json!(expected)), "{kind}/{name}");
+        }
+    }
+}

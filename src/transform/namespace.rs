@@ -126,3 +126,86 @@ fn set_subject_namespaces(binding: &mut Value, mode: SubjectsMode, set: &dyn Fn(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::transform::fieldspec_tables::FieldSpecTables;
+    use crate::transform::table::{field, resources};
+
+    const RESOURCES: &str = "
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: plain}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: other, namespace: other}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: cr}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: somens}
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: crb}
+subjects:
+- {kind: ServiceAccount, name: a, namespace: default}
+- {kind: ServiceAccount, name: default, namespace: default}
+- {kind: ServiceAccount, name: default, namespace: x}
+- {kind: ServiceAccount, name: default}
+- {kind: User, name: default, namespace: default}
+";
+
+    fn with_namespace(unset_only: bool) -> ResMap {
+        let mut resources = resources(RESOURCES);
+        let options = NamespaceOptions { namespace: "ns1".into(), field_specs: FieldSpecTables::builtin().namespace.clone(), unset_only, ..Default::default() };
+        set_namespace(&mut resources, &options).unwrap();
+        resources
+    }
+
+    /// Each row as kustomize v5.8.1 builds it with `namespace: ns1`.
+    #[test]
+    fn namespaced_kinds_take_the_namespace_cluster_scoped_ones_do_not() {
+        let set = with_namespace(false);
+        let rows = [
+            ("ConfigMap", "plain", "metadata.namespace", Some(json!("ns1"))),
+            ("ConfigMap", "other", "metadata.namespace", Some(json!("ns1"))),
+            ("ClusterRole", "cr", "metadata.namespace", None),
+            // A kind the schema does not know is namespaced.
+            ("Widget", "w", "metadata.namespace", Some(json!("ns1"))),
+            // A Namespace is renamed to the namespace itself.
+            ("Namespace", "somens", "metadata.name", Some(json!("ns1"))),
+            ("Namespace", "somens", "metadata.namespace", None),
+        ];
+        for (kind, name, path, expected) in rows {
+            assert_eq!(field(&set, kind, name, path), expected.as_ref(), "{kind}/{name} {path}");
+        }
+    }
+
+    /// The subjects of a binding: one named `default` (of any kind) follows the namespace
+    /// wherever it pointed; any other subject is left alone.
+    #[test]
+    fn only_subjects_named_default_follow() {
+        let set = with_namespace(false);
+        let namespaces: Vec<Option<&Value>> = (0..5).map(|i| field(&set, "ClusterRoleBinding", "crb", &format!("subjects.{i}.namespace"))).collect();
+        assert_eq!(namespaces, [Some(&json!("default")), Some(&json!("ns1")), Some(&json!("ns1")), Some(&json!("ns1")), Some(&json!("ns1"))]);
+    }
+
+    #[test]
+    fn unset_only_keeps_a_namespace_already_set() {
+        let set = with_namespace(true);
+        assert_eq!(field(&set, "ConfigMap", "other", "metadata.namespace"), Some(&json!("other")));
+        assert_eq!(field(&set, "ConfigMap", "plain", "metadata.namespace"), Some(&json!("ns1")));
+    }
+}

@@ -33,3 +33,48 @@ pub fn set_replicas(resources: &mut ResMap, replica: &Replica, specs: &[FieldSpe
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::transform::fieldspec_tables::FieldSpecTables;
+    use crate::transform::table::{field, resources};
+
+    const WORKLOADS: &str = "
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec: {replicas: 1}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: web}
+";
+
+    /// As kustomize v5.8.1 builds `replicas: [{name: web, count: 5}, {name: db, count: 3}]`:
+    /// the count is set, or created, on every workload of that name, and nowhere else.
+    #[test]
+    fn the_count_is_set_or_created_on_workloads_of_that_name() {
+        let mut set = resources(WORKLOADS);
+        let specs = &FieldSpecTables::builtin().replicas;
+        set_replicas(&mut set, &Replica { name: "web".into(), count: 5 }, specs).unwrap();
+        set_replicas(&mut set, &Replica { name: "db".into(), count: 3 }, specs).unwrap();
+        let rows = [("Deployment", "web", Some(json!(5))), ("StatefulSet", "db", Some(json!(3))), ("ConfigMap", "web", None)];
+        for (kind, name, expected) in rows {
+            assert_eq!(field(&set, kind, name, "spec.replicas"), expected.as_ref(), "{kind}/{name}");
+        }
+    }
+
+    #[test]
+    fn a_name_no_workload_has_is_kustomizes_error() {
+        let mut set = resources(WORKLOADS);
+        let error = set_replicas(&mut set, &Replica { name: "cache".into(), count: 2 }, &FieldSpecTables::builtin().replicas).unwrap_err();
+        assert!(error.to_string().starts_with("resource with name cache does not match a config with the following GVK ["), "{error}");
+    }
+}

@@ -59,3 +59,45 @@ pub fn default_order_first() -> Vec<String> {
 pub fn default_order_last() -> Vec<String> {
     LEGACY_ORDER_LAST.iter().map(|s| s.to_string()).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transform::table::resources;
+
+    /// kustomize's legacy order (as v5.8.1 prints a tree holding these kinds): the kinds of the
+    /// first list in its order, then the rest by group/version/kind and name, then the last
+    /// list (webhooks after everything they could intercept).
+    #[test]
+    fn legacy_order_puts_namespaces_and_crds_first_and_webhooks_last() {
+        let kinds = [
+            ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", "v"),
+            ("apps/v1", "StatefulSet", "db"),
+            ("apps/v1", "Deployment", "web"),
+            ("v1", "ConfigMap", "b"),
+            ("v1", "ConfigMap", "a"),
+            ("v1", "ServiceAccount", "sa"),
+            ("apiextensions.k8s.io/v1", "CustomResourceDefinition", "w.example.com"),
+            ("v1", "Namespace", "nsx"),
+            ("example.com/v1", "Widget", "w"),
+        ];
+        let yaml: Vec<String> = kinds.iter().map(|(api, kind, name)| format!("apiVersion: {api}\nkind: {kind}\nmetadata: {{name: {name}}}\n")).collect();
+        let mut set = resources(&yaml.join("---\n"));
+        legacy_sort(&mut set, &default_order_first(), &default_order_last());
+        let order: Vec<String> = set.iter().map(|r| format!("{}/{}", r.kind(), r.name())).collect();
+        assert_eq!(
+            order,
+            [
+                "Namespace/nsx",
+                "CustomResourceDefinition/w.example.com",
+                "ServiceAccount/sa",
+                "ConfigMap/a",
+                "ConfigMap/b",
+                "Deployment/web",
+                "StatefulSet/db",
+                "Widget/w",
+                "ValidatingWebhookConfiguration/v",
+            ]
+        );
+    }
+}
