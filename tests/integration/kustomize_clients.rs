@@ -349,3 +349,145 @@ fn client_create_writes_the_bytes_kustomize_v5_8_3_writes() {
     }
     assert!(differences.is_empty(), "{} of {} creates differ from kustomize v5.8.3's:\n\n{}", differences.len(), CREATES.len() + 1, differences.join("\n\n"));
 }
+
+/// Localizer fixtures that make kustomize reach the network (it clones before it refuses).
+const NEEDS_THE_NETWORK: &[&str] = &["remote_root_without_ref_refused"];
+
+/// Runs `localize` with kustomize in `theirs` and with us in `mine` (copies of one tree, the
+/// destination `dst` in each); the difference, if any: the exit, kustomize's message in our
+/// stderr, and the destination trees file by file, byte for byte.
+fn compare_localize(kustomize: &Path, args: &[&str], theirs: &Path, mine: &Path) -> Option<String> {
+    let their_run = run_program(kustomize.to_str().unwrap(), args, theirs);
+    let our_run = ours(args, mine);
+    match (their_run.success(), our_run.success()) {
+        (true, false) => return Some(format!("kustomize succeeded, we failed:\n{}", our_run.stderr)),
+        (false, true) => return Some(format!("kustomize failed, we succeeded:\n{}", their_run.stderr)),
+        (false, false) => {
+            let message = kustomize_message(&their_run.stderr, theirs, mine);
+            if !our_run.stderr.contains(&message) {
+                return Some(format!("kustomize's message is not in our stderr:\n  kustomize: {message}\n  we:        {}", our_run.stderr.trim()));
+            }
+            if mine.join("dst").exists() {
+                return Some("we failed but left a destination".into());
+            }
+            return None;
+        }
+        (true, true) => {}
+    }
+    let (their_tree, our_tree) = (crate::localize::tree_of(&theirs.join("dst")), crate::localize::tree_of(&mine.join("dst")));
+    (their_tree != our_tree).then(|| format!("the trees differ\n--- kustomize v5.8.3\n{}--- peerpods-build\n{}", crate::localize::show(&their_tree), crate::localize::show(&our_tree)))
+}
+
+#[test]
+fn client_localize_makes_the_tree_kustomize_v5_8_3_makes() {
+    let label = "localize against kustomize v5.8.3";
+    let Some(kustomize) = newest(label) else { return };
+    let tmp = TempTree::new("client-localize");
+    let mut differences = Vec::new();
+    let mut cases = 0;
+    // The localizer fixtures (kustomize's own localizer cases and ours).
+    let root = common::manifest_dir().join("tests/localize_fixtures");
+    let mut names: Vec<String> = fs::read_dir(&root).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    for name in names.iter().filter(|n| !NEEDS_THE_NETWORK.contains(&n.as_str())) {
+        let fixture = crate::localize::read_fixture(&root.join(name));
+        let target = format!("in/{}", fixture.target);
+        let scope = fixture.scope.as_ref().map(|s| format!("in/{s}"));
+        let args = crate::localize::localize_args(&target, scope.as_deref(), "dst", false);
+        let sides: Vec<PathBuf> = ["theirs", "ours"]
+            .iter()
+            .map(|side| {
+                let dir = tmp.path(&format!("{name}/{side}"));
+                common::copy_dir(&root.join(name).join("input"), &dir.join("in"));
+                for extra in &fixture.mkdirs {
+                    fs::create_dir_all(dir.join("in").join(extra)).unwrap();
+                }
+                dir
+            })
+            .collect();
+        cases += 1;
+        if let Some(difference) = compare_localize(&kustomize, &args, &sides[0], &sides[1]) {
+            differences.push(format!("{name}: {difference}"));
+        }
+    }
+    // Every peer pods overlay, with the repository's folders as the scope.
+    let overlays = common::manifest_dir().join("overlays");
+    let mut providers: Vec<String> = fs::read_dir(&overlays).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    providers.sort();
+    for provider in &providers {
+        let target = format!("in/overlays/{provider}");
+        for verify in [false, true] {
+            let args = crate::localize::localize_args(&target, Some("in"), "dst", verify);
+            let sides: Vec<PathBuf> = ["theirs", "ours"]
+                .iter()
+                .map(|side| {
+                    let dir = tmp.path(&format!("peerpods-{provider}-{verify}/{side}"));
+                    for folder in ["base", "components", "overlays"] {
+                        common::copy_dir(&common::manifest_dir().join(folder), &dir.join("in").join(folder));
+                    }
+                    dir
+                })
+                .collect();
+            cases += 1;
+            if verify {
+                // kustomize checks `dst/<target's name>`, which is no folder when the scope is
+                // above the target; we check `dst/overlays/<p>`, where the copy is. The trees
+                // it wrote before that check must still be ours.
+                let their_run = run_program(kustomize.to_str().unwrap(), &args, &sides[0]);
+                let our_run = ours(&args, &sides[1]);
+                let wrong_folder = format!("evalsymlink failure on '{}'", sides[0].join("dst").join(provider).display());
+                if their_run.success() || !their_run.stderr.contains(&wrong_folder) {
+                    differences.push(format!("overlays/{provider} (verify): kustomize no longer checks dst/{provider}; take the exception out:\n{}", their_run.stderr));
+                }
+                if !our_run.success() {
+                    differences.push(format!("overlays/{provider} (verify): we failed:\n{}", our_run.stderr));
+                }
+                let (their_tree, our_tree) = (crate::localize::tree_of(&sides[0].join("dst")), crate::localize::tree_of(&sides[1].join("dst")));
+                if their_tree != our_tree {
+                    differences.push(format!("overlays/{provider} (verify): the trees differ"));
+                }
+                continue;
+            }
+            if let Some(difference) = compare_localize(&kustomize, &args, &sides[0], &sides[1]) {
+                differences.push(format!("overlays/{provider}: {difference}"));
+            }
+        }
+    }
+    assert!(differences.is_empty(), "{} of {cases} localizations differ from kustomize v5.8.3's:\n\n{}", differences.len(), differences.join("\n\n"));
+}
+
+/// The random trees of `../shared/tools/gen_workload.py`, a handful of seeds, every overlay:
+/// built by kustomize v5.8.3 and by us, byte for byte.
+#[test]
+fn client_random_seeds_build_as_kustomize_v5_8_3_builds_them() {
+    let label = "random seeds against kustomize v5.8.3";
+    let Some(kustomize) = newest(label) else { return };
+    let Some(shared) = common::shared_dir(label) else { return };
+    let generator = shared.join("tools/gen_workload.py");
+    let tmp = TempTree::new("client-seeds");
+    let mut differences = Vec::new();
+    let mut builds = 0;
+    for (seed, apps, overlays) in [(1, 4, 2), (7, 6, 3), (42, 3, 4), (1234, 8, 2), (31337, 5, 3)] {
+        let out = tmp.path(&format!("seed-{seed}"));
+        let run = run_program(
+            "python3",
+            &[generator.to_str().unwrap(), out.to_str().unwrap(), "--apps", &apps.to_string(), "--overlays", &overlays.to_string(), "--seed", &seed.to_string()],
+            &tmp.root,
+        );
+        assert!(run.success(), "{label}: gen_workload.py seed {seed}: {}", run.stderr);
+        let mut envs: Vec<PathBuf> = fs::read_dir(out.join("envs")).unwrap().map(|e| e.unwrap().path()).collect();
+        envs.sort();
+        assert!(!envs.is_empty(), "{label}: seed {seed} made no overlay");
+        for env in envs {
+            builds += 1;
+            let dir = env.to_str().unwrap();
+            let theirs = run_program(kustomize.to_str().unwrap(), &["build", dir], &tmp.root);
+            let mine = ours(&["build", dir], &tmp.root);
+            assert!(theirs.success(), "{label}: kustomize cannot build {dir}:\n{}", theirs.stderr);
+            if !mine.success() || mine.stdout != theirs.stdout {
+                differences.push(format!("seed {seed} {}: {}", env.file_name().unwrap().to_string_lossy(), if mine.success() { common_diff(Some(&theirs.stdout), Some(&mine.stdout)) } else { mine.stderr }));
+            }
+        }
+    }
+    assert!(differences.is_empty(), "{} of {builds} builds differ from kustomize v5.8.3's:\n\n{}", differences.len(), differences.join("\n\n"));
+}
