@@ -38,7 +38,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// kustomize's loader on a path that does not exist (Go's `filepath.EvalSymlinks`, which names
 /// the first part of the path it could not find).
 pub fn evalsymlink_failure(path: &std::path::Path) -> String {
-    let first_missing = path.ancestors().filter(|p| !p.as_os_str().is_empty()).collect::<Vec<_>>().into_iter().rev().find(|p| std::fs::symlink_metadata(p).is_err()).unwrap_or(path);
+    // Go resolves the absolute path (`filepath.Abs`), so `lstat` names it from the root.
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let first_missing = absolute.ancestors().collect::<Vec<_>>().into_iter().rev().find(|p| std::fs::symlink_metadata(p).is_err()).unwrap_or(&absolute);
     format!("evalsymlink failure on '{}' : lstat {}: no such file or directory", path.display(), first_missing.display())
 }
 

@@ -295,6 +295,11 @@ enum AddCommand {
         #[arg(value_name = "PATH")]
         paths: Vec<String>,
     },
+    /// Add configuration files (field specs for names, prefixes, variables ...; paths or glob patterns).
+    Configuration {
+        #[arg(value_name = "PATH")]
+        paths: Vec<String>,
+    },
     /// Add buildMetadata options (comma-separated: originAnnotations, transformerAnnotations, managedByLabel).
     Buildmetadata {
         #[arg(value_name = "OPTION,...")]
@@ -306,6 +311,11 @@ enum AddCommand {
 enum RemoveCommand {
     /// Remove resources matching the patterns (`*` stops at `/`).
     Resource {
+        #[arg(value_name = "PATTERN")]
+        patterns: Vec<String>,
+    },
+    /// Remove components matching the patterns (`*` stops at `/`).
+    Component {
         #[arg(value_name = "PATTERN")]
         patterns: Vec<String>,
     },
@@ -476,6 +486,9 @@ fn to_edit(action: &Action) -> Result<Edit, EditError> {
             AddCommand::Transformer { paths } => {
                 Edit::AddPaths { field: "transformers", what: "transformer", patterns: paths.clone(), verify: true }
             }
+            AddCommand::Configuration { paths } => {
+                Edit::AddPaths { field: "configurations", what: "configuration", patterns: paths.clone(), verify: true }
+            }
             AddCommand::Buildmetadata { options } => Edit::AddBuildMetadata(parse_build_metadata(options)?),
         },
         Action::Remove { what } => match what {
@@ -487,6 +500,10 @@ fn to_edit(action: &Action) -> Result<Edit, EditError> {
                 return Err(EditError::Usage("must specify a transformer file".into()))
             }
             RemoveCommand::Transformer { patterns } => Edit::RemovePaths { field: "transformers", patterns: patterns.clone() },
+            RemoveCommand::Component { patterns } if patterns.is_empty() => {
+                return Err(EditError::Usage("must specify a component file".into()))
+            }
+            RemoveCommand::Component { patterns } => Edit::RemovePaths { field: "components", patterns: patterns.clone() },
             RemoveCommand::Patch(flags) => Edit::RemovePatch(patch_entry(flags, false)?),
             RemoveCommand::Buildmetadata { options } => Edit::RemoveBuildMetadata(parse_build_metadata(options)?),
             RemoveCommand::Configmap { names, namespace } => Edit::RemoveGenerators {

@@ -242,7 +242,12 @@ impl Document {
     /// Removes the entry `key` from the mapping at `path` (every entry of that key).
     pub fn remove_entry(&mut self, path: &[Step], key: &str) -> Result<()> {
         loop {
-            let map = self.node_at(path)?;
+            // The root's last entry gone leaves no document.
+            let map = match (path.is_empty(), self.root()?) {
+                (true, None) => return Ok(()),
+                (true, Some(root)) => root,
+                (false, _) => self.node_at(path)?,
+            };
             let Some(entries) = map.entries() else { return Err(map.error("expected a mapping here")) };
             let Some(i) = entries.iter().position(|e| e.key == key) else { return Ok(()) };
             let entry = &entries[i];

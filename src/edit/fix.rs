@@ -101,29 +101,36 @@ fn vars_to_replacements(doc: &mut Document, dir: &Path, files: &mut Vec<(std::pa
     }
 }
 
-/// `apiVersion` and `kind`, as kustomize's edit writes them when missing (at the top).
-fn add_kind(doc: &mut Document) -> EditResult {
+/// `apiVersion` and `kind`, as kustomize's edit writes them when missing: its `Read` fills them
+/// in, and its `Write` puts the fields the file did not have after those it had, so they come
+/// after the file's last field (`create` starts a file with them instead).
+pub(super) fn add_kind(doc: &mut Document) -> EditResult {
     let kind = field_value(doc, "kind").and_then(|k| k.as_str().map(str::to_string)).unwrap_or_default();
-    let mut missing = String::new();
     if key_of(doc, "apiVersion").is_none() {
         let version = if kind == "Component" { "kustomize.config.k8s.io/v1alpha1" } else { "kustomize.config.k8s.io/v1beta1" };
-        missing.push_str(&format!("apiVersion: {version}\n"));
+        doc.append_field("apiVersion", &Value::String(version.into()))?;
     }
     if key_of(doc, "kind").is_none() {
-        missing.push_str("kind: Kustomization\n");
+        doc.append_field("kind", &Value::String("Kustomization".into()))?;
     }
-    if missing.is_empty() {
-        return Ok(());
-    }
-    let root = doc.root()?;
-    let at_top = root.as_ref().is_some_and(|r| !r.flow && r.column == 0 && r.entries().is_some()) && !doc.text().starts_with(['%', '-']);
-    if at_top {
-        *doc = Document::new(format!("{missing}{}", doc.text()))?;
-        return Ok(());
-    }
-    for line in missing.lines() {
-        let (key, value) = line.split_once(": ").expect("a key and a value");
-        doc.append_field(key, &Value::String(value.to_string()))?;
+    Ok(())
+}
+
+/// Top-level fields left empty (null, `""`, `[]`, `{}`) go, as kustomize's `Write` leaves out
+/// every empty field.
+pub(super) fn drop_empty_fields(doc: &mut Document) -> EditResult {
+    let Value::Object(fields) = values(doc) else { return Ok(()) };
+    for (key, value) in fields {
+        let empty = match &value {
+            Value::Null => true,
+            Value::String(s) => s.is_empty(),
+            Value::Array(items) => items.is_empty(),
+            Value::Object(map) => map.is_empty(),
+            _ => false,
+        };
+        if empty {
+            doc.remove_entry(&[], &key)?;
+        }
     }
     Ok(())
 }

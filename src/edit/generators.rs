@@ -140,8 +140,10 @@ pub(super) fn add(doc: &mut Document, dir: &Path, kind: GeneratorKind, flags: &A
         return Err(failed(EditError::Usage(r#"invalid behavior: must be one of "create", "merge", or "replace""#.into())));
     }
     let make_failed = |e: EditError| EditError::Usage(format!("failed to create {}: {e}", kind.word()));
+    // kustomize loads the sources to check them; its loader names the list a bad literal is in.
     for literal in &flags.from_literal {
-        check_literal(literal).map_err(make_failed)?;
+        check_literal(literal)
+            .map_err(|e| make_failed(EditError::Usage(format!("loading KV pairs: literal sources [{}]: {e}", flags.from_literal.join(" ")))))?;
     }
     if !flags.from_env_file.is_empty() && !dir.join(&flags.from_env_file).is_file() {
         return Err(make_failed(EditError::Usage(format!("env source file {} not found", flags.from_env_file))));

@@ -69,11 +69,27 @@ pub(super) fn expand_paths(dir: &Path, patterns: &[String], what: &str) -> Resul
         }
         let matches = glob_matches(dir, pattern)?;
         if matches.is_empty() {
-            let absolute = clean_path(&dir.join(pattern).to_string_lossy());
+            // kustomize names the path from the root, as its loader made it absolute.
+            let joined = dir.join(pattern);
+            let absolute = clean_path(&std::path::absolute(&joined).unwrap_or(joined).to_string_lossy());
             let reason = format!(
                 "must build at directory: not a valid directory: evalsymlink failure on '{absolute}' : lstat {absolute}: no such file or directory"
             );
             return Err(EditError::NoMatch { pattern: pattern.clone(), reason });
+        }
+        found.extend(matches);
+    }
+    Ok(found)
+}
+
+/// Paths as `kustomize edit add generator|transformer|configuration` take them: each
+/// pattern's matches, a pattern matching nothing noted (`P has no match`) and left out.
+pub(super) fn glob_each(dir: &Path, patterns: &[String], notes: &mut Vec<String>) -> Result<Vec<String>, EditError> {
+    let mut found = Vec::new();
+    for pattern in patterns {
+        let matches = glob_matches(dir, pattern)?;
+        if matches.is_empty() {
+            notes.push(format!("{pattern} has no match"));
         }
         found.extend(matches);
     }

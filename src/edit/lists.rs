@@ -74,6 +74,10 @@ fn field_key(doc: &Document, field: &str) -> String {
 /// appended; one listed is noted, as kustomize logs it; the kustomization file itself never is.
 pub(super) fn add_paths(doc: &mut Document, field: &'static str, what: &str, paths: &[String], file_name: &str, notes: &mut Vec<String>) -> EditResult {
     let mut listed: Vec<String> = items(doc, field).iter().filter_map(item_text).collect();
+    // kustomize reads the deprecated `bases` into `resources` first.
+    if field == "resources" {
+        listed.extend(items(doc, "bases").iter().filter_map(item_text));
+    }
     let mut new = Vec::new();
     for path in paths.iter().filter(|p| p.as_str() != file_name) {
         if listed.contains(path) {
@@ -88,7 +92,8 @@ pub(super) fn add_paths(doc: &mut Document, field: &'static str, what: &str, pat
 
 /// `add base A,B`: each must exist and not be listed in `resources` yet.
 pub(super) fn add_bases(doc: &mut Document, dir: &std::path::Path, bases: &[String]) -> EditResult {
-    let listed: Vec<String> = items(doc, "resources").iter().filter_map(item_text).collect();
+    // kustomize reads the deprecated `bases` into `resources` first.
+    let listed: Vec<String> = items(doc, "resources").iter().chain(&items(doc, "bases")).filter_map(item_text).collect();
     let mut new = Vec::new();
     for base in bases {
         if dir.join(base).symlink_metadata().is_err() {

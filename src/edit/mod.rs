@@ -44,7 +44,7 @@ pub enum Edit {
     AddAnnotations { pairs: Vec<(String, String)>, force: bool },
     /// `add component`: paths or glob patterns, relative to the kustomization folder.
     AddComponents(Vec<String>),
-    /// `add resource|generator|transformer`: paths or glob patterns into `field`; with
+    /// `add resource|generator|transformer|configuration`: paths or glob patterns into `field`; with
     /// `verify` off (`--no-verify`), taken as written.
     AddPaths { field: &'static str, what: &'static str, patterns: Vec<String>, verify: bool },
     /// `add base A,B`: folders appended to `resources`.
@@ -63,7 +63,7 @@ pub enum Edit {
     SetBuildMetadata(Vec<String>),
     /// `set configmap|secret`.
     SetGenerator(generators::GeneratorKind, generators::SetGenerator),
-    /// `remove resource|transformer`: entries matching the patterns.
+    /// `remove resource|transformer|component`: entries matching the patterns.
     RemovePaths { field: &'static str, patterns: Vec<String> },
     /// `remove patch`.
     RemovePatch(lists::PatchEntry),
@@ -118,13 +118,21 @@ pub struct Outcome {
 /// Applies `edit` to the kustomization file in `dir`, writing it only if it changes.
 pub fn edit(dir: &Path, edit: &Edit) -> Result<Outcome, EditError> {
     // kustomize checks the paths to add before it looks for the kustomization file.
+    let mut notes = Vec::new();
     let paths = match edit {
         Edit::AddComponents(patterns) => Some(kustfile::expand_components(dir, patterns)?),
         Edit::AddPaths { what, patterns, .. } if patterns.is_empty() => {
-            return Err(EditError::Usage(format!("must specify a {what} file")));
+            return Err(EditError::Usage(match *what {
+                "resource" => "must specify a resource file".to_string(),
+                "configuration" => "must specify a yaml file which contains a configuration resource".to_string(),
+                plugin => format!("must specify a yaml file which contains a {plugin} plugin resource"),
+            }));
         }
         Edit::AddPaths { patterns, verify: false, .. } => Some(patterns.clone()),
-        Edit::AddPaths { field, patterns, .. } => Some(kustfile::expand_paths(dir, patterns, field)?),
+        Edit::AddPaths { field: "resources", patterns, .. } => Some(kustfile::expand_paths(dir, patterns, "resources")?),
+        // Generator, transformer and configuration files: a pattern without a match is logged
+        // and left out, as kustomize's `GlobPatterns` does.
+        Edit::AddPaths { patterns, .. } => Some(kustfile::glob_each(dir, patterns, &mut notes)?),
         _ => None,
     };
     let file = kustfile::find_kustomization_file(dir)?;
@@ -134,48 +142,27 @@ pub fn edit(dir: &Path, edit: &Edit) -> Result<Outcome, EditError> {
         other => other,
     };
     let mut doc = Document::new(original.clone()).map_err(|at| in_file(at.into()))?;
-    let mut notes = Vec::new();
+    let file_name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let paths = paths.as_deref().unwrap_or_default();
     // Files besides the kustomization the edit rewrites (`fix --vars`), written with it.
     let mut other_files = Vec::new();
-    let file_name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    match edit {
-        Edit::SetNamePrefix(value) => set_field(&mut doc, "namePrefix", value),
-        Edit::SetNameSuffix(value) => set_field(&mut doc, "nameSuffix", value),
-        Edit::SetNamespace(value) => set_field(&mut doc, "namespace", value),
-        Edit::SetImages(images) => set_images(&mut doc, images),
-        Edit::SetReplicas(replicas) => set_replicas(&mut doc, replicas),
-        Edit::AddLabels { pairs, force, without_selector: false, .. } => {
-            add_pairs(&mut doc, &[Step::Field("commonLabels")], None, pairs, *force, "label")
+    let mut edit_notes = Vec::new();
+    apply(&mut doc, edit, dir, paths, &file_name, &mut edit_notes, &mut other_files).map_err(in_file)?;
+    if kustomize_writes(edit, paths, doc.text() != original) {
+        // kustomize fills in a missing `apiVersion` and `kind` as it reads the file, and writes
+        // the fields the file did not have after those it had, in its field order: the two
+        // come before any field the edit adds, so the edit is made again after them.
+        let mut with_kind = Document::new(original.clone()).map_err(|at| in_file(at.into()))?;
+        fix::add_kind(&mut with_kind).map_err(in_file)?;
+        if with_kind.text() != original {
+            edit_notes.clear();
+            other_files.clear();
+            apply(&mut with_kind, edit, dir, paths, &file_name, &mut edit_notes, &mut other_files).map_err(in_file)?;
+            doc = with_kind;
         }
-        Edit::AddLabels { pairs, force, without_selector: true, include_templates } => {
-            add_labels_without_selector(&mut doc, pairs, *force, *include_templates)
-        }
-        Edit::AddAnnotations { pairs, force } => {
-            add_pairs(&mut doc, &[Step::Field("commonAnnotations")], None, pairs, *force, "annotation")
-        }
-        Edit::AddComponents(_) => {
-            let components = paths.unwrap_or_default();
-            add_components(&mut doc, &components, &file_name, &mut notes)
-        }
-        Edit::AddPaths { field, what, .. } => {
-            lists::add_paths(&mut doc, field, what, &paths.unwrap_or_default(), &file_name, &mut notes)
-        }
-        Edit::AddBases(bases) => lists::add_bases(&mut doc, dir, bases),
-        Edit::AddPatch(patch) => lists::add_patch(&mut doc, patch, &mut notes),
-        Edit::AddGenerator(kind, flags) => generators::add(&mut doc, dir, *kind, flags, &mut notes),
-        Edit::AddBuildMetadata(options) => lists::add_build_metadata(&mut doc, options),
-        Edit::SetLabels(pairs) => add_pairs(&mut doc, &[Step::Field("commonLabels")], None, pairs, true, "label"),
-        Edit::SetAnnotations(pairs) => add_pairs(&mut doc, &[Step::Field("commonAnnotations")], None, pairs, true, "annotation"),
-        Edit::SetBuildMetadata(options) => lists::set_build_metadata(&mut doc, options),
-        Edit::SetGenerator(kind, flags) => generators::set(&mut doc, *kind, flags),
-        Edit::RemovePaths { field, patterns } => lists::remove_paths(&mut doc, field, patterns),
-        Edit::RemovePatch(patch) => lists::remove_patch(&mut doc, patch, &mut notes),
-        Edit::RemoveGenerators { kind, names, namespace } => generators::remove(&mut doc, *kind, names, namespace, &file_name, &mut notes),
-        Edit::RemoveKeys { field, kind, keys, ignore } => lists::remove_keys(&mut doc, field, kind, keys, *ignore),
-        Edit::RemoveBuildMetadata(options) => lists::remove_build_metadata(&mut doc, options),
-        Edit::Fix { vars } => fix::fix(&mut doc, dir, *vars, &mut other_files),
+        fix::drop_empty_fields(&mut doc).map_err(in_file)?;
     }
-    .map_err(in_file)?;
+    notes.extend(edit_notes);
     let text = doc.into_text();
     let changed = text != original;
     if changed {
@@ -185,6 +172,63 @@ pub fn edit(dir: &Path, edit: &Edit) -> Result<Outcome, EditError> {
 }
 
 type EditResult = Result<(), EditError>;
+
+/// Makes `edit` in `doc` (`paths`: those to add, already expanded).
+fn apply(
+    doc: &mut Document,
+    edit: &Edit,
+    dir: &Path,
+    paths: &[String],
+    file_name: &str,
+    notes: &mut Vec<String>,
+    other_files: &mut Vec<(PathBuf, String)>,
+) -> EditResult {
+    match edit {
+        Edit::SetNamePrefix(value) => set_field(doc, "namePrefix", value),
+        Edit::SetNameSuffix(value) => set_field(doc, "nameSuffix", value),
+        Edit::SetNamespace(value) => set_field(doc, "namespace", value),
+        Edit::SetImages(images) => set_images(doc, images),
+        Edit::SetReplicas(replicas) => set_replicas(doc, replicas),
+        Edit::AddLabels { pairs, force, without_selector: false, .. } => {
+            add_pairs(doc, &[Step::Field("commonLabels")], None, pairs, *force, "label")
+        }
+        Edit::AddLabels { pairs, force, without_selector: true, include_templates } => {
+            add_labels_without_selector(doc, pairs, *force, *include_templates)
+        }
+        Edit::AddAnnotations { pairs, force } => {
+            add_pairs(doc, &[Step::Field("commonAnnotations")], None, pairs, *force, "annotation")
+        }
+        Edit::AddComponents(_) => add_components(doc, paths, file_name, notes),
+        Edit::AddPaths { field, what, .. } => {
+            lists::add_paths(doc, field, what, paths, file_name, notes)
+        }
+        Edit::AddBases(bases) => lists::add_bases(doc, dir, bases),
+        Edit::AddPatch(patch) => lists::add_patch(doc, patch, notes),
+        Edit::AddGenerator(kind, flags) => generators::add(doc, dir, *kind, flags, notes),
+        Edit::AddBuildMetadata(options) => lists::add_build_metadata(doc, options),
+        Edit::SetLabels(pairs) => add_pairs(doc, &[Step::Field("commonLabels")], None, pairs, true, "label"),
+        Edit::SetAnnotations(pairs) => add_pairs(doc, &[Step::Field("commonAnnotations")], None, pairs, true, "annotation"),
+        Edit::SetBuildMetadata(options) => lists::set_build_metadata(doc, options),
+        Edit::SetGenerator(kind, flags) => generators::set(doc, *kind, flags),
+        Edit::RemovePaths { field, patterns } => lists::remove_paths(doc, field, patterns),
+        Edit::RemovePatch(patch) => lists::remove_patch(doc, patch, notes),
+        Edit::RemoveGenerators { kind, names, namespace } => generators::remove(doc, *kind, names, namespace, file_name, notes),
+        Edit::RemoveKeys { field, kind, keys, ignore } => lists::remove_keys(doc, field, kind, keys, *ignore),
+        Edit::RemoveBuildMetadata(options) => lists::remove_build_metadata(doc, options),
+        Edit::Fix { vars } => fix::fix(doc, dir, *vars, other_files),
+    }
+}
+
+/// Whether kustomize writes the file again after `edit` (which then gets a missing `apiVersion`
+/// and `kind`): always, but where its command returns early, having nothing to do (no path to
+/// add; a patch already there or not there to remove; no entry matching a removal).
+fn kustomize_writes(edit: &Edit, paths: &[String], changed: bool) -> bool {
+    match edit {
+        Edit::AddComponents(_) | Edit::AddPaths { .. } => !paths.is_empty(),
+        Edit::AddPatch(_) | Edit::RemovePatch(_) | Edit::RemovePaths { .. } => changed,
+        _ => true,
+    }
+}
 
 impl From<DocumentError> for EditError {
     /// The file is named where the edit started.

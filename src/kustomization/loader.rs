@@ -37,7 +37,8 @@ impl Loader {
             Some(base) => real_path_lexical(base, root),
             None => root.canonicalize(),
         };
-        let root = base.map_or_else(|| root.to_path_buf(), |b| b.join(root));
+        let given = base.map_or_else(|| root.to_path_buf(), |b| b.join(root));
+        let root = given.clone();
         let root = real.map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => Error::msg(format!(
                 "must build at directory: not a valid directory: {}",
@@ -46,7 +47,8 @@ impl Loader {
             _ => Error::msg(format!("must build at directory: not a valid directory: {}: {}", root.display(), io_reason(&e))),
         })?;
         if !root.is_dir() {
-            return Err(Error::msg(format!("must build at directory: '{}': file is not directory", root.display())));
+            // kustomize names the path as it was given.
+            return Err(Error::msg(format!("must build at directory: '{}': file is not directory", given.display())));
         }
         Ok(Loader { root, restrictor, repository: None })
     }

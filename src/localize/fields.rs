@@ -9,10 +9,25 @@ use super::Localizer;
 /// The kustomization file decoded as kustomize decodes it (unknown fields refused, field names
 /// matched case-insensitively), as a mapping of canonical field names.
 pub fn decode(text: &str, file: &Path) -> Result<Value, String> {
-    crate::target::parse_kustomization(text, file).map_err(|e| e.to_string())?;
+    crate::target::parse_kustomization(text, file).map_err(|e| kustomize_words(e.to_string(), file))?;
     let value = crate::yaml::parse::parse_document_last_key_wins(text).map_err(|e| format!("invalid Kustomization: {}: {}", file.display(), e.message))?;
     let value = if value.is_null() { Value::Object(Map::new()) } else { value };
     Ok(crate::kustomization::types::canonicalize_field_names(value))
+}
+
+/// kustomize's message whole (`invalid Kustomization: json: ...`), with the place in the file
+/// we know on a line of its own after it.
+fn kustomize_words(message: String, file: &Path) -> String {
+    let prefix = format!("invalid Kustomization: {}:", file.display());
+    if let Some(rest) = message.strip_prefix(&prefix) {
+        let mut parts = rest.splitn(3, ':');
+        if let (Some(line), Some(column), Some(words)) = (parts.next(), parts.next(), parts.next()) {
+            if line.parse::<u32>().is_ok() && column.parse::<u32>().is_ok() {
+                return format!("invalid Kustomization: {}\n  at {}:{line}:{column}", words.trim_start(), file.display());
+            }
+        }
+    }
+    message
 }
 
 /// Replaces each string of the list `field` (or the string itself) by `localize`'s result.

@@ -59,7 +59,7 @@ impl LocLoader {
         }
         let absolute = normalize(&self.root().join(path));
         if !self.root().join(path).exists() && std::fs::symlink_metadata(&absolute).is_err() {
-            return Err(format!("'{}' doesn't exist", absolute.display()));
+            return Err(crate::error::evalsymlink_failure(&absolute));
         }
         if self.root().join(path).is_dir() {
             return Err(format!("'{}' must resolve to a file", absolute.display()));

@@ -7,6 +7,9 @@ use std::path::Path;
 
 use crate::common::{self, copy_dir, manifest_dir, ours, reference_run, TempTree};
 
+/// What kustomize's edit writes after the fields of a file without `apiVersion` and `kind`.
+const KIND: &str = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n";
+
 const DIGEST: &str = "sha256:24a0c4b4a4c0eb97a1aabb8e29f18e917d05abfe1b7a7c07857230879ce7d3d3";
 
 /// One call as Argo CD makes it (in the kustomization folder), with the lines it removes and
@@ -351,7 +354,9 @@ fn other_kustomization_file_names_are_edited() {
         let dir = tmp.path(folder);
         let r = ours(&["edit", "set", "namespace", "--", "ns"], &dir);
         assert!(r.success(), "{name}: {}", r.stderr);
-        assert_eq!(fs::read_to_string(dir.join(name)).unwrap(), "resources: []\nnamespace: ns\n");
+        // kustomize writes the fields the file lacked (apiVersion, kind) after those it had and
+        // leaves the empty list out.
+        assert_eq!(fs::read_to_string(dir.join(name)).unwrap(), "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ns\n");
     }
 }
 
@@ -371,7 +376,7 @@ fn edits_never_follow_a_planted_link_and_keep_the_mode() {
     let r = ours(&["edit", "set", "namespace", "--", "ns"], &tmp.path("app"));
     assert!(r.success(), "{}", r.stderr);
     assert_eq!(fs::read_to_string(&victim).unwrap(), "untouched\n");
-    assert_eq!(fs::read_to_string(&file).unwrap(), "resources: []\nnamespace: ns\n");
+    assert_eq!(fs::read_to_string(&file).unwrap(), "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ns\n");
     assert_eq!(fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
 }
 
@@ -493,7 +498,7 @@ fn every_set_image_form_writes_kustomizes_entries() {
         let images_of = |text: &str| peerpods_build::yaml::parse::parse_document(text).unwrap()["images"].clone();
         assert_eq!(images_of(&written), images_of(&format!("images:\n{expected}")), "{label}: the images entries");
         if infile.is_empty() {
-            assert_eq!(written, format!("{start}images:\n{expected}"), "{label}: kustomize's lines");
+            assert_eq!(written, format!("{start}{KIND}images:\n{expected}"), "{label}: kustomize's lines");
         }
         assert_builds_like(&dir, &tmp.path(&format!("{n}/kustomize")), &label);
     }

@@ -222,7 +222,12 @@ fn each_edit_writes_kustomizes_fields_and_builds_as_they_do() {
         run_calls(&edited, case.calls, case.label);
         let file = edited.join("kustomization.yaml");
         let written = fs::read_to_string(&file).unwrap();
-        assert_eq!(fields(&written, case.label), fields(case.by_hand, case.label), "{}: the fields written:\n{written}", case.label);
+        // kustomize's edit fills in a missing apiVersion and kind.
+        let mut expected = fields(case.by_hand, case.label);
+        for (key, value) in [("apiVersion", "kustomize.config.k8s.io/v1beta1"), ("kind", "Kustomization")] {
+            expected.as_object_mut().unwrap().entry(key).or_insert(value.into());
+        }
+        assert_eq!(fields(&written, case.label), expected, "{}: the fields written:\n{written}", case.label);
         assert_same_build(&edited, &by_hand, case.label);
         if case.repeatable {
             run_calls(&edited, case.calls, case.label);
@@ -238,7 +243,10 @@ fn comments_and_untouched_lines_stay() {
     let dir = folder(&tmp, "app", start);
     run_calls(&dir, &[&["edit", "remove", "resource", "service.yaml"], &["edit", "add", "resource", "cm-a.yaml"]], "comments");
     let text = fs::read_to_string(dir.join("kustomization.yaml")).unwrap();
-    assert_eq!(text, "# overlay for staging\nresources:\n# the app\n- deployment.yaml   # keep\n- cm-a.yaml\n\nnamePrefix: staging-  # per environment\n");
+    assert_eq!(
+        text,
+        "# overlay for staging\nresources:\n# the app\n- deployment.yaml   # keep\n- cm-a.yaml\n\nnamePrefix: staging-  # per environment\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+    );
 }
 
 /// kustomize's refusals, with its messages; nothing is written.

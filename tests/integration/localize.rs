@@ -12,15 +12,15 @@ use std::path::{Path, PathBuf};
 use crate::common::{manifest_dir, ours, reference, run_program, shared_dir, skip, TempTree};
 use crate::remote::{Repos, Server};
 
-struct Fixture {
-    target: String,
-    scope: Option<String>,
-    error: Option<String>,
-    mkdirs: Vec<String>,
-    expect_dirs: Vec<String>,
+pub(crate) struct Fixture {
+    pub(crate) target: String,
+    pub(crate) scope: Option<String>,
+    pub(crate) error: Option<String>,
+    pub(crate) mkdirs: Vec<String>,
+    pub(crate) expect_dirs: Vec<String>,
 }
 
-fn read_fixture(dir: &Path) -> Fixture {
+pub(crate) fn read_fixture(dir: &Path) -> Fixture {
     let text = fs::read_to_string(dir.join("case.txt")).expect("case.txt");
     let mut fixture = Fixture { target: ".".into(), scope: None, error: None, mkdirs: vec![], expect_dirs: vec![] };
     for line in text.lines().filter(|l| !l.starts_with('#')) {
@@ -39,7 +39,7 @@ fn read_fixture(dir: &Path) -> Fixture {
 }
 
 /// Every file (with its bytes) and every folder under `dir`, relative, sorted.
-fn tree_of(dir: &Path) -> Vec<(String, Option<Vec<u8>>)> {
+pub(crate) fn tree_of(dir: &Path) -> Vec<(String, Option<Vec<u8>>)> {
     fn walk(base: &Path, dir: &Path, out: &mut Vec<(String, Option<Vec<u8>>)>) {
         for entry in fs::read_dir(dir).unwrap() {
             let entry = entry.unwrap();
@@ -61,7 +61,7 @@ fn tree_of(dir: &Path) -> Vec<(String, Option<Vec<u8>>)> {
 }
 
 /// The folders of a tree of files, as `tree_of` lists them.
-fn with_folders(files: Vec<(String, Option<Vec<u8>>)>, extra_dirs: &[String]) -> Vec<(String, Option<Vec<u8>>)> {
+pub(crate) fn with_folders(files: Vec<(String, Option<Vec<u8>>)>, extra_dirs: &[String]) -> Vec<(String, Option<Vec<u8>>)> {
     let mut all = files;
     let mut dirs: Vec<String> = extra_dirs.iter().map(|d| format!("{d}/")).collect();
     for (path, _) in &all {
@@ -84,7 +84,7 @@ fn with_folders(files: Vec<(String, Option<Vec<u8>>)>, extra_dirs: &[String]) ->
     all
 }
 
-fn show(tree: &[(String, Option<Vec<u8>>)]) -> String {
+pub(crate) fn show(tree: &[(String, Option<Vec<u8>>)]) -> String {
     tree.iter()
         .map(|(path, content)| match content {
             Some(bytes) => format!("== {path}\n{}\n", String::from_utf8_lossy(bytes)),
@@ -93,7 +93,7 @@ fn show(tree: &[(String, Option<Vec<u8>>)]) -> String {
         .collect()
 }
 
-fn localize_args<'a>(target: &'a str, scope: Option<&'a str>, dest: &'a str, verify: bool) -> Vec<&'a str> {
+pub(crate) fn localize_args<'a>(target: &'a str, scope: Option<&'a str>, dest: &'a str, verify: bool) -> Vec<&'a str> {
     let mut args = vec!["localize", target, dest];
     if let Some(scope) = scope {
         args.extend(["--scope", scope]);

@@ -27,6 +27,7 @@ mod go_clients;
 mod flux;
 mod helm;
 mod install;
+mod kustomize_clients;
 mod kustomize_newest;
 mod kustomize_v5_8;
 mod localize;
