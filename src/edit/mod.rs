@@ -458,8 +458,12 @@ mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
 
-    /// A scratch kustomization folder, removed on drop.
+    /// A scratch kustomization folder, removed on drop. Its file starts with [`HEAD`] (an edit
+    /// adds the two lines where they are missing, as kustomize does), which `edit` leaves out
+    /// of what it returns.
     struct Folder(PathBuf);
+
+    const HEAD: &str = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n";
 
     impl Folder {
         fn with(text: &str) -> Folder {
@@ -467,13 +471,18 @@ mod tests {
             let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             let dir = std::env::temp_dir().join(format!("ppb-edit-{}-{n}", std::process::id()));
             std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(dir.join("kustomization.yaml"), text).unwrap();
+            std::fs::write(dir.join("kustomization.yaml"), format!("{HEAD}{text}")).unwrap();
             Folder(dir)
         }
 
         fn edit(&self, e: Edit) -> String {
             edit(&self.0, &e).unwrap_or_else(|err| panic!("{err}"));
-            std::fs::read_to_string(self.0.join("kustomization.yaml")).unwrap()
+            self.text()
+        }
+
+        fn text(&self) -> String {
+            let text = std::fs::read_to_string(self.0.join("kustomization.yaml")).unwrap();
+            text.strip_prefix(HEAD).unwrap_or_else(|| panic!("the head is gone:\n{text}")).to_string()
         }
     }
 
@@ -504,12 +513,12 @@ mod tests {
     #[test]
     fn a_symlinked_file_is_written_through_and_keeps_its_mode() {
         use std::os::unix::fs::PermissionsExt;
-        let f = Folder::with("resources: []\n");
+        let f = Folder::with("namePrefix: p-\n");
         let real = f.0.join("real.yaml");
         std::fs::rename(f.0.join("kustomization.yaml"), &real).unwrap();
         std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
         std::os::unix::fs::symlink("real.yaml", f.0.join("kustomization.yaml")).unwrap();
-        assert_eq!(f.edit(Edit::SetNamespace("ns".into())), "resources: []\nnamespace: ns\n");
+        assert_eq!(f.edit(Edit::SetNamespace("ns".into())), "namePrefix: p-\nnamespace: ns\n");
         assert!(f.0.join("kustomization.yaml").symlink_metadata().unwrap().file_type().is_symlink());
         assert_eq!(std::fs::metadata(&real).unwrap().permissions().mode() & 0o777, 0o640);
         let leftovers: Vec<_> = std::fs::read_dir(&f.0).unwrap().map(|e| e.unwrap().file_name()).collect();
@@ -524,17 +533,19 @@ mod tests {
 
     #[test]
     fn a_star_with_nothing_to_keep_writes_nothing() {
-        let f = Folder::with("resources: []\n");
-        assert_eq!(f.edit(images(&["a=*:v1", "b=n/b:*"])), "resources: []\nimages:\n- name: a\n  newTag: v1\n- name: b\n  newName: n/b\n");
+        let f = Folder::with("namePrefix: p-\n");
+        assert_eq!(f.edit(images(&["a=*:v1", "b=n/b:*"])), "namePrefix: p-\nimages:\n- name: a\n  newTag: v1\n- name: b\n  newName: n/b\n");
     }
 
+    /// As kustomize v5.8.3 edits the same file: an empty field the edit fills keeps its place,
+    /// the other empty fields are dropped (kustomize writes its struct back, empty fields omitted).
     #[test]
-    fn an_empty_field_is_filled_in_place() {
+    fn an_empty_field_is_filled_in_place_and_the_others_dropped() {
         let f = Folder::with("images:\nreplicas: ~\nresources: []\n");
         let text = f.edit(images(&["a:1"]));
-        assert_eq!(text, "images:\n- name: a\n  newTag: \"1\"\nreplicas: ~\nresources: []\n");
+        assert_eq!(text, "images:\n- name: a\n  newTag: \"1\"\n");
         let text = f.edit(Edit::SetReplicas(vec![("web".into(), 2)]));
-        assert_eq!(text, "images:\n- name: a\n  newTag: \"1\"\nreplicas:\n- count: 2\n  name: web\nresources: []\n");
+        assert_eq!(text, "images:\n- name: a\n  newTag: \"1\"\nreplicas:\n- count: 2\n  name: web\n");
     }
 
     #[test]
@@ -576,7 +587,7 @@ mod tests {
         let patterns = vec!["../a".to_string(), "../[bc]".to_string(), "kustomization.yaml".to_string()];
         let outcome = edit(&f.0, &Edit::AddComponents(patterns)).unwrap();
         assert_eq!(outcome.notes, vec!["component ../a already in kustomization file"]);
-        assert_eq!(std::fs::read_to_string(f.0.join("kustomization.yaml")).unwrap(), "components:\n- ../a\n- ../b\n- ../c\n");
+        assert_eq!(f.text(), "components:\n- ../a\n- ../b\n- ../c\n");
         for folder in ["../a", "../b", "../c"] {
             let _ = std::fs::remove_dir_all(f.0.join(folder));
         }
@@ -584,12 +595,12 @@ mod tests {
 
     #[test]
     fn values_are_written_with_go_yaml_quoting() {
-        let f = Folder::with("resources: []\n");
+        let f = Folder::with("namePrefix: p-\n");
         let text = f.edit(Edit::AddAnnotations {
             pairs: pairs(&[("a", "true"), ("b", "012"), ("c", "multi\nline"), ("d", "1:20"), ("e", "")]),
             force: false,
         });
-        assert_eq!(text, "resources: []\ncommonAnnotations:\n  a: \"true\"\n  b: \"012\"\n  c: |-\n    multi\n    line\n  d: \"1:20\"\n  e: \"\"\n");
+        assert_eq!(text, "namePrefix: p-\ncommonAnnotations:\n  a: \"true\"\n  b: \"012\"\n  c: |-\n    multi\n    line\n  d: \"1:20\"\n  e: \"\"\n");
         let text = f.edit(Edit::AddAnnotations { pairs: pairs(&[("a", "two\nlines")]), force: true });
         assert!(text.contains("  a: |-\n    two\n    lines\n  b:"), "{text}");
     }
