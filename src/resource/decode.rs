@@ -7,17 +7,31 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::yaml::empty_nulls::{EmptyNulls, QuotedScalars};
-use crate::yaml::parse::{parse_resource_documents, ParseError, ResourceDocument};
+use crate::yaml::parse::{parse_resource_documents, GoMarks, ParseError, ResourceDocument};
 
 use super::Resource;
 
 pub(crate) fn parse_file(file: &Path, text: &str) -> Result<Vec<ResourceDocument>> {
-    let docs = parse_resource_documents(text).map_err(|e| parse_error(file, e))?;
+    let docs = parse_resource_documents(text).map_err(|e| parse_error(file, text, e))?;
     Ok(docs.into_iter().filter(|d| !d.value.is_null()).collect())
 }
 
-fn parse_error(file: &Path, e: ParseError) -> Error {
-    Error::Parse { file: file.display().to_string(), line: e.line, column: e.column, message: e.message }
+/// kyaml's words for a stream that does not parse (`MalformedYAMLError: yaml: line N: ...`), and
+/// after them where in the file. kyaml parses each document (the text between lines starting
+/// with `---`) on its own, so go-yaml's line counts from the document's first line.
+fn parse_error(file: &Path, text: &str, mut e: ParseError) -> Error {
+    let at = format!("at {}:{}:{}", file.display(), e.line, e.column);
+    let before = lines_before_document(text, e.line);
+    e.line -= before;
+    e.go_marks = e.go_marks.map(|m| GoMarks { problem: m.problem.saturating_sub(before).max(1), context: m.context.saturating_sub(before).max(1) });
+    Error::noted(format!("MalformedYAMLError: {}", e.go_yaml_v3()), at)
+}
+
+/// How many lines of `text` come before the document that holds line `line` (1-based): kyaml
+/// splits a stream at every line that starts with `---` after a line break, and drops it.
+fn lines_before_document(text: &str, line: usize) -> usize {
+    let separator = text.lines().take(line.saturating_sub(1)).enumerate().skip(1).filter(|(_, l)| l.starts_with("---")).last();
+    separator.map_or(0, |(index, _)| index + 1)
 }
 
 /// The resources of one YAML/JSON file; `kind: *List` documents contribute their items.
