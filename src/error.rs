@@ -41,6 +41,15 @@ impl Error {
         self.map_message(|message| format!("{what}: {message}"))
     }
 
+    /// The error with `more` said on a line of its own after kustomize's message (and after what
+    /// was noted before).
+    pub fn note(self, more: impl std::fmt::Display) -> Self {
+        match self {
+            Error::Noted { message, note } => Error::Noted { message, note: format!("{note}\n  {more}") },
+            other => Error::Noted { message: other.to_string(), note: more.to_string() },
+        }
+    }
+
     /// kyaml's error for YAML that does not parse (kustomize's `kusterr.IsMalformedYAMLError`).
     pub fn is_malformed_yaml(&self) -> bool {
         match self {

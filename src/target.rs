@@ -444,10 +444,19 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
             let sub = accumulate_http_entry(ctx, target, entry).map_err(|e| e.context(target.entry("resources", position, entry)))?;
             absorb_sub(acc, sub)?;
         } else if kinds[position] == EntryKind::File {
-            let (file, text) = target.loader.read(entry).map_err(|e| e.context("accumulating resources"))?;
+            // kustomize then tries the entry as a folder, which a file is not, and says both.
+            let (file, text) = target.loader.read(entry).map_err(|e| {
+                e.map_message(|inner| {
+                    format!(
+                        "accumulating resources: accumulation err='accumulating resources from '{entry}': {inner}': must build at directory: '{}': file is not directory",
+                        target.loader.display_relative(entry)
+                    )
+                })
+            })?;
             let origin = build_metadata::file_origin(&ctx.relative(&file));
             // kustomize then tries the file as a kustomization folder, unless its YAML is malformed.
             let (mut resources, invalid) = resources_from_file(&file, &text).map_err(|e| match e {
+                e if crate::resource::decode::is_go_map_error(&e) => e,
                 e if e.is_malformed_yaml() => e.map_message(|inner| format!("accumulating resources: accumulating resources from '{entry}': {inner} in File: {entry}")),
                 other => other.map_message(|inner| {
                     format!(
@@ -501,7 +510,7 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
             acc.resources
                 .append_all(sub.resources)
                 .map_err(|e| e.context(format!("{failed}: recursed merging from path '{joined}'")))?;
-            absorb_sub(acc, Accumulated { resources: ResMap::default(), ..sub })?;
+            absorb_sub(acc, Accumulated { resources: ResMap::default(), ..sub }).map_err(|e| e.context(format!("{failed}: recursed merging from path '{joined}'")))?;
         } else if kinds[position] == EntryKind::Git {
             let sub = accumulate_git_entry(ctx, entry)
                 .map_err(|e| e.context(format!("accumulating resources from '{entry}'")).context(target.entry("resources", position, entry)))?;
@@ -770,16 +779,20 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
             StepRecord::any_of(each.map(|(i, p)| r.patch_step(file, "patchesStrategicMerge", i, patch_text(p))).collect())
         };
         recorded(recorder, resources, step, |resources| {
-            patches::apply_patches_strategic_merge(resources, &k.patches_strategic_merge, &target.loader, schema, &mut ctx.diagnostics, &name)
-                .map_err(|e| e.context(format!("{name}: patchesStrategicMerge")))?;
+            let make = || patches::strategic_merge_field_config(&k.patches_strategic_merge);
+            let config = patches::PluginConfig { plugin: "PatchStrategicMergeTransformer", from: patches::ConfigFrom::Field(&make) };
+            patches::apply_patches_strategic_merge(resources, &k.patches_strategic_merge, "", &target.loader, schema, &mut ctx.diagnostics, &name, &config)
+                .map_err(|e| e.note(format!("in {name}: patchesStrategicMerge")))?;
             ran(resources, "PatchStrategicMergeTransformer");
             Ok(())
         })?;
     }
     for (i, patch) in k.patches.iter().enumerate() {
         recorded(recorder, resources, |r| r.patch_step(file, "patches", i, patch_text(&patch.path)), |resources| {
-            patches::apply_patch(resources, patch, &target.loader, schema, &mut ctx.diagnostics, &name)
-                .map_err(|e| e.context(format!("{name}: patches")))?;
+            let make = || patches::patch_field_config(patch, false);
+            let config = patches::PluginConfig { plugin: "PatchTransformer", from: patches::ConfigFrom::Field(&make) };
+            patches::apply_patch(resources, patch, &target.loader, schema, &mut ctx.diagnostics, &name, &config)
+                .map_err(|e| e.note(format!("in {name}: patches[{i}]")))?;
             ran(resources, "PatchTransformer");
             Ok(())
         })?;
@@ -841,8 +854,10 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     }
     for (i, patch) in k.patches_json6902.iter().enumerate() {
         recorded(recorder, resources, |r| r.patch_step(file, "patchesJson6902", i, patch_text(&patch.path)), |resources| {
-            patches::apply_patch_json6902(resources, patch, &target.loader, &mut ctx.diagnostics, &name)
-                .map_err(|e| e.context(format!("{name}: patchesJson6902")))?;
+            let make = || patches::patch_field_config(patch, true);
+            let config = patches::PluginConfig { plugin: "PatchJson6902Transformer", from: patches::ConfigFrom::Field(&make) };
+            patches::apply_patch_json6902(resources, patch, &target.loader, &mut ctx.diagnostics, &name, &config)
+                .map_err(|e| e.note(format!("in {name}: patchesJson6902[{i}]")))?;
             ran(resources, "PatchJson6902Transformer");
             Ok(())
         })?;
