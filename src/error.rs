@@ -22,7 +22,7 @@ pub enum Error {
     Message(String),
     /// kustomize's message, whole, and what we add about it (where: `file:line:column`; a hint)
     /// on a line of its own after it: the note stays after the message however it is wrapped.
-    #[error("{message}\n  {note}")]
+    #[error("{}\n  {note}", message.trim_end_matches('\n'))]
     Noted { message: String, note: String },
 }
 

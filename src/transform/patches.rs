@@ -43,11 +43,21 @@ fn parse_patch_text_once(text: &str, origin: &str) -> Result<LoadedPatch> {
     Ok(match docs.first() {
         // Nothing, or only comments: kustomize v5.8 skips such a `patches` entry; the other fields refuse it.
         None => LoadedPatch::Strategic(Vec::new()),
-        // kustomize reads a JSON 6902 patch as one document: later documents are ignored.
-        Some(Value::Array(_)) => LoadedPatch::Json6902(docs.swap_remove(0)),
+        // kustomize reads a JSON 6902 patch as one document (later documents are ignored),
+        // written in YAML as sigs.k8s.io/yaml reads it (go-yaml v2: `value: y` is true).
+        Some(Value::Array(_)) => LoadedPatch::Json6902(as_go_yaml_v2(text).unwrap_or_else(|| docs.swap_remove(0))),
         Some(_) if docs.iter().all(Value::is_object) => LoadedPatch::Strategic(docs),
         Some(_) => LoadedPatch::Other(docs.swap_remove(0)),
     })
+}
+
+/// The one document of `text` as sigs.k8s.io/yaml's `YAMLToJSON` reads it (go-yaml v2's YAML
+/// 1.1 booleans), unless `text` is JSON; None for several documents.
+fn as_go_yaml_v2(text: &str) -> Option<Value> {
+    if text.trim_start().starts_with('[') {
+        return None;
+    }
+    crate::yaml::parse::parse_document_last_key_wins(text).ok()
 }
 
 /// A patch plugin as kustomize configures it, for the words of a configuration it refuses.
@@ -383,7 +393,10 @@ fn configure_json6902(entry: &Patch, target: &Selector, loader: &Loader, describ
     };
     let loaded = parse_patch_text(&text, &origin)?;
     // What the decoder read: the text itself when it starts as a JSON list, else its JSON.
-    let json = |first: &Value| if text.starts_with('[') { text.clone() } else { serde_json::to_string(first).unwrap_or_default() };
+    let json = |first: &Value| match text.starts_with('[') {
+        true => text.clone(),
+        false => serde_json::to_string(&as_go_yaml_v2(&text).unwrap_or_else(|| first.clone())).unwrap_or_default(),
+    };
     let refused = |first: &Value| Error::msg(format!("decoding {}: json: cannot unmarshal {} into Go value of type jsonpatch.Patch", json(first), json_kind(first)));
     match loaded {
         LoadedPatch::Json6902(ops) if ops.as_array().is_some_and(Vec::is_empty) => {

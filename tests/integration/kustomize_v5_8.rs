@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, SMP_LIST_DIRECTIVES, YAML11_KEYS, &[("empty-patch-files-skipped", Differs)]];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, &[("empty-patch-files-skipped", Differs)]];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -309,6 +309,39 @@ const OPTIONS_AND_NAMESPACES: &[(&str, V5_6)] = &[("patch-options-unknown", Diff
 #[test]
 fn patch_options_are_typed_and_namespaces_are_not_propagated_to_bases() {
     check(OPTIONS_AND_NAMESPACES);
+}
+
+const PATCH_PLUGINS: &[(&str, V5_6)] = &[
+    ("patch-path-and-patch-both-set", Same),
+    ("patch-inline-not-a-patch", Same),
+    ("patch-json-ops-without-target", Same),
+    ("patch-json6902-empty-ops", Same),
+    ("patch-json6902-plugin-op-is-a-map", Same),
+    ("patch-smp-plugin-empty-files", Same),
+    ("patch-file-outside-root", Same),
+    ("json-patch-yaml-1-1-booleans", Same),
+];
+
+/// A patch plugin's configuration is checked, its file read and its patch parsed before any
+/// transformer runs, and refused in kustomize's words: `trouble configuring builtin <Plugin>
+/// with config: ...` for a kustomization field, `plugin <id> fails configuration: ...` for a
+/// `transformers` entry; a JSON patch written in YAML is read as go-yaml v2 reads it.
+#[test]
+fn patch_plugins_are_configured_and_refused_as_kustomize_does_it() {
+    check(PATCH_PLUGINS);
+}
+
+const MERGING_AND_LOADING: &[(&str, V5_6)] = &[
+    ("var-defined-in-two-bases", Same),
+    ("resource-file-outside-root", Same),
+    ("duplicate-key-after-blank-lines", Same),
+];
+
+/// What a folder brings is merged under `recursed merging from path`; a file outside the root
+/// is then tried as a folder; a key written twice fails with the lines kyaml writes.
+#[test]
+fn merging_and_loading_fail_in_kustomizes_words() {
+    check(MERGING_AND_LOADING);
 }
 
 const DUPLICATES: &[(&str, V5_6)] = &[("duplicate-id-two-files", Same), ("duplicate-id-two-folders", Same), ("duplicate-id-one-file", Same)];
