@@ -19,7 +19,7 @@ pub(crate) fn parse_file(file: &Path, text: &str) -> Result<Vec<ResourceDocument
 /// kyaml's words for a stream that does not parse (`MalformedYAMLError: yaml: line N: ...`), and
 /// after them where in the file. kyaml parses each document (the text between lines starting
 /// with `---`) on its own, so go-yaml's line counts from the document's first line.
-fn parse_error(file: &Path, text: &str, mut e: ParseError) -> Error {
+pub(crate) fn parse_error(file: &Path, text: &str, mut e: ParseError) -> Error {
     let at = format!("at {}:{}:{}", file.display(), e.line, e.column);
     if let Some(message) = duplicate_key_error(text, &e) {
         return Error::noted(message, at);

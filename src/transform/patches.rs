@@ -33,12 +33,8 @@ pub fn parse_patch_text(text: &str, origin: &str) -> Result<LoadedPatch> {
 }
 
 fn parse_patch_text_once(text: &str, origin: &str) -> Result<LoadedPatch> {
-    let docs = parse_documents(text).map_err(|e| Error::Parse {
-        file: origin.to_string(),
-        line: e.line,
-        column: e.column,
-        message: e.message.clone(),
-    })?;
+    // kustomize reads a patch file as it reads resources (kyaml), in the same words when it fails.
+    let docs = parse_documents(text).map_err(|e| crate::resource::decode::parse_error(std::path::Path::new(origin), text, e))?;
     let mut docs: Vec<Value> = docs.into_iter().filter(|d| !d.is_null()).collect();
     Ok(match docs.first() {
         // Nothing, or only comments: kustomize v5.8 skips such a `patches` entry; the other fields refuse it.
@@ -287,7 +283,11 @@ fn configure_strategic_merge(entries: &[String], inline: &str, loader: &Loader) 
         } else {
             (entry.clone(), "inline patch".to_string())
         };
-        match parse_patch_text(&text, &origin)? {
+        let parsed = parse_patch_text(&text, &origin).map_err(|e| match e.is_malformed_yaml() {
+            true => e.map_message(|message| format!("{message} in File: {entry}")),
+            false => e,
+        })?;
+        match parsed {
             LoadedPatch::Strategic(patches) => loaded.extend(patches.into_iter().map(|p| (p, format!("'{entry}'")))),
             LoadedPatch::Json6902(_) => return Err(Error::msg(format!("{origin}: a patchesStrategicMerge entry must be a strategic merge patch, not a list"))),
             LoadedPatch::Other(_) => return Err(Error::msg("missing Resource metadata")),
@@ -391,7 +391,11 @@ fn configure_json6902(entry: &Patch, target: &Selector, loader: &Loader, describ
         }
         (true, false) => (entry.patch.clone(), "inline patch".to_owned()),
     };
-    let loaded = parse_patch_text(&text, &origin)?;
+    let loaded = parse_patch_text(&text, &origin).map_err(|e| match crate::yaml::parse::parse_document_last_key_wins(&text) {
+        // sigs.k8s.io/yaml's words (go-yaml v2's lines) where kustomize turns the YAML into JSON.
+        Err(syntax) if !text.starts_with('[') => e.map_message(|_| syntax.go_yaml_v2()),
+        _ => e,
+    })?;
     // What the decoder read: the text itself when it starts as a JSON list, else its JSON.
     let json = |first: &Value| match text.starts_with('[') {
         true => text.clone(),

@@ -320,6 +320,8 @@ const PATCH_PLUGINS: &[(&str, V5_6)] = &[
     ("patch-smp-plugin-empty-files", Same),
     ("patch-file-outside-root", Same),
     ("json-patch-yaml-1-1-booleans", Same),
+    ("patch-file-syntax-error-smp", Same),
+    ("patch-file-syntax-error-json6902", Same),
 ];
 
 /// A patch plugin's configuration is checked, its file read and its patch parsed before any
