@@ -20,6 +20,10 @@ pub enum Error {
     /// Anything else, already worded for the user (kustomize's wording where tests rely on it).
     #[error("{0}")]
     Message(String),
+    /// kustomize's message, whole, and what we add about it (where: `file:line:column`; a hint)
+    /// on a line of its own after it: the note stays after the message however it is wrapped.
+    #[error("{}\n  {note}", message.trim_end_matches('\n'))]
+    Noted { message: String, note: String },
 }
 
 impl Error {
@@ -27,9 +31,40 @@ impl Error {
         Error::Message(text.into())
     }
 
+    /// kustomize's `message` with our `note` after it (see [`Error::Noted`]).
+    pub fn noted(message: impl Into<String>, note: impl Into<String>) -> Self {
+        Error::Noted { message: message.into(), note: note.into() }
+    }
+
     /// Prefix the error with where it happened, as kustomize nests its messages.
     pub fn context(self, what: impl std::fmt::Display) -> Self {
-        Error::Message(format!("{what}: {self}"))
+        self.map_message(|message| format!("{what}: {message}"))
+    }
+
+    /// The error with `more` said on a line of its own after kustomize's message (and after what
+    /// was noted before).
+    pub fn note(self, more: impl std::fmt::Display) -> Self {
+        match self {
+            Error::Noted { message, note } => Error::Noted { message, note: format!("{note}\n  {more}") },
+            other => Error::Noted { message: other.to_string(), note: more.to_string() },
+        }
+    }
+
+    /// kyaml's error for YAML that does not parse (kustomize's `kusterr.IsMalformedYAMLError`).
+    pub fn is_malformed_yaml(&self) -> bool {
+        match self {
+            Error::Noted { message, .. } => message.contains("MalformedYAMLError"),
+            other => other.to_string().contains("MalformedYAMLError"),
+        }
+    }
+
+    /// The error with kustomize's message rewritten by `wrap` (a prefix, a suffix, quoting), the
+    /// note kept after it.
+    pub fn map_message(self, wrap: impl FnOnce(&str) -> String) -> Self {
+        match self {
+            Error::Noted { message, note } => Error::Noted { message: wrap(&message), note },
+            other => Error::Message(wrap(&other.to_string())),
+        }
     }
 }
 

@@ -169,12 +169,12 @@ impl Target {
         }
         fix_deprecated_fields(&mut kustomization);
         if empty {
-            return Err(Error::msg(format!("kustomization.yaml is empty: {}", file.display())));
+            return Err(Error::noted("kustomization.yaml is empty", format!("at {}", file.display())));
         }
         for what in ignored_settings(&kustomization) {
             diagnostics.unmatched(&file.display().to_string(), &what);
         }
-        check_kind(&kustomization, &file)?;
+        check_kind(&kustomization, loader.root(), &file)?;
         Ok(Target { loader, kustomization, file })
     }
 
@@ -200,28 +200,25 @@ impl Target {
 /// warnings its fields call for and whether it is empty (kustomize refuses an empty one).
 pub fn parse_kustomization(text: &str, file: &Path) -> Result<(Vec<String>, Kustomization, bool)> {
     let value = crate::yaml::parse::parse_document_last_key_wins(text).map_err(|e| {
-        let message = format!("yaml: line {}: {}", e.line, crate::yaml::go_syntax::go_yaml_error_wording(&e.message));
-        let at = Error::Parse { file: file.display().to_string(), line: e.line, column: e.column, message };
-        Error::msg(format!("invalid Kustomization: {at}"))
+        Error::noted(format!("invalid Kustomization: {}", e.go_yaml_v2()), format!("at {}:{}:{}", file.display(), e.line, e.column))
     })?;
     let value = match value {
         Value::Null => Value::Object(Default::default()),
         Value::Object(_) => value,
         // Named by type only: the text may be any file a symlink points at.
         other => {
-            return Err(Error::msg(format!(
-                "invalid Kustomization: {}: json: cannot unmarshal {} into Go value of type types.Kustomization",
-                file.display(),
-                crate::kustomization::go_json::json_kind(&other)
-            )))
+            return Err(Error::noted(
+                format!("invalid Kustomization: json: cannot unmarshal {} into Go value of type types.Kustomization", crate::kustomization::go_json::json_kind(&other)),
+                format!("at {}", file.display()),
+            ))
         }
     };
     let value = crate::kustomization::go_json::decode_kustomization(value)
-        .map_err(|e| Error::msg(format!("invalid Kustomization: {}", e.describe(file, Some(text), ""))))?;
+        .map_err(|e| e.error(file, Some(text), "invalid Kustomization: "))?;
     let warnings = deprecated_field_warnings(&value);
     let empty = crate::kustomization::types::is_empty_kustomization(&value);
     let kustomization: Kustomization = serde_json::from_value(value)
-        .map_err(|e| Error::msg(format!("invalid Kustomization: {}: {e}", file.display())))?;
+        .map_err(|e| Error::noted(format!("invalid Kustomization: {e}"), format!("at {}", file.display())))?;
     Ok((warnings, kustomization, empty))
 }
 
@@ -244,20 +241,22 @@ fn ignored_settings(k: &Kustomization) -> Vec<String> {
     ignored
 }
 
-fn check_kind(k: &Kustomization, file: &Path) -> Result<()> {
-    match k.kind.as_str() {
-        "" | "Kustomization" if k.api_version.is_empty() || k.api_version == "kustomize.config.k8s.io/v1beta1" => Ok(()),
-        "" | "Kustomization" => Err(Error::msg(format!(
-            "apiVersion for Kustomization should be kustomize.config.k8s.io/v1beta1: {}",
-            file.display()
-        ))),
-        "Component" if k.api_version.is_empty() || k.api_version == "kustomize.config.k8s.io/v1alpha1" => Ok(()),
-        "Component" => Err(Error::msg(format!(
-            "apiVersion for Component should be kustomize.config.k8s.io/v1alpha1: {}",
-            file.display()
-        ))),
-        other => Err(Error::msg(format!("kind should be Kustomization or Component, got '{other}': {}", file.display()))),
+/// kustomize's `EnforceFields`, after `FixKustomization` gave an empty kind `Kustomization`: every
+/// complaint on its own line, under the folder's name.
+fn check_kind(k: &Kustomization, root: &Path, file: &Path) -> Result<()> {
+    let kind = if k.kind.is_empty() { "Kustomization" } else { k.kind.as_str() };
+    let mut complaints = Vec::new();
+    if kind != "Kustomization" && kind != "Component" {
+        complaints.push("kind should be Kustomization or Component".to_owned());
     }
+    let required = if kind == "Component" { "kustomize.config.k8s.io/v1alpha1" } else { "kustomize.config.k8s.io/v1beta1" };
+    if !k.api_version.is_empty() && k.api_version != required {
+        complaints.push(format!("apiVersion for {kind} should be {required}"));
+    }
+    if complaints.is_empty() {
+        return Ok(());
+    }
+    Err(Error::noted(format!("Failed to read kustomization file under {}:\n{}", root.display(), complaints.join("\n")), format!("at {}", file.display())))
 }
 
 /// Deprecated fields and what replaces them, in the order kustomize warns about them.
@@ -312,9 +311,8 @@ fn accumulate_here(ctx: &mut Context, target: &Target, acc: &mut Accumulated) ->
         let single = docs.len() == 1;
         for doc in docs {
             use crate::kustomization::go_json::{decode_document, TRANSFORMER_CONFIG};
-            let value = decode_document(doc.value, &TRANSFORMER_CONFIG).map_err(|e| {
-                Error::msg(e.describe(&file, Some(text.as_str()).filter(|_| single), "error unmarshaling JSON: while decoding JSON: "))
-            })?;
+            let value = decode_document(doc.value, &TRANSFORMER_CONFIG)
+                .map_err(|e| e.error(&file, Some(text.as_str()).filter(|_| single), "error unmarshaling JSON: while decoding JSON: "))?;
             files.push(FieldSpecTables::from_config_value(&value)?);
         }
     }
@@ -337,11 +335,15 @@ fn accumulate_here(ctx: &mut Context, target: &Target, acc: &mut Accumulated) ->
             Some((spec, checkout)) => Loader::in_repository(checkout, &spec.kust_root()),
             None => target.loader.child(component),
         };
-        let loader = loader.map_err(|e| Error::msg(format!("accumulating components: loader.New {}", go_quote(&e.to_string()))))?;
+        let loader = loader.map_err(|e| e.map_message(|inner| format!("accumulating components: loader.New {}", go_quote(inner))))?;
         if let Some(cycle) = cycle_error(ctx, loader.root()) {
             return Err(Error::msg(format!("accumulating components: loader.New {}", go_quote(&cycle))));
         }
-        let sub = Target::load(loader, &mut ctx.diagnostics)?;
+        let root = loader.root().display().to_string();
+        let sub = Target::load(loader, &mut ctx.diagnostics).map_err(|e| {
+            e.context(format!("couldn't make target for path '{root}'"))
+                .map_message(|inner| format!("accumulating components: accumulateDirectory: {}", go_quote(inner)))
+        })?;
         if !sub.is_component() {
             return Err(Error::msg(format!(
                 "accumulating components: accumulateDirectory: \"expected kind 'Component' for path '{}' but got '{}'\"",
@@ -359,8 +361,8 @@ fn accumulate_here(ctx: &mut Context, target: &Target, acc: &mut Accumulated) ->
         };
         ctx.visiting.pop();
         result.map_err(|e| {
-            let inner = format!("recursed accumulation of path '{}': {e}", sub.loader.root().display());
-            Error::msg(format!("accumulating components: accumulateDirectory: {}", go_quote(&inner)))
+            e.context(format!("recursed accumulation of path '{}'", sub.loader.root().display()))
+                .map_message(|inner| format!("accumulating components: accumulateDirectory: {}", go_quote(inner)))
         })?;
     }
     run_transformers(ctx, target, acc)?;
@@ -442,15 +444,26 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
             let sub = accumulate_http_entry(ctx, target, entry).map_err(|e| e.context(target.entry("resources", position, entry)))?;
             absorb_sub(acc, sub)?;
         } else if kinds[position] == EntryKind::File {
-            let (file, text) = target.loader.read(entry).map_err(|e| e.context("accumulating resources"))?;
+            // kustomize then tries the entry as a folder, which a file is not, and says both.
+            let (file, text) = target.loader.read(entry).map_err(|e| {
+                e.map_message(|inner| {
+                    format!(
+                        "accumulating resources: accumulation err='accumulating resources from '{entry}': {inner}': must build at directory: '{}': file is not directory",
+                        target.loader.display_relative(entry)
+                    )
+                })
+            })?;
             let origin = build_metadata::file_origin(&ctx.relative(&file));
             // kustomize then tries the file as a kustomization folder, unless its YAML is malformed.
             let (mut resources, invalid) = resources_from_file(&file, &text).map_err(|e| match e {
-                Error::Parse { .. } => e,
-                other => Error::msg(format!(
-                    "accumulating resources: accumulation err='accumulating resources from '{entry}': {other}': must build at directory: '{}': file is not directory",
-                    file.display()
-                )),
+                e if crate::resource::decode::is_go_map_error(&e) => e,
+                e if e.is_malformed_yaml() => e.map_message(|inner| format!("accumulating resources: accumulating resources from '{entry}': {inner} in File: {entry}")),
+                other => other.map_message(|inner| {
+                    format!(
+                        "accumulating resources: accumulation err='accumulating resources from '{entry}': {inner}': must build at directory: '{}': file is not directory",
+                        file.display()
+                    )
+                }),
             })?;
             ctx.deferred_errors.extend(invalid);
             if let Some(recorder) = &ctx.recorder {
@@ -459,10 +472,12 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
             // kustomize reads the file into a map of its own (a repeated id is an error there), merges
             // that into the level's, and on any error tries the file as a folder, and says both.
             let failed = |stage: &str, e: Error| {
-                Error::msg(format!(
-                    "accumulating resources: accumulation err='{stage} resources from '{entry}': {e}': must build at directory: '{}': file is not directory",
-                    file.display()
-                ))
+                e.map_message(|inner| {
+                    format!(
+                        "accumulating resources: accumulation err='{stage} resources from '{entry}': {inner}': must build at directory: '{}': file is not directory",
+                        file.display()
+                    )
+                })
             };
             let mut own = ResMap::default();
             for mut resource in resources {
@@ -494,8 +509,8 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
             // A resource id the folder brings again names the folder that brought it.
             acc.resources
                 .append_all(sub.resources)
-                .map_err(|e| Error::msg(format!("{failed}: recursed merging from path '{joined}': {e}")))?;
-            absorb_sub(acc, Accumulated { resources: ResMap::default(), ..sub })?;
+                .map_err(|e| e.context(format!("{failed}: recursed merging from path '{joined}'")))?;
+            absorb_sub(acc, Accumulated { resources: ResMap::default(), ..sub }).map_err(|e| e.context(format!("{failed}: recursed merging from path '{joined}'")))?;
         } else if kinds[position] == EntryKind::Git {
             let sub = accumulate_git_entry(ctx, entry)
                 .map_err(|e| e.context(format!("accumulating resources from '{entry}'")).context(target.entry("resources", position, entry)))?;
@@ -764,16 +779,20 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
             StepRecord::any_of(each.map(|(i, p)| r.patch_step(file, "patchesStrategicMerge", i, patch_text(p))).collect())
         };
         recorded(recorder, resources, step, |resources| {
-            patches::apply_patches_strategic_merge(resources, &k.patches_strategic_merge, &target.loader, schema, &mut ctx.diagnostics, &name)
-                .map_err(|e| e.context(format!("{name}: patchesStrategicMerge")))?;
+            let make = || patches::strategic_merge_field_config(&k.patches_strategic_merge);
+            let config = patches::PluginConfig { plugin: "PatchStrategicMergeTransformer", from: patches::ConfigFrom::Field(&make) };
+            patches::apply_patches_strategic_merge(resources, &k.patches_strategic_merge, "", &target.loader, schema, &mut ctx.diagnostics, &name, &config)
+                .map_err(|e| e.note(format!("in {name}: patchesStrategicMerge")))?;
             ran(resources, "PatchStrategicMergeTransformer");
             Ok(())
         })?;
     }
     for (i, patch) in k.patches.iter().enumerate() {
         recorded(recorder, resources, |r| r.patch_step(file, "patches", i, patch_text(&patch.path)), |resources| {
-            patches::apply_patch(resources, patch, &target.loader, schema, &mut ctx.diagnostics, &name)
-                .map_err(|e| e.context(format!("{name}: patches")))?;
+            let make = || patches::patch_field_config(patch, false);
+            let config = patches::PluginConfig { plugin: "PatchTransformer", from: patches::ConfigFrom::Field(&make) };
+            patches::apply_patch(resources, patch, &target.loader, schema, &mut ctx.diagnostics, &name, &config)
+                .map_err(|e| e.note(format!("in {name}: patches[{i}]")))?;
             ran(resources, "PatchTransformer");
             Ok(())
         })?;
@@ -835,8 +854,10 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     }
     for (i, patch) in k.patches_json6902.iter().enumerate() {
         recorded(recorder, resources, |r| r.patch_step(file, "patchesJson6902", i, patch_text(&patch.path)), |resources| {
-            patches::apply_patch_json6902(resources, patch, &target.loader, &mut ctx.diagnostics, &name)
-                .map_err(|e| e.context(format!("{name}: patchesJson6902")))?;
+            let make = || patches::patch_field_config(patch, true);
+            let config = patches::PluginConfig { plugin: "PatchJson6902Transformer", from: patches::ConfigFrom::Field(&make) };
+            patches::apply_patch_json6902(resources, patch, &target.loader, &mut ctx.diagnostics, &name, &config)
+                .map_err(|e| e.note(format!("in {name}: patchesJson6902[{i}]")))?;
             ran(resources, "PatchJson6902Transformer");
             Ok(())
         })?;

@@ -110,7 +110,7 @@ struct HelmChartArgs {
 /// folds it (its charts after the others; its homes only when `helmGlobals` is absent, the last
 /// one given winning).
 pub fn charts_of(helm_globals: Option<&Value>, helm_charts: &[Value], old: &[Value], file: &Path) -> Result<(HelmGlobals, Vec<HelmChart>)> {
-    let decode_error = |e: serde_json::Error| Error::msg(format!("invalid Kustomization: {}: {e}", file.display()));
+    let decode_error = |e: serde_json::Error| Error::noted(format!("invalid Kustomization: {e}"), format!("at {}", file.display()));
     let mut globals: Option<HelmGlobals> = helm_globals.filter(|v| !v.is_null()).map(|v| serde_json::from_value(v.clone())).transpose().map_err(decode_error)?;
     let mut charts: Vec<HelmChart> = helm_charts.iter().map(|v| serde_json::from_value(v.clone())).collect::<std::result::Result<_, _>>().map_err(decode_error)?;
     let mut old_globals = HelmGlobals::default();

@@ -330,15 +330,16 @@ pub struct DecodeError {
 }
 
 impl DecodeError {
-    /// The error as one line after its file, `FILE:LINE:COLUMN: <prefix><message>` (the position
-    /// found in `text`, when `text` holds this one document), with the closest field as a hint.
-    pub fn describe(&self, file: &std::path::Path, text: Option<&str>, prefix: &str) -> String {
+    /// The error: `<prefix><Go's message>` as kustomize says it, and after it, on a line of its
+    /// own, the file with the line and column (found in `text`, when `text` holds this one
+    /// document) and the closest field as a hint.
+    pub fn error(&self, file: &std::path::Path, text: Option<&str>, prefix: &str) -> crate::error::Error {
         let at = match text.and_then(|text| crate::yaml::locate::position(text, &self.at)) {
             Some((line, column)) => format!("{}:{line}:{column}", file.display()),
             None => file.display().to_string(),
         };
         let hint = self.suggestion.map(|name| format!(" (did you mean \"{name}\"?)")).unwrap_or_default();
-        format!("{at}: {prefix}{}{hint}", self.message)
+        crate::error::Error::noted(format!("{prefix}{}", self.message), format!("at {at}{hint}"))
     }
 }
 

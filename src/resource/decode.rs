@@ -7,17 +7,58 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::yaml::empty_nulls::{EmptyNulls, QuotedScalars};
-use crate::yaml::parse::{parse_resource_documents, ParseError, ResourceDocument};
+use crate::yaml::parse::{parse_resource_documents, GoMarks, ParseError, ResourceDocument};
 
 use super::Resource;
 
 pub(crate) fn parse_file(file: &Path, text: &str) -> Result<Vec<ResourceDocument>> {
-    let docs = parse_resource_documents(text).map_err(|e| parse_error(file, e))?;
+    let docs = parse_resource_documents(text).map_err(|e| parse_error(file, text, e))?;
     Ok(docs.into_iter().filter(|d| !d.value.is_null()).collect())
 }
 
-fn parse_error(file: &Path, e: ParseError) -> Error {
-    Error::Parse { file: file.display().to_string(), line: e.line, column: e.column, message: e.message }
+/// kyaml's words for a stream that does not parse (`MalformedYAMLError: yaml: line N: ...`), and
+/// after them where in the file. kyaml parses each document (the text between lines starting
+/// with `---`) on its own, so go-yaml's line counts from the document's first line.
+pub(crate) fn parse_error(file: &Path, text: &str, mut e: ParseError) -> Error {
+    let at = format!("at {}:{}:{}", file.display(), e.line, e.column);
+    if let Some(message) = duplicate_key_error(text, &e) {
+        return Error::noted(message, at);
+    }
+    let before = lines_before_document(text, e.line);
+    e.line -= before;
+    e.go_marks = e.go_marks.map(|m| GoMarks { problem: m.problem.saturating_sub(before).max(1), context: m.context.saturating_sub(before).max(1) });
+    Error::noted(format!("MalformedYAMLError: {}", e.go_yaml_v3()), at)
+}
+
+/// Whether `e` is kustomize's error for a resource that cannot become a Go map (a mapping key
+/// written twice): kustomize meets it only when it writes the output, outside any entry.
+pub fn is_go_map_error(e: &Error) -> bool {
+    matches!(e, Error::Noted { message, .. } if message.starts_with(GO_MAP_ERROR))
+}
+
+const GO_MAP_ERROR: &str = "map[string]interface {}(nil): yaml: ";
+
+/// A mapping key written twice: kyaml reads it, and kustomize fails only when it turns the
+/// resource into a Go map, in go-yaml's words for the text kyaml writes of the resource. That
+/// text drops the document's blank lines and its `---`, so its lines are the file's less those
+/// (lines inside block scalars aside, and scalars written over several lines).
+fn duplicate_key_error(text: &str, e: &ParseError) -> Option<String> {
+    let (key, first) = e.message.strip_prefix("mapping key ")?.rsplit_once(" already defined at line ")?;
+    let first: usize = first.parse().ok()?;
+    let start = lines_before_document(text, e.line);
+    let dropped = |line: usize| {
+        let document = text.lines().take(line.saturating_sub(1)).skip(start);
+        document.enumerate().filter(|(i, l)| l.trim().is_empty() || *i == 0 && l.starts_with("---")).count()
+    };
+    let written = |line: usize| line - start - dropped(line);
+    Some(format!("{GO_MAP_ERROR}unmarshal errors:\n  line {}: mapping key {key} already defined at line {}", written(e.line), written(first)))
+}
+
+/// How many lines of `text` come before the document that holds line `line` (1-based): kyaml
+/// splits a stream at every line that starts with `---` after a line break, and drops it.
+fn lines_before_document(text: &str, line: usize) -> usize {
+    let separator = text.lines().take(line.saturating_sub(1)).enumerate().skip(1).filter(|(_, l)| l.starts_with("---")).last();
+    separator.map_or(0, |(index, _)| index + 1)
 }
 
 /// The resources of one YAML/JSON file; `kind: *List` documents contribute their items.
@@ -30,7 +71,7 @@ pub fn resources_from_file(file: &Path, text: &str) -> Result<(Vec<Resource>, Op
     for doc in parse_file(file, text)?.into_iter().rev() {
         if let Some(e) = doc.invalid_key {
             // kustomize fails when printing the resource, which it names by its (undecodable) map.
-            deferred = Some(Error::msg(format!("map[string]interface {{}}(nil): yaml: {} ({}:{}:{})", e.message, file.display(), e.line, e.column)));
+            deferred = Some(Error::noted(format!("{GO_MAP_ERROR}{}", e.message), format!("at {}:{}:{}", file.display(), e.line, e.column)));
         }
         pending.push((doc.value, doc.empty_nulls, doc.quoted));
     }

@@ -192,23 +192,19 @@ pub fn run_transformer(
         }
         "PatchStrategicMergeTransformer" => {
             let c: SmpConfig = config_fields(config, kind)?;
-            if c.paths.is_empty() && c.patches.trim().is_empty() {
-                return Err(Error::msg("empty file path and empty patch content"));
-            }
-            patches::apply_patches_strategic_merge(resources, &c.paths, loader, schema, diagnostics, kustomization)?;
-            if !c.patches.trim().is_empty() {
-                patches::apply_inline_strategic_merge(resources, &c.patches, schema, diagnostics, kustomization)?;
-            }
-            Ok(())
+            let from = patches::PluginConfig { plugin: "PatchStrategicMergeTransformer", from: patches::ConfigFrom::Transformer(config) };
+            patches::apply_patches_strategic_merge(resources, &c.paths, &c.patches, loader, schema, diagnostics, kustomization, &from)
         }
         "PatchJson6902Transformer" => {
             let c: Json6902Config = config_fields(config, kind)?;
             let entry = Patch { path: c.path, patch: c.json_op, target: c.target, options: Default::default() };
-            patches::apply_patch_json6902(resources, &entry, loader, diagnostics, kustomization)
+            let from = patches::PluginConfig { plugin: "PatchJson6902Transformer", from: patches::ConfigFrom::Transformer(config) };
+            patches::apply_patch_json6902(resources, &entry, loader, diagnostics, kustomization, &from)
         }
         "PatchTransformer" => {
             let entry: Patch = config_fields(config, kind)?;
-            patches::apply_patch(resources, &entry, loader, schema, diagnostics, kustomization)
+            let from = patches::PluginConfig { plugin: "PatchTransformer", from: patches::ConfigFrom::Transformer(config) };
+            patches::apply_patch(resources, &entry, loader, schema, diagnostics, kustomization, &from)
         }
         "ReplacementTransformer" => {
             let c: ReplacementConfig = config_fields(config, kind)?;

@@ -10,6 +10,8 @@ use crate::kustomization::Loader;
 use crate::patch::{apply_json6902_within, strategic_merge, Schema};
 use crate::resource::{ResId, ResMap, Resource};
 use crate::yaml::memo::TextMemo;
+use crate::kustomization::go_json::json_kind;
+use crate::yaml::go_syntax::quote as go_quote;
 use crate::yaml::parse::parse_documents;
 
 /// A patch read from a file or written inline.
@@ -19,6 +21,9 @@ pub enum LoadedPatch {
     Strategic(Vec<Value>),
     /// An RFC 6902 operation list.
     Json6902(Value),
+    /// Neither (a scalar, or mappings mixed with other values): its first document, which each
+    /// plugin refuses in its own words.
+    Other(Value),
 }
 
 /// Parses patch text, telling a strategic merge patch (mappings) from a JSON 6902 one (a list).
@@ -28,38 +33,131 @@ pub fn parse_patch_text(text: &str, origin: &str) -> Result<LoadedPatch> {
 }
 
 fn parse_patch_text_once(text: &str, origin: &str) -> Result<LoadedPatch> {
-    let docs = parse_documents(text).map_err(|e| Error::Parse {
-        file: origin.to_string(),
-        line: e.line,
-        column: e.column,
-        message: e.message.clone(),
-    })?;
-    let docs: Vec<Value> = docs.into_iter().filter(|d| !d.is_null()).collect();
-    match docs.first() {
+    // kustomize reads a patch file as it reads resources (kyaml), in the same words when it fails.
+    let docs = parse_documents(text).map_err(|e| crate::resource::decode::parse_error(std::path::Path::new(origin), text, e))?;
+    let mut docs: Vec<Value> = docs.into_iter().filter(|d| !d.is_null()).collect();
+    Ok(match docs.first() {
         // Nothing, or only comments: kustomize v5.8 skips such a `patches` entry; the other fields refuse it.
-        None => Ok(LoadedPatch::Strategic(Vec::new())),
-        // kustomize reads a JSON 6902 patch as one document: later documents are ignored.
-        Some(Value::Array(_)) => Ok(LoadedPatch::Json6902(docs.into_iter().next().unwrap())),
-        Some(_) if docs.iter().all(Value::is_object) => Ok(LoadedPatch::Strategic(docs)),
-        Some(Value::String(_)) => Err(Error::msg(format!(
-            "unable to parse SM or JSON patch from {text}: json: cannot unmarshal string into Go value of type jsonpatch.Patch"
-        ))),
-        Some(_) => Err(Error::msg(format!("unable to parse SM or JSON patch from {text}"))),
+        None => LoadedPatch::Strategic(Vec::new()),
+        // kustomize reads a JSON 6902 patch as one document (later documents are ignored),
+        // written in YAML as sigs.k8s.io/yaml reads it (go-yaml v2: `value: y` is true).
+        Some(Value::Array(_)) => LoadedPatch::Json6902(as_go_yaml_v2(text).unwrap_or_else(|| docs.swap_remove(0))),
+        Some(_) if docs.iter().all(Value::is_object) => LoadedPatch::Strategic(docs),
+        Some(_) => LoadedPatch::Other(docs.swap_remove(0)),
+    })
+}
+
+/// The one document of `text` as sigs.k8s.io/yaml's `YAMLToJSON` reads it (go-yaml v2's YAML
+/// 1.1 booleans), unless `text` is JSON; None for several documents.
+fn as_go_yaml_v2(text: &str) -> Option<Value> {
+    if text.trim_start().starts_with('[') {
+        return None;
+    }
+    crate::yaml::parse::parse_document_last_key_wins(text).ok()
+}
+
+/// A patch plugin as kustomize configures it, for the words of a configuration it refuses.
+pub struct PluginConfig<'a> {
+    /// The builtin plugin: `PatchTransformer`, `PatchStrategicMergeTransformer`, `PatchJson6902Transformer`.
+    pub plugin: &'static str,
+    pub from: ConfigFrom<'a>,
+}
+
+/// Where a patch plugin's configuration comes from.
+pub enum ConfigFrom<'a> {
+    /// A kustomization field: kustomize hands the plugin the entry as this value (made only for
+    /// an error).
+    Field(&'a dyn Fn() -> Value),
+    /// A `transformers` entry: the plugin's configuration resource.
+    Transformer(&'a Value),
+}
+
+impl PluginConfig<'_> {
+    /// The configuration as the plugin receives it: sigs.k8s.io/yaml's text of it.
+    fn text(&self) -> String {
+        let made;
+        let value = match &self.from {
+            ConfigFrom::Field(make) => {
+                made = make();
+                &made
+            }
+            ConfigFrom::Transformer(config) => *config,
+        };
+        let mut out = String::new();
+        crate::yaml::emit::emit_document(value, &mut out);
+        out
+    }
+
+    /// kustomize's words around an error of the plugin's `Config` step.
+    fn fails(&self, e: Error) -> Error {
+        match &self.from {
+            ConfigFrom::Field(_) => e.context(format!("trouble configuring builtin {} with config: `\n{}`", self.plugin, self.text())),
+            ConfigFrom::Transformer(config) => e.context(format!("plugin {} fails configuration", Resource::new((*config).clone()).current_id())),
+        }
     }
 }
 
-/// The text of a `patches`/`patchesJson6902` entry: its file or its inline `patch`.
-fn patch_text(path: &str, inline: &str, loader: &Loader, entry: &str) -> Result<(String, String)> {
-    let inline = inline.trim();
-    match (path.is_empty(), inline.is_empty()) {
-        (true, true) => Err(Error::msg(format!("must specify one of patch and path in\n{entry}"))),
-        (false, false) => Err(Error::msg(format!("patch and path can't be set at the same time\n{entry}"))),
-        (false, true) => {
-            let (file, text) = loader.read(path)?;
-            Ok((text, file.display().to_string()))
-        }
-        (true, false) => Ok((inline.to_string(), "inline patch".to_string())),
+/// The configuration kustomize makes of a `patches` entry (`jsonOp` instead of `patch` for a
+/// `patchesJson6902` one): its fields that are set, as Go's `omitempty` leaves them.
+pub fn patch_field_config(entry: &Patch, json6902: bool) -> Value {
+    let mut config = serde_json::Map::new();
+    if !entry.path.is_empty() {
+        config.insert("path".into(), Value::String(entry.path.clone()));
     }
+    if !entry.patch.is_empty() {
+        config.insert((if json6902 { "jsonOp" } else { "patch" }).into(), Value::String(entry.patch.clone()));
+    }
+    if let Some(t) = &entry.target {
+        let fields = [
+            ("group", &t.group),
+            ("version", &t.version),
+            ("kind", &t.kind),
+            ("name", &t.name),
+            ("namespace", &t.namespace),
+            ("labelSelector", &t.label_selector),
+            ("annotationSelector", &t.annotation_selector),
+        ];
+        let target = fields.iter().filter(|(_, v)| !v.is_empty()).map(|(k, v)| ((*k).to_owned(), Value::String((*v).clone()))).collect();
+        config.insert("target".into(), Value::Object(target));
+    }
+    let options: serde_json::Map<String, Value> = entry.options.iter().filter(|(_, on)| **on).map(|(k, _)| (k.clone(), Value::Bool(true))).collect();
+    if !options.is_empty() {
+        config.insert("options".into(), Value::Object(options));
+    }
+    Value::Object(config)
+}
+
+/// The configuration kustomize makes of `patchesStrategicMerge`.
+pub fn strategic_merge_field_config(entries: &[String]) -> Value {
+    serde_json::json!({ "paths": entries })
+}
+
+/// A `patches` entry as kustomize's PatchTransformer holds it once configured.
+struct ConfiguredPatch {
+    loaded: LoadedPatch,
+    /// `[path: "..."]` or `[patch: "..."]`, as its messages name the patch.
+    source: String,
+}
+
+/// PatchTransformer's `Config`: one of `path` and `patch`, read and parsed.
+fn configure_patch(entry: &Patch, loader: &Loader, config: &PluginConfig) -> Result<ConfiguredPatch> {
+    let inline = entry.patch.trim();
+    let (text, origin, source) = match (entry.path.is_empty(), inline.is_empty()) {
+        (true, true) => return Err(Error::msg(format!("must specify one of patch and path in\n{}", config.text()))),
+        (false, false) => return Err(Error::msg(format!("patch and path can't be set at the same time\n{}", config.text()))),
+        (false, true) => {
+            let (file, text) = loader.read(&entry.path).map_err(|e| e.context(format!("failed to get the patch file from path({})", entry.path)))?;
+            (text, file.display().to_string(), format!("[path: {}]", go_quote(&entry.path)))
+        }
+        (true, false) => (inline.to_owned(), "inline patch".to_owned(), format!("[patch: {}]", go_quote(inline))),
+    };
+    let unparsable = || format!("unable to parse SM or JSON patch from {source}");
+    let loaded = match parse_patch_text(&text, &origin) {
+        Ok(LoadedPatch::Other(_)) => return Err(Error::msg(unparsable())),
+        Err(e) => return Err(Error::noted(unparsable(), e.to_string())),
+        Ok(loaded) => loaded,
+    };
+    Ok(ConfiguredPatch { loaded, source })
 }
 
 /// The single resource a patch without target applies to, matched by any of its ids.
@@ -149,70 +247,82 @@ fn warn_unchanged(unchanged: Vec<ResId>, diagnostics: &mut Diagnostics, kustomiz
     }
 }
 
-/// The deprecated `patchesStrategicMerge`: each entry a file or inline YAML; each patch names its target.
+/// PatchStrategicMergeTransformer (the deprecated `patchesStrategicMerge`, each entry a file or
+/// inline YAML, and a plugin's inline `patches`): each patch names its target.
+#[allow(clippy::too_many_arguments)]
 pub fn apply_patches_strategic_merge(
     resources: &mut ResMap,
     entries: &[String],
+    inline: &str,
     loader: &Loader,
     schema: &Schema,
     diagnostics: &mut Diagnostics,
     kustomization: &str,
+    config: &PluginConfig,
 ) -> Result<()> {
+    let patches = configure_strategic_merge(entries, inline, loader).map_err(|e| config.fails(e))?;
+    for (patch, described) in patches {
+        let target = unique_target(resources, &patch_id(&patch))?;
+        let unchanged = merge_selected(resources, &[target], &patch, (false, false), schema)?;
+        warn_unchanged(unchanged, diagnostics, kustomization, &described);
+    }
+    Ok(())
+}
+
+/// PatchStrategicMergeTransformer's `Config`: every patch of its files and inline text, with
+/// how warnings name it.
+fn configure_strategic_merge(entries: &[String], inline: &str, loader: &Loader) -> Result<Vec<(Value, String)>> {
+    if entries.is_empty() && inline.is_empty() {
+        return Err(Error::msg("empty file path and empty patch content"));
+    }
+    let mut loaded = Vec::new();
     for entry in entries {
         let (text, origin) = if loader.is_file(entry) || !entry.contains('\n') && !entry.contains(':') {
-            let (file, text) = loader.read(entry).map_err(|e| match e {
-                Error::Io { .. } | Error::Missing { .. } => Error::msg(format!(
-                    "trouble configuring builtin PatchStrategicMergeTransformer with config: `\npaths:\n- {entry}\n`: {e}"
-                )),
-                other => other,
-            })?;
+            let (file, text) = loader.read(entry)?;
             (text, file.display().to_string())
         } else {
             (entry.clone(), "inline patch".to_string())
         };
-        let LoadedPatch::Strategic(patches) = parse_patch_text(&text, &origin)? else {
-            return Err(Error::msg(format!("{origin}: a patchesStrategicMerge entry must be a strategic merge patch, not a list")));
-        };
-        if patches.is_empty() {
-            return Err(empty_patch(&origin));
-        }
-        for patch in patches {
-            let target = unique_target(resources, &patch_id(&patch))?;
-            let unchanged = merge_selected(resources, &[target], &patch, (false, false), schema)?;
-            warn_unchanged(unchanged, diagnostics, kustomization, &format!("'{entry}'"));
+        let parsed = parse_patch_text(&text, &origin).map_err(|e| match e.is_malformed_yaml() {
+            true => e.map_message(|message| format!("{message} in File: {entry}")),
+            false => e,
+        })?;
+        match parsed {
+            LoadedPatch::Strategic(patches) => loaded.extend(patches.into_iter().map(|p| (p, format!("'{entry}'")))),
+            LoadedPatch::Json6902(_) => return Err(Error::msg(format!("{origin}: a patchesStrategicMerge entry must be a strategic merge patch, not a list"))),
+            LoadedPatch::Other(_) => return Err(Error::msg("missing Resource metadata")),
         }
     }
-    Ok(())
-}
-
-/// Strategic merge patches written inline (a PatchStrategicMergeTransformer's `patches`).
-pub fn apply_inline_strategic_merge(resources: &mut ResMap, text: &str, schema: &Schema, diagnostics: &mut Diagnostics, kustomization: &str) -> Result<()> {
-    let LoadedPatch::Strategic(list) = parse_patch_text(text, "inline patch")? else {
-        return Err(Error::msg("a strategic merge patch must be a mapping, not a list"));
-    };
-    if list.is_empty() {
-        return Err(empty_patch("inline patch"));
+    if !inline.is_empty() {
+        match parse_patch_text(inline, "inline patch")? {
+            LoadedPatch::Strategic(patches) => loaded.extend(patches.into_iter().map(|p| (p, "(inline)".to_owned()))),
+            LoadedPatch::Json6902(_) => return Err(Error::msg("a strategic merge patch must be a mapping, not a list")),
+            LoadedPatch::Other(_) => return Err(Error::msg("missing Resource metadata")),
+        }
     }
-    for patch in list {
-        let target = unique_target(resources, &patch_id(&patch))?;
-        let unchanged = merge_selected(resources, &[target], &patch, (false, false), schema)?;
-        warn_unchanged(unchanged, diagnostics, kustomization, "(inline)");
+    if loaded.is_empty() {
+        return Err(Error::msg(format!("patch appears to be empty; files=[{}], Patch={inline}", entries.join(" "))));
     }
-    Ok(())
+    Ok(loaded)
 }
 
 /// One `patches` entry (strategic merge or JSON 6902, with or without a target).
-pub fn apply_patch(resources: &mut ResMap, entry: &Patch, loader: &Loader, schema: &Schema, diagnostics: &mut Diagnostics, kustomization: &str) -> Result<()> {
+pub fn apply_patch(
+    resources: &mut ResMap,
+    entry: &Patch,
+    loader: &Loader,
+    schema: &Schema,
+    diagnostics: &mut Diagnostics,
+    kustomization: &str,
+    config: &PluginConfig,
+) -> Result<()> {
     let described = describe(entry);
-    let (text, origin) = patch_text(&entry.path, &entry.patch, loader, &described).map_err(|e| match e {
-        Error::Io { .. } | Error::Missing { .. } => plugin_config_error("PatchTransformer", entry, format!("failed to get the patch file from path({}): {e}", entry.path)),
-        other => other,
-    })?;
+    let ConfiguredPatch { loaded, source } = configure_patch(entry, loader, config).map_err(|e| config.fails(e))?;
     let allow = (
         entry.options.get("allowNameChange").copied().unwrap_or(false),
         entry.options.get("allowKindChange").copied().unwrap_or(false),
     );
-    match parse_patch_text(&text, &origin)? {
+    match loaded {
         LoadedPatch::Strategic(patches) if patches.is_empty() => {
             diagnostics.unmatched(kustomization, &format!("patch {described} holds no document and has no effect"));
             Ok(())
@@ -221,8 +331,7 @@ pub fn apply_patch(resources: &mut ResMap, entry: &Patch, loader: &Loader, schem
             Some(target) => {
                 if patches.len() > 1 {
                     return Err(Error::msg(format!(
-                        "Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field: {}",
-                        entry.path
+                        "Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field: {source}"
                     )));
                 }
                 let selected = select(resources, target)?;
@@ -246,39 +355,64 @@ pub fn apply_patch(resources: &mut ResMap, entry: &Patch, loader: &Loader, schem
         },
         LoadedPatch::Json6902(ops) => {
             let Some(target) = &entry.target else {
-                return Err(Error::msg(format!("must specify a target for JSON patch {text}")));
+                return Err(Error::msg(format!("must specify a target for JSON patch {source}")));
             };
             apply_json6902_to_selected(resources, target, &ops, diagnostics, kustomization, &described)
         }
+        LoadedPatch::Other(_) => unreachable!("configure_patch refuses it"),
     }
 }
 
-/// One deprecated `patchesJson6902` entry.
-pub fn apply_patch_json6902(resources: &mut ResMap, entry: &Patch, loader: &Loader, diagnostics: &mut Diagnostics, kustomization: &str) -> Result<()> {
+/// PatchJson6902Transformer (the deprecated `patchesJson6902`).
+pub fn apply_patch_json6902(resources: &mut ResMap, entry: &Patch, loader: &Loader, diagnostics: &mut Diagnostics, kustomization: &str, config: &PluginConfig) -> Result<()> {
     let described = describe(entry);
     let Some(target) = &entry.target else {
         return Err(Error::msg(format!("must specify a target for patch {described}")));
     };
+    let ops = configure_json6902(entry, target, loader, &described).map_err(|e| config.fails(e))?;
+    apply_json6902_to_selected(resources, target, &ops, diagnostics, kustomization, &described)
+}
+
+/// PatchJson6902Transformer's `Config`: the operations of its file or `jsonOp`, decoded as
+/// `jsonpatch.DecodePatch` decodes them (YAML first turned into JSON).
+fn configure_json6902(entry: &Patch, target: &Selector, loader: &Loader, described: &str) -> Result<Value> {
     if target.name.is_empty() {
-        return Err(Error::msg(format!("must specify the target name in patchesJson6902 entry {described}")));
+        return Err(Error::noted("must specify the target name", format!("in patch {described}")));
     }
-    let (text, origin) = match (entry.path.is_empty(), entry.patch.trim().is_empty()) {
+    let (text, origin) = match (entry.path.is_empty(), entry.patch.is_empty()) {
         (true, true) => return Err(Error::msg("empty file path and empty jsonOp")),
         (false, false) => return Err(Error::msg("must specify a file path or jsonOp, not both")),
-        _ => patch_text(&entry.path, &entry.patch, loader, &described).map_err(|e| match e {
-            Error::Io { .. } | Error::Missing { .. } => plugin_config_error("PatchJson6902Transformer", entry, e.to_string()),
-            other => other,
-        })?,
-    };
-    let ops = match parse_patch_text(&text, &origin)? {
-        LoadedPatch::Json6902(ops) => ops,
-        LoadedPatch::Strategic(_) => {
-            return Err(Error::msg(format!(
-                "json: cannot unmarshal object into Go value of type jsonpatch.Patch ({origin}: cannot unmarshal string into Go value of type jsonpatch.Patch)"
-            )))
+        (false, true) => {
+            let (file, text) = loader.read(&entry.path)?;
+            if text.is_empty() {
+                return Err(Error::msg(format!("patch file '{}' empty seems to be empty", entry.path)));
+            }
+            (text, file.display().to_string())
         }
+        (true, false) => (entry.patch.clone(), "inline patch".to_owned()),
     };
-    apply_json6902_to_selected(resources, target, &ops, diagnostics, kustomization, &described)
+    let loaded = parse_patch_text(&text, &origin).map_err(|e| match crate::yaml::parse::parse_document_last_key_wins(&text) {
+        // sigs.k8s.io/yaml's words (go-yaml v2's lines) where kustomize turns the YAML into JSON.
+        Err(syntax) if !text.starts_with('[') => e.map_message(|_| syntax.go_yaml_v2()),
+        _ => e,
+    })?;
+    // What the decoder read: the text itself when it starts as a JSON list, else its JSON.
+    let json = |first: &Value| match text.starts_with('[') {
+        true => text.clone(),
+        false => serde_json::to_string(&as_go_yaml_v2(&text).unwrap_or_else(|| first.clone())).unwrap_or_default(),
+    };
+    let refused = |first: &Value| Error::msg(format!("decoding {}: json: cannot unmarshal {} into Go value of type jsonpatch.Patch", json(first), json_kind(first)));
+    match loaded {
+        LoadedPatch::Json6902(ops) if ops.as_array().is_some_and(Vec::is_empty) => {
+            Err(Error::msg(format!("patch appears to be empty; file={}, JsonOp={}", entry.path, json(&ops))))
+        }
+        LoadedPatch::Json6902(ops) => Ok(ops),
+        LoadedPatch::Strategic(docs) => match docs.first() {
+            Some(first) => Err(refused(first)),
+            None => Err(Error::msg(format!("patch appears to be empty; file={}, JsonOp=null", entry.path))),
+        },
+        LoadedPatch::Other(first) => Err(refused(&first)),
+    }
 }
 
 fn apply_json6902_to_selected(resources: &mut ResMap, target: &Selector, ops: &Value, diagnostics: &mut Diagnostics, kustomization: &str, described: &str) -> Result<()> {
@@ -343,42 +477,6 @@ pub fn select(resources: &ResMap, target: &Selector) -> Result<Vec<usize>> {
         return Ok(resources.as_slice().par_iter().enumerate().filter(|(_, r)| compiled.matches(r)).map(|(i, _)| i).collect());
     }
     Ok(resources.iter().enumerate().filter(|(_, r)| compiled.matches(r)).map(|(i, _)| i).collect())
-}
-
-fn empty_patch(origin: &str) -> Error {
-    Error::msg(format!("patch appears to be empty; {origin}"))
-}
-
-/// kustomize's error for a patch plugin it could not configure: the entry as the plugin's
-/// YAML config (keys sorted, empty fields left out), then the cause.
-fn plugin_config_error(plugin: &str, entry: &Patch, cause: String) -> Error {
-    let mut config = String::new();
-    let true_options: Vec<&String> = entry.options.iter().filter(|(_, on)| **on).map(|(name, _)| name).collect();
-    if !true_options.is_empty() {
-        config.push_str("options:\n");
-        let mut sorted = true_options;
-        sorted.sort();
-        for name in sorted {
-            config.push_str(&format!("  {name}: true\n"));
-        }
-    }
-    config.push_str(&format!("path: {}\n", entry.path));
-    if let Some(t) = &entry.target {
-        config.push_str("target:\n");
-        let fields = [
-            ("annotationSelector", &t.annotation_selector),
-            ("group", &t.group),
-            ("kind", &t.kind),
-            ("labelSelector", &t.label_selector),
-            ("name", &t.name),
-            ("namespace", &t.namespace),
-            ("version", &t.version),
-        ];
-        for (key, value) in fields.iter().filter(|(_, v)| !v.is_empty()) {
-            config.push_str(&format!("  {key}: {value}\n"));
-        }
-    }
-    Error::msg(format!("trouble configuring builtin {plugin} with config: `\n{config}`: {cause}"))
 }
 
 /// A short description of a patch entry for messages.

@@ -168,12 +168,15 @@ mod tests {
 /// A YAML syntax error in go-yaml's words where the parser's differ (kustomize prints go-yaml's
 /// text for a kustomization file that does not parse), else the parser's own.
 pub fn go_yaml_error_wording(message: &str) -> &str {
-    const WORDING: [(&str, &str); 8] = [
+    const WORDING: [(&str, &str); 11] = [
+        ("while scanning a plain scalar, found a tab", "found a tab character that violates indentation"),
         ("unexpected character", "found character that cannot start any token"),
         ("tabs disallowed within this context", "found character that cannot start any token"),
         ("did not find expected '-' indicator", "did not find expected '-' indicator"),
         ("did not find expected key", "did not find expected key"),
         ("flow sequence, expected ',' or ']'", "did not find expected ',' or ']'"),
+        ("did not find expected ',' or ']'", "did not find expected ',' or ']'"),
+        ("did not find expected ',' or '}'", "did not find expected ',' or '}'"),
         ("flow mapping, expected ',' or '}'", "did not find expected ',' or '}'"),
         ("found unexpected end of stream", "found unexpected end of stream"),
         ("mapping values are not allowed in this context", "mapping values are not allowed in this context"),

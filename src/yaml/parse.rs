@@ -40,6 +40,18 @@ pub struct ParseError {
     pub line: usize,
     pub column: usize,
     pub message: String,
+    /// The lines go-yaml's marks would name where they are not `line`: see [`GoMarks`].
+    pub go_marks: Option<GoMarks>,
+}
+
+/// The 1-based lines of go-yaml's two marks for an error, where they differ from where the error
+/// points: for an error of the parser, the problem is where it points and the context where the
+/// innermost collection being parsed starts; for a quoted scalar the text ends in, the context
+/// is the scalar's start (where the error points) and the problem the end of the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GoMarks {
+    pub problem: usize,
+    pub context: usize,
 }
 
 impl fmt::Display for ParseError {
@@ -52,7 +64,40 @@ impl std::error::Error for ParseError {}
 
 impl ParseError {
     fn at(mark: Marker, message: impl Into<String>) -> Self {
-        ParseError { line: mark.line().max(1), column: mark.col() + 1, message: message.into() }
+        ParseError { line: mark.line().max(1), column: mark.col() + 1, message: message.into(), go_marks: None }
+    }
+
+    /// go-yaml v2's words for the error (`yaml: line N: problem`), as kustomize reads a
+    /// kustomization (sigs.k8s.io/yaml): the line of the problem first, then of the context.
+    pub fn go_yaml_v2(&self) -> String {
+        self.go_yaml(false)
+    }
+
+    /// go-yaml v3's words for the error, as kustomize reads a resource file (kyaml): the line of
+    /// the context (the collection being parsed) first, then of the problem.
+    pub fn go_yaml_v3(&self) -> String {
+        self.go_yaml(true)
+    }
+
+    /// go-yaml counts lines from 0 and adds 1 for the scanner's errors only, so a parser error
+    /// names the line before the one it points at; a line 0 is not named at all.
+    fn go_yaml(&self, context_first: bool) -> String {
+        let problem = super::go_syntax::go_yaml_error_wording(&self.message);
+        let parser_error = problem.starts_with("did not find expected");
+        // Where no marks are known, both are where the error points (as the scanner's mostly are).
+        let marks = self.go_marks.unwrap_or(GoMarks { problem: self.line, context: self.line });
+        let (problem_line, context_line) = (marks.problem.saturating_sub(1), marks.context.saturating_sub(1));
+        let scanner_step = usize::from(!parser_error);
+        let line = match (context_first, problem_line, context_line) {
+            (true, _, c) if c != 0 => c + scanner_step,
+            (_, p, _) if p != 0 => p + scanner_step,
+            (false, _, c) => c,
+            _ => 0,
+        };
+        match line {
+            0 => format!("yaml: {problem}"),
+            n => format!("yaml: line {n}: {problem}"),
+        }
     }
 }
 
@@ -374,7 +419,7 @@ fn refuse_yaml_directive(text: &str) -> Result<(), ParseError> {
                 "1.1" => "did not find expected <document start>",
                 _ => "found incompatible YAML document",
             };
-            return Err(ParseError { line: i + 1, column: 1, message: message.into() });
+            return Err(ParseError { line: i + 1, column: 1, message: message.into(), go_marks: None });
         }
         break;
     }
@@ -496,7 +541,11 @@ fn build(text: &str, resource_mode: bool) -> Result<Vec<Document>, Failure> {
                         let message = format!("flow collections nested deeper than {MAX_FLOW_DEPTH}");
                         return Err(Failure::Error(ParseError::at(*e.marker(), message)));
                     }
-                    None => return Err(Failure::Error(e.into())),
+                    None => {
+                        let mut e = ParseError::from(e);
+                        e.go_marks = go_marks(&e, text, &builder);
+                        return Err(Failure::Error(e));
+                    }
                 }
             }
         };
@@ -505,6 +554,25 @@ fn build(text: &str, resource_mode: bool) -> Result<Vec<Document>, Failure> {
         }
     }
     Ok(builder.docs)
+}
+
+/// go-yaml's marks for an error of saphyr's (see [`GoMarks`]).
+fn go_marks(e: &ParseError, text: &str, builder: &Builder) -> Option<GoMarks> {
+    let wording = super::go_syntax::go_yaml_error_wording(&e.message);
+    if wording.starts_with("did not find expected") {
+        let context = builder.stack.last().map_or(e.line, |frame| frame.start.line().max(1));
+        return Some(GoMarks { problem: e.line, context });
+    }
+    if wording == "found unexpected end of stream" && e.message.contains("quoted scalar") {
+        let end = text.bytes().filter(|&b| b == b'\n').count() + 1;
+        return Some(GoMarks { problem: end, context: e.line });
+    }
+    if wording == "found a tab character that violates indentation" {
+        // The scalar starts where the error points; the tab opens a later line.
+        let tab = text.lines().enumerate().skip(e.line).find(|(_, l)| l.trim_start_matches(' ').starts_with('\t'));
+        return Some(GoMarks { problem: tab.map_or(e.line, |(index, _)| index + 1), context: e.line });
+    }
+    None
 }
 
 /// Nesting deeper than this is an error: go-yaml's bound (real documents stay far below). Values
@@ -719,7 +787,7 @@ impl<'a> Builder<'a> {
         if blanks.ends_with('-') && before[blanks.len()..].contains('\t') {
             let tab = before[blanks.len()..].find('\t').unwrap_or(0);
             let column = item.col().saturating_sub(before.len() - blanks.len() - tab);
-            return Err(ParseError { line: item.line().max(1), column: column + 1, message: "found character that cannot start any token".into() });
+            return Err(ParseError { line: item.line().max(1), column: column + 1, message: "found character that cannot start any token".into(), go_marks: None });
         }
         Ok(())
     }
@@ -1180,7 +1248,7 @@ impl<'a> Source<'a> {
             match raw[i] {
                 b'\\' if raw.get(i + 1) == Some(&b'/') => {
                     let message = "while parsing a quoted scalar, found unknown escape character";
-                    return Err(ParseError { line, column, message: message.into() });
+                    return Err(ParseError { line, column, message: message.into(), go_marks: None });
                 }
                 b'\\' if raw.get(i + 1) == Some(&b'\n') => {
                     i += 1;
@@ -1516,7 +1584,7 @@ p: !!str
     #[test]
     fn explicit_tags_that_do_not_fit_are_errors() {
         let e = err("a: 1\nb: !!int foo\n");
-        assert_eq!(e, ParseError { line: 2, column: 4, message: "cannot decode !!str `foo` as a !!int".into() });
+        assert_eq!(e, ParseError { line: 2, column: 4, message: "cannot decode !!str `foo` as a !!int".into(), go_marks: None });
         assert_eq!(err("a: !!null foo\n").message, "cannot decode !!str `foo` as a !!null");
         assert_eq!(err("a: !!int 1.5\n").message, "cannot decode !!float `1.5` as a !!int");
         assert_eq!(err("a: !!bool yes\n").message, "cannot decode !!str `yes` as a !!bool");
@@ -1550,7 +1618,7 @@ p: !!str
         let e = err("a: 1\nspec:\n  env: 1\n\n  other: {x: 1}\n  env: 2\n");
         assert_eq!(
             e,
-            ParseError { line: 6, column: 3, message: "mapping key \"env\" already defined at line 3".into() }
+            ParseError { line: 6, column: 3, message: "mapping key \"env\" already defined at line 3".into(), go_marks: None }
         );
         assert_eq!(e.to_string(), "line 6, column 3: mapping key \"env\" already defined at line 3");
         assert_eq!(err("{a: 1, \"a\": 2}").message, "mapping key \"a\" already defined at line 1");
@@ -1661,7 +1729,7 @@ m6:
         let e = err("b: &b {a: 1}\nm:\n  <<: *b\n  a: 2\n  a: 3\n");
         assert_eq!(
             e,
-            ParseError { line: 5, column: 3, message: "mapping key \"a\" already defined at line 4".into() }
+            ParseError { line: 5, column: 3, message: "mapping key \"a\" already defined at line 4".into(), go_marks: None }
         );
     }
 
@@ -1798,7 +1866,37 @@ u: [*r]
             ("a:\n  - b\n  c: d\n", 3, 3, "while parsing a block collection, did not find expected '-' indicator"),
         ];
         for (text, line, column, message) in cases {
-            assert_eq!(err(text), ParseError { line, column, message: message.into() }, "{text:?}");
+            let e = err(text);
+            assert_eq!((e.line, e.column, e.message.as_str()), (line, column, message), "{text:?}");
+        }
+    }
+
+    /// go-yaml's words and line for a syntax error, v2 (a kustomization) and v3 (a resource file),
+    /// each checked with kustomize v5.8.1.
+    #[test]
+    fn syntax_errors_name_the_lines_go_yaml_names() {
+        let v2 = [
+            ("resources:\n- a\n  b: c\n", "yaml: line 3: mapping values are not allowed in this context"),
+            ("a:\n  b: 1\n c: 2\n", "yaml: line 2: did not find expected key"),
+            ("namePrefix: [a, b\n", "yaml: line 1: did not find expected ',' or ']'"),
+            ("a: \"x\n", "yaml: line 2: found unexpected end of stream"),
+            ("- a\nb: c\n", "yaml: line 1: did not find expected '-' indicator"),
+            ("x:\n  - a\n  - b\n  c: d\n", "yaml: line 3: did not find expected '-' indicator"),
+            ("kind: Component\nnamePrefix: x-\n\tnameSuffix: -y\n", "yaml: line 3: found a tab character that violates indentation"),
+        ];
+        for (text, want) in v2 {
+            assert_eq!(err(text).go_yaml_v2(), want, "{text:?}");
+        }
+        let v3 = [
+            ("apiVersion: v1\nkind: ConfigMap\ndata: {a: b\n", "yaml: line 2: did not find expected ',' or '}'"),
+            ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n b: c\n", "yaml: line 4: did not find expected key"),
+            ("kind: ConfigMap\n- a\n", "yaml: line 1: did not find expected key"),
+            ("apiVersion: v1\n kind: ConfigMap\n", "yaml: line 2: mapping values are not allowed in this context"),
+            ("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: \"b\n", "yaml: line 4: found unexpected end of stream"),
+            ("apiVersion: v1\nkind: ConfigMap\ndata:\n  x: a\n\n\tb\n", "yaml: line 4: found a tab character that violates indentation"),
+        ];
+        for (text, want) in v3 {
+            assert_eq!(err(text).go_yaml_v3(), want, "{text:?}");
         }
     }
 
@@ -1810,7 +1908,8 @@ u: [*r]
             ParseError {
                 line: 3,
                 column: 5,
-                message: "while parsing a quoted scalar, found unknown escape character".into()
+                message: "while parsing a quoted scalar, found unknown escape character".into(),
+                go_marks: None
             }
         );
         assert_eq!(doc("a: \"x\\\\/y\"\nb: 'x\\/y'\nc: x\\/y\n"), json!({"a": "x\\/y", "b": "x\\/y", "c": "x\\/y"}));

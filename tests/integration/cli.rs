@@ -194,9 +194,13 @@ fn invalid_yaml_resource_names_file_line_and_column() {
     tmp.write("r.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n   labels: y\n");
     let r = ours(&["build", s(&tmp.root)], &tmp.root);
     assert_failed(&r, "invalid YAML resource");
-    let located = format!("{}:5:10", s(&tmp.path("r.yaml")));
-    assert!(r.stderr.contains(&located), "stderr does not name {located}:\n{}", r.stderr);
-    assert_eq!(r.stderr.lines().count(), 1, "one clear line:\n{}", r.stderr);
+    // kustomize's message (go-yaml's words and line), then where on a line of its own.
+    let words = "accumulating resources: accumulating resources from 'r.yaml': MalformedYAMLError: yaml: line 5: mapping values are not allowed in this context in File: r.yaml";
+    let located = format!("  at {}:5:10", s(&tmp.path("r.yaml")));
+    assert_eq!(r.stderr.lines().collect::<Vec<_>>(), [format!("Error: {words}").as_str(), located.as_str()], "{}", r.stderr);
+    if let Some(reference) = reference_run(&[s(&tmp.root)], &tmp.root, "bad-yaml") {
+        assert!(reference.stderr.contains(words), "the reference says otherwise:\n{}", reference.stderr);
+    }
 }
 
 #[test]

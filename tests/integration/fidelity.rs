@@ -129,8 +129,10 @@ fn kustomization_syntax_errors_are_invalid_kustomizations_with_a_position() {
         ],
     );
     let file = t.path("base/kustomization.yaml");
-    let ours_words = format!("invalid Kustomization: {}:4:12: yaml: line 4: mapping values are not allowed", file.display());
-    fails_with("kustomization-syntax", &t, "app", &ours_words, "invalid Kustomization");
+    // kustomize's message whole, and on the next line where.
+    let base = t.path("base").canonicalize().expect("scratch tree");
+    let words = format!("couldn't make target for path '{}': invalid Kustomization: yaml: line 4: mapping values are not allowed in this context", base.display());
+    fails_with("kustomization-syntax", &t, "app", &format!("{words}\n  at {}:4:12\n", file.display()), &words);
 }
 
 #[test]
@@ -156,7 +158,7 @@ fn a_non_scalar_mapping_key_fails_only_after_every_resource_is_read() {
     let t = tree("complex-key", &[("kustomization.yaml", "resources:\n- d.yaml\n"), ("d.yaml", templated)]);
     let file = t.path("d.yaml");
     let words = r#"map[string]interface {}(nil): yaml: invalid map key: map[string]interface {}{".ns":""}"#;
-    fails_with("complex-key", &t, ".", &format!("{words} ({}:6:9)", file.display()), words);
+    fails_with("complex-key", &t, ".", &format!("{words}\n  at {}:6:9\n", file.display()), words);
     // Keys of every kind, printed as Go prints the decoded key.
     let keys = [
         ("[a, 1, 2.5, null, \"\"]: x", r#"[]interface {}{"a", 1, 2.5, interface {}(nil), ""}"#),

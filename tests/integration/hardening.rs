@@ -625,7 +625,7 @@ fn json_patch_copies_are_bounded() {
     let ops: Vec<String> = (0..40).map(|i| format!("- op: copy\n  from: /data\n  path: /data/c{i}\n")).collect();
     tmp.write("app/copies.yaml", &ops.concat());
     tmp.write("app/kustomization.yaml", "resources:\n- cm.yaml\npatches:\n- path: copies.yaml\n  target:\n    kind: ConfigMap\n");
-    assert_bounded(&tmp, &tmp.path("app"), "kustomization.yaml: patches: json patch operation", 1024);
+    assert_bounded(&tmp, &tmp.path("app"), "kustomization.yaml: patches[0]", 1024);
     // A few copies build, as kustomize builds them.
     tmp.write("small/cm.yaml", CONFIGMAP);
     tmp.write("small/copies.yaml", &ops[..3].concat());

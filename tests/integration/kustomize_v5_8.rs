@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, SMP_LIST_DIRECTIVES, YAML11_KEYS, &[("empty-patch-files-skipped", Differs)]];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, &[("empty-patch-files-skipped", Differs)]];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -109,17 +109,23 @@ fn kustomization_fields_decode_with_gos_types_and_wording() {
     check(TYPES);
 }
 
+/// kustomize's message stands whole on its line; the line after it names the file, line and
+/// column, and the closest field.
 #[test]
 fn an_unknown_key_is_named_with_its_line_and_column_and_the_closest_field() {
     for (name, at, hint) in [
-        ("types-unknown-key-namePrefx", "kustomization.yaml:3:1: ", "(did you mean \"namePrefix\"?)"),
-        ("types-unknown-key-in-image", "kustomization.yaml:5:3: ", "(did you mean \"newTag\"?)"),
-        ("types-image-tag-number", "kustomization.yaml:5:3: ", ""),
+        ("types-unknown-key-namePrefx", "kustomization.yaml:3:1", " (did you mean \"namePrefix\"?)"),
+        ("types-unknown-key-in-image", "kustomization.yaml:5:3", " (did you mean \"newTag\"?)"),
+        ("types-image-tag-number", "kustomization.yaml:5:3", ""),
     ] {
         let dir = case_dir(name);
         let r = ours(&["build", dir.to_str().unwrap()], &manifest_dir());
-        let line = r.stderr.lines().find(|l| l.contains("json: ")).unwrap_or_else(|| panic!("{name}: no decoding error:\n{}", r.stderr));
-        assert!(line.contains(at) && line.ends_with(hint), "{name}: {line}");
+        let mut lines = r.stderr.lines().skip_while(|l| !l.contains("json: "));
+        let message = lines.next().unwrap_or_else(|| panic!("{name}: no decoding error:\n{}", r.stderr));
+        assert!(message.starts_with("Error: invalid Kustomization: json: ") && !message.contains(at), "{name}: {message}");
+        let note = lines.next().unwrap_or_else(|| panic!("{name}: no line after the message:\n{}", r.stderr));
+        let want = format!("{}/{at}{hint}", dir.display());
+        assert!(note.trim_start().strip_prefix("at ") == Some(want.as_str()), "{name}: {note:?}, want \"at {want}\"");
     }
 }
 
@@ -163,9 +169,21 @@ fn missing_patch_and_generator_files_are_worded_as_kustomize_words_them() {
     check(MISSING_FILES);
 }
 
-const YAML_SYNTAX: &[(&str, V5_6)] = &[("yaml-template-tag", Same), ("yaml-mapping-value-in-scalar", Same), ("yaml-tab-indentation", Same)];
+const YAML_SYNTAX: &[(&str, V5_6)] = &[
+    ("yaml-template-tag", Same),
+    ("yaml-mapping-value-in-scalar", Same),
+    ("yaml-tab-indentation", Same),
+    ("yaml-parser-error-names-line-before", Same),
+    ("yaml-flow-sequence-unclosed", Same),
+    ("yaml-quoted-scalar-unclosed", Same),
+    ("component-yaml-syntax-error", Same),
+    ("resource-malformed-second-document", Same),
+    ("resource-malformed-flow-mapping", Same),
+];
 
-/// A kustomization file that does not parse: go-yaml's words and line, after our line:column.
+/// A kustomization or resource file that does not parse: go-yaml's words and line (go-yaml v2's
+/// for a kustomization, v3's as kyaml reads each document of a resource file), our line:column
+/// on the line after.
 #[test]
 fn kustomization_syntax_errors_use_go_yamls_words() {
     check(YAML_SYNTAX);
@@ -176,6 +194,7 @@ const NOT_FOLDERS: &[(&str, V5_6)] = &[
     ("resource-list-of-strings", Same),
     ("component-missing-folder", Same),
     ("component-is-a-file", Same),
+    ("kind-and-api-version-both-wrong", Same),
 ];
 
 /// A resources entry that holds no resource is then tried as a folder, and says both; a
@@ -290,6 +309,41 @@ const OPTIONS_AND_NAMESPACES: &[(&str, V5_6)] = &[("patch-options-unknown", Diff
 #[test]
 fn patch_options_are_typed_and_namespaces_are_not_propagated_to_bases() {
     check(OPTIONS_AND_NAMESPACES);
+}
+
+const PATCH_PLUGINS: &[(&str, V5_6)] = &[
+    ("patch-path-and-patch-both-set", Same),
+    ("patch-inline-not-a-patch", Same),
+    ("patch-json-ops-without-target", Same),
+    ("patch-json6902-empty-ops", Same),
+    ("patch-json6902-plugin-op-is-a-map", Same),
+    ("patch-smp-plugin-empty-files", Same),
+    ("patch-file-outside-root", Same),
+    ("json-patch-yaml-1-1-booleans", Same),
+    ("patch-file-syntax-error-smp", Same),
+    ("patch-file-syntax-error-json6902", Same),
+];
+
+/// A patch plugin's configuration is checked, its file read and its patch parsed before any
+/// transformer runs, and refused in kustomize's words: `trouble configuring builtin <Plugin>
+/// with config: ...` for a kustomization field, `plugin <id> fails configuration: ...` for a
+/// `transformers` entry; a JSON patch written in YAML is read as go-yaml v2 reads it.
+#[test]
+fn patch_plugins_are_configured_and_refused_as_kustomize_does_it() {
+    check(PATCH_PLUGINS);
+}
+
+const MERGING_AND_LOADING: &[(&str, V5_6)] = &[
+    ("var-defined-in-two-bases", Same),
+    ("resource-file-outside-root", Same),
+    ("duplicate-key-after-blank-lines", Same),
+];
+
+/// What a folder brings is merged under `recursed merging from path`; a file outside the root
+/// is then tried as a folder; a key written twice fails with the lines kyaml writes.
+#[test]
+fn merging_and_loading_fail_in_kustomizes_words() {
+    check(MERGING_AND_LOADING);
 }
 
 const DUPLICATES: &[(&str, V5_6)] = &[("duplicate-id-two-files", Same), ("duplicate-id-two-folders", Same), ("duplicate-id-one-file", Same)];
