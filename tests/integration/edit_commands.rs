@@ -10,7 +10,7 @@ use std::path::Path;
 use crate::common::{ours, reference_run, TempTree};
 
 /// The files each case's folder starts with (besides its kustomization).
-const FILES: &[(&str, &str)] = &[
+pub(crate) const FILES: &[(&str, &str)] = &[
     (
         "deployment.yaml",
         "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n    app: web\nspec:\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\n",

@@ -16,26 +16,10 @@ use std::path::{Path, PathBuf};
 use crate::common::{self, ours, run_program, TempTree};
 use crate::go_clients;
 
-/// The files every case's folder starts with (besides its kustomization).
-const FILES: &[(&str, &str)] = &[
-    (
-        "deployment.yaml",
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n    app: web\nspec:\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\n",
-    ),
-    ("service.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - port: 80\n"),
-    ("cm-a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n"),
-    ("cm-b.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  k: v\n"),
-    ("replicas.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n"),
-    ("json-patch.yaml", "- op: add\n  path: /metadata/annotations\n  value:\n    patched: \"yes\"\n"),
-    ("app.env", "LOG_LEVEL=debug\nMODE=fast\n"),
-    ("settings.properties", "a=1\nb=2\n"),
-    ("label-transformer.yaml", "apiVersion: builtin\nkind: LabelTransformer\nmetadata:\n  name: team\nlabels:\n  team: core\nfieldSpecs:\n- path: metadata/labels\n  create: true\n"),
-    ("generator-cm.yaml", "apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata:\n  name: generated\nliterals:\n- x=y\n"),
+/// The files every case's folder starts with (besides its kustomization): those of the `edit`
+/// cases against kustomize v5.8.1, and a configuration and two components.
+const MORE_FILES: &[(&str, &str)] = &[
     ("name-reference.yaml", "nameReference:\n- kind: ConfigMap\n  fieldSpecs:\n  - path: spec/configName\n    kind: Widget\n"),
-    ("base/kustomization.yaml", "resources:\n- cm.yaml\n"),
-    ("base/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-base\n"),
-    ("base2/kustomization.yaml", "resources:\n- cm.yaml\n"),
-    ("base2/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-base2\n"),
     ("comp/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonLabels:\n  from: comp\n"),
     ("comp2/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonAnnotations:\n  from: comp2\n"),
 ];
@@ -188,7 +172,7 @@ const LITERALS_IN_MAP_ORDER: &[&[&str]] = &[
     &["edit", "set", "secret", "creds", "--from-literal=user=root"],
 ];
 
-/// `create` command lines, each in a folder holding FILES (and no kustomization).
+/// `create` command lines, each in a folder holding the files (and no kustomization).
 const CREATES: &[&[&str]] = &[
     &["create"],
     &["create", "--resources", "deployment.yaml,service.yaml,base"],
@@ -206,9 +190,9 @@ fn newest(label: &str) -> Option<PathBuf> {
     go_clients::client(label, go_clients::KUSTOMIZE_NEWEST).map(|(program, _)| program)
 }
 
-/// A folder at `rel` under `tmp` with FILES and, if any, `kustomization`.
+/// A folder at `rel` under `tmp` with the files and, if any, `kustomization`.
 fn folder(tmp: &TempTree, rel: &str, kustomization: Option<&str>) -> PathBuf {
-    for (name, text) in FILES {
+    for (name, text) in crate::edit_commands::FILES.iter().chain(MORE_FILES) {
         tmp.write(&format!("{rel}/{name}"), text);
     }
     if let Some(text) = kustomization {
