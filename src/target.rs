@@ -100,6 +100,12 @@ pub struct Context {
     pub plugins: crate::functions::PluginOptions,
     /// Present only in an `explain` build: records where each field came from.
     pub recorder: Option<Arc<Recorder>>,
+    /// A loading walk (`deps`, `affected`): every file the kustomizations name is read through
+    /// the loader, and nothing is transformed (no resource parsed, no patch applied, no chart rendered).
+    pub load_only: bool,
+    /// Set by a loading walk that met what only a build can tell (a builtin transformer config,
+    /// which reads its files when applied to resources).
+    pub needs_build: bool,
 }
 
 impl Context {
@@ -119,6 +125,8 @@ impl Context {
             helm_namespace: String::new(),
             plugins: Default::default(),
             recorder: None,
+            load_only: false,
+            needs_build: false,
         }
     }
 
@@ -139,6 +147,8 @@ impl Context {
             helm_namespace: self.helm_namespace.clone(),
             plugins: self.plugins.clone(),
             recorder: self.recorder.clone(),
+            load_only: self.load_only,
+            needs_build: false,
         }
     }
 
@@ -175,6 +185,7 @@ impl Target {
             diagnostics.unmatched(&file.display().to_string(), &what);
         }
         check_kind(&kustomization, &file)?;
+        loader.note_kind(&kustomization.kind);
         Ok(Target { loader, kustomization, file })
     }
 
@@ -332,7 +343,7 @@ fn accumulate_here(ctx: &mut Context, target: &Target, acc: &mut Accumulated) ->
     }
     run_generators(ctx, target, acc)?;
     for (position, component) in k.components.iter().enumerate() {
-        let remote = remote_base(ctx, component).map_err(|e| e.context(target.entry("components", position, component)))?;
+        let remote = remote_base(ctx, &target.loader, component).map_err(|e| e.context(target.entry("components", position, component)))?;
         let loader = match &remote {
             Some((spec, checkout)) => Loader::in_repository(checkout, &spec.kust_root()),
             None => target.loader.child(component),
@@ -362,6 +373,9 @@ fn accumulate_here(ctx: &mut Context, target: &Target, acc: &mut Accumulated) ->
             let inner = format!("recursed accumulation of path '{}': {e}", sub.loader.root().display());
             Error::msg(format!("accumulating components: accumulateDirectory: {}", go_quote(&inner)))
         })?;
+    }
+    if ctx.load_only {
+        return load_transformer_files(ctx, target);
     }
     run_transformers(ctx, target, acc)?;
     crate::transform::vars::merge_vars(&acc.resources, &mut acc.vars, &k.vars)?;
@@ -443,6 +457,9 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
             absorb_sub(acc, sub)?;
         } else if kinds[position] == EntryKind::File {
             let (file, text) = target.loader.read(entry).map_err(|e| e.context("accumulating resources"))?;
+            if ctx.load_only {
+                continue;
+            }
             let origin = build_metadata::file_origin(&ctx.relative(&file));
             // kustomize then tries the file as a kustomization folder, unless its YAML is malformed.
             let (mut resources, invalid) = resources_from_file(&file, &text).map_err(|e| match e {
@@ -497,7 +514,7 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                 .map_err(|e| Error::msg(format!("{failed}: recursed merging from path '{joined}': {e}")))?;
             absorb_sub(acc, Accumulated { resources: ResMap::default(), ..sub })?;
         } else if kinds[position] == EntryKind::Git {
-            let sub = accumulate_git_entry(ctx, entry)
+            let sub = accumulate_git_entry(ctx, &target.loader, entry)
                 .map_err(|e| e.context(format!("accumulating resources from '{entry}'")).context(target.entry("resources", position, entry)))?;
             absorb_sub(acc, sub)?;
         } else {
@@ -589,6 +606,7 @@ impl Context {
         self.diagnostics.warnings.extend(other.diagnostics.warnings);
         self.diagnostics.unmatched.extend(other.diagnostics.unmatched);
         self.deferred_errors.extend(other.deferred_errors);
+        self.needs_build |= other.needs_build;
         if other.schema_chosen && !self.schema_chosen {
             self.schema_chosen = true;
             self.custom_schema = other.custom_schema;
@@ -621,6 +639,9 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     let recorder = ctx.recorder.clone();
     for (kind, field, index, args) in configmaps.chain(secrets) {
         let mut generated = generate::generate(kind, args, global, &target.loader)?;
+        if ctx.load_only {
+            continue;
+        }
         let plugin = if kind == GeneratedKind::ConfigMap { "ConfigMapGenerator" } else { "SecretGenerator" };
         generated.origin = Some(build_metadata::configured(&configured_in, plugin, None));
         let step = |r: &Recorder| r.generator_step(&target.file, field, index, target.loader.root().to_path_buf());
@@ -632,6 +653,11 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
         for (index, mut chart) in charts.into_iter().enumerate() {
             if chart.namespace.is_empty() {
                 chart.namespace = ctx.helm_namespace.clone();
+            }
+            if ctx.load_only {
+                crate::helm::note_reads(&globals, &chart, &ctx.helm, &target.loader)
+                    .map_err(|e| e.context(format!("{}: helmCharts '{}'", target.name(), chart.name)))?;
+                continue;
             }
             let inflated = crate::helm::inflate(&globals, &chart, &ctx.helm, &target.loader)
                 .map_err(|e| e.context(format!("{}: helmCharts '{}'", target.name(), chart.name)))?;
@@ -647,6 +673,10 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
         for config in load_plugin_configs(ctx, target, entry)? {
             let origin = build_metadata::configured_by_config(&source, &config);
             let plugin = external_plugin(&ctx.plugins, ctx.tracks_origins, target, &config, &source, "generators");
+            if ctx.load_only {
+                load_generator_files(&ctx.helm, target, &config, plugin.as_ref())?;
+                continue;
+            }
             let generated = if config.get("kind").and_then(Value::as_str) == Some("HelmChartInflationGenerator") {
                 let (globals, chart) = crate::helm::chart_of_generator_config(&config)?;
                 crate::helm::inflate(&globals, &chart, &ctx.helm, &target.loader)
@@ -949,4 +979,41 @@ pub fn recorded<T>(
     let out = run(resources)?;
     provenance::end_step(resources, &step);
     Ok(out)
+}
+
+/// A loading walk's stand-in for the transformers: the files `patches`, `patchesStrategicMerge`,
+/// `patchesJson6902`, `replacements`, `transformers` and `validators` name are read through the
+/// loader; nothing is applied. A builtin transformer config reads its files only when applied:
+/// the walk then says a build is needed.
+fn load_transformer_files(ctx: &mut Context, target: &Target) -> Result<()> {
+    let k = &target.kustomization;
+    let name = target.name();
+    patches::read_patch_files(&k.patches_strategic_merge, &k.patches, &k.patches_json6902, &target.loader)
+        .map_err(|e| e.context(format!("{name}: patches")))?;
+    crate::transform::replacements::read_replacement_files(&k.replacements, &target.loader)?;
+    for (field, entries) in [("transformers", &k.transformers), ("validators", &k.validators)] {
+        for entry in entries {
+            let source = ctx.relative(&target.file);
+            for config in load_plugin_configs(ctx, target, entry)? {
+                match external_plugin(&ctx.plugins, ctx.tracks_origins, target, &config, &source, field) {
+                    Some(plugin) => plugin.note_reads()?,
+                    None => ctx.needs_build = true,
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A loading walk's stand-in for one `generators` config: a builtin generator runs (it reads
+/// its sources and needs no resource), a chart is noted, a program is noted, not run.
+fn load_generator_files(helm: &crate::helm::HelmOptions, target: &Target, config: &Value, plugin: Option<&crate::functions::Plugin>) -> Result<()> {
+    if config.get("kind").and_then(Value::as_str) == Some("HelmChartInflationGenerator") {
+        let (globals, chart) = crate::helm::chart_of_generator_config(config)?;
+        return crate::helm::note_reads(&globals, &chart, helm, &target.loader);
+    }
+    match plugin {
+        Some(plugin) => plugin.note_reads(),
+        None => builtin_plugins::run_generator(config, &target.loader).map(drop),
+    }
 }

@@ -2,6 +2,8 @@
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Error, Result};
+use super::reads::{Include, Reads};
+use std::sync::Arc;
 
 /// The names kustomize accepts for a kustomization file, in its order of preference.
 pub const KUSTOMIZATION_FILE_NAMES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
@@ -24,6 +26,8 @@ pub struct Loader {
     restrictor: LoadRestrictor,
     /// For a remote base, its checkout: no folder below may lie outside it.
     repository: Option<PathBuf>,
+    /// Present when the build records what it reads (`deps`, `affected`).
+    reads: Option<Arc<Reads>>,
 }
 
 impl Loader {
@@ -48,7 +52,7 @@ impl Loader {
         if !root.is_dir() {
             return Err(Error::msg(format!("must build at directory: '{}': file is not directory", root.display())));
         }
-        Ok(Loader { root, restrictor, repository: None })
+        Ok(Loader { root, restrictor, repository: None, reads: None })
     }
 
     /// A loader for the kustomization folder `folder` of a remote base checked out at `checkout`:
@@ -66,6 +70,55 @@ impl Loader {
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// This loader and every loader made from it record what they read into `reads`.
+    pub fn with_reads(mut self, reads: Arc<Reads>) -> Self {
+        reads.root(&self.root);
+        self.reads = Some(reads);
+        self
+    }
+
+    /// The recorder, in a build that records what it reads.
+    pub fn reads(&self) -> Option<&Arc<Reads>> {
+        self.reads.as_ref()
+    }
+
+    /// Records this folder's kind (`Kustomization` or `Component`), once its file is read.
+    pub fn note_kind(&self, kind: &str) {
+        if let Some(reads) = &self.reads {
+            reads.kind(&self.root, if kind.is_empty() { "Kustomization" } else { kind });
+        }
+    }
+
+    /// Records that this kustomization includes a remote (`URL@commit`).
+    pub fn note_remote_include(&self, remote: String) {
+        if let Some(reads) = &self.reads {
+            reads.include(&self.root, Include::Remote(remote.clone()));
+            reads.remote(remote);
+        }
+    }
+
+    /// Records a folder a program reads whole (a helm chart).
+    pub fn note_tree(&self, folder: &Path) {
+        if let Some(reads) = &self.reads {
+            reads.tree(&normalize(&self.root.join(folder)));
+        }
+    }
+
+    /// Records a program the build runs (an exec plugin, an exec function).
+    pub fn note_program(&self, program: &Path) {
+        if let Some(reads) = &self.reads {
+            let path = normalize(&self.root.join(program));
+            reads.program(&path.canonicalize().unwrap_or(path));
+        }
+    }
+
+    /// Records a path looked at (whether or not anything is there).
+    fn probe(&self, relative: &str) {
+        if let Some(reads) = &self.reads {
+            reads.probe(&normalize(&self.root.join(relative)));
+        }
     }
 
     pub fn restrictor(&self) -> LoadRestrictor {
@@ -89,6 +142,12 @@ impl Loader {
                 )));
             }
             loader.repository = Some(repository.clone());
+        }
+        // Files of a remote checkout are the remote's: the remote is what is recorded.
+        if let (Some(reads), None) = (&self.reads, &self.repository) {
+            reads.root(&loader.root);
+            reads.include(&self.root, Include::Folder(loader.root.clone()));
+            loader.reads = Some(reads.clone());
         }
         Ok(loader)
     }
@@ -121,17 +180,23 @@ impl Loader {
 
     /// Reads a file named relative to the root, as bytes.
     pub fn read_bytes(&self, relative: &str) -> Result<(PathBuf, Vec<u8>)> {
+        self.probe(relative);
         let path = self.resolve(relative)?;
         let bytes = read_file(&path).map_err(|e| Error::Io { path: path.clone(), message: io_reason(&e) })?;
+        if let Some(reads) = &self.reads {
+            reads.file(&path, &normalize(&self.root.join(relative)));
+        }
         Ok((path, bytes))
     }
 
     /// Whether `relative` names an existing file (not folder) below the root, ignoring the restrictor.
     pub fn is_file(&self, relative: &str) -> bool {
+        self.probe(relative);
         normalize(&self.root.join(relative)).is_file()
     }
 
     pub fn is_dir(&self, relative: &str) -> bool {
+        self.probe(relative);
         normalize(&self.root.join(relative)).is_dir()
     }
 
