@@ -189,7 +189,10 @@ fn diff_base_without_a_change_exits_0_and_prints_nothing() {
         let run = diff_every_overlay(&tree.root, stat);
         assert_eq!(run.code, Some(0), "{}", run.stderr);
         assert_eq!(run.stdout, "");
-        assert_eq!(run.stderr, "");
+        // Nothing any overlay reads changed: each is named as skipped, none is rendered.
+        let skipped: Vec<&str> = run.stderr.lines().collect();
+        assert_eq!(skipped.len(), overlays(&tree.root).len(), "{}", run.stderr);
+        assert!(skipped.iter().all(|l| l.starts_with("diff: overlays/") && l.ends_with("skipped, unaffected by the change since HEAD")), "{}", run.stderr);
     }
 }
 
