@@ -137,7 +137,7 @@ pub fn run_affected(args: &AffectedArgs) -> Result<(), super::Failure> {
 /// and whether each is affected.
 pub fn affected_dirs(given: &[PathBuf], changed: &[PathBuf], top: &Path, cwd: &Path, options: &BuildOptions) -> (Vec<PathBuf>, Vec<bool>) {
     let dirs: Vec<PathBuf> = if given.is_empty() {
-        roots::discover(top).iter().map(|root| deps::relative(root, cwd)).collect()
+        roots::discover(top, changed).iter().map(|root| deps::relative(root, cwd)).collect()
     } else {
         given.to_vec()
     };

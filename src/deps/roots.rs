@@ -9,17 +9,22 @@ use serde_json::Value;
 
 use crate::kustomization::loader::{normalize, KUSTOMIZATION_FILE_NAMES};
 
-/// The roots below `top` (absolute, real), sorted.
-pub fn discover(top: &Path) -> Vec<PathBuf> {
+/// The roots below `top` (absolute, real), sorted; with the roots a change deleted: a folder
+/// whose kustomization file is among `deleted` and that no kustomization of the work tree includes.
+pub fn discover(top: &Path, changed: &[PathBuf]) -> Vec<PathBuf> {
     let mut folders = Vec::new();
     walk(top, &mut folders);
-    let known: HashSet<&Path> = folders.iter().map(PathBuf::as_path).collect();
-    let included: HashSet<PathBuf> = folders
-        .par_iter()
-        .flat_map_iter(|folder| included_by(folder).into_iter())
-        .filter(|f| known.contains(f.as_path()))
-        .collect();
+    let included: HashSet<PathBuf> = folders.par_iter().flat_map_iter(|folder| included_by(folder).into_iter()).collect();
     let mut roots: Vec<PathBuf> = folders.iter().filter(|f| !included.contains(*f)).cloned().collect();
+    let gone = changed.iter().filter(|c| {
+        c.file_name().is_some_and(|name| KUSTOMIZATION_FILE_NAMES.iter().any(|k| name == *k)) && !c.exists()
+    });
+    for folder in gone.filter_map(|c| c.parent()) {
+        let now = KUSTOMIZATION_FILE_NAMES.iter().any(|k| folder.join(k).exists());
+        if !now && !included.contains(folder) && !roots.iter().any(|r| r == folder) {
+            roots.push(folder.to_path_buf());
+        }
+    }
     roots.sort();
     roots
 }
