@@ -312,7 +312,7 @@ fn touched_providers_follow_the_changed_paths() {
     let tree = TempTree::new("review-touched");
     tree.write("base/kustomization.yaml", "resources:\n- cm.yaml\n");
     tree.write("base/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n");
-    tree.write("components/tls/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n");
+    tree.write("components/tls/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nnamePrefix: tls-\n");
     for provider in ["one", "three"] {
         tree.write(&format!("overlays/{provider}/kustomization.yaml"), "resources:\n- ../../base\n");
     }
@@ -332,7 +332,9 @@ fn touched_providers_follow_the_changed_paths() {
         (&["src/diff/mod.rs"], &every),
         (&["Cargo.lock"], &every),
         (&["docs/providers.md", "tests/integration/review.rs", "tools/touched-providers.sh", ".github/workflows/x.yml"], &[]),
-        (&["overlays/README.md", "srcs/x", "base", "overlays/removed/kustomization.yaml"], &["removed"]),
+        // A file at `base` (where each build reads the folder `base/`) changes every build.
+        (&["overlays/README.md", "srcs/x", "base", "overlays/removed/kustomization.yaml"], &["one", "removed", "three", "two"]),
+        (&["overlays/README.md", "srcs/x", "overlays/removed/kustomization.yaml"], &["removed"]),
     ];
     for (paths, expected) in cases {
         assert_eq!(touched(&tree.root, paths), *expected, "changed paths {paths:?}");
