@@ -24,6 +24,7 @@ pub mod process;
 pub mod remote;
 pub mod resource;
 pub mod safe_write;
+pub mod sealed_cache;
 pub mod stack;
 pub mod target;
 pub mod transform;

@@ -1,11 +1,11 @@
-//! The render cache key's reader of a chart folder (`helm::cache::tree_digest`), on folders
+//! The render cache key's reader of a chart folder (`helm::cache::chart_digest`), on folders
 //! made from the input: files, nested folders, and links (to a file inside, to `/dev/zero`,
 //! to a folder above: a loop). Never a panic or a hang; a folder holding an irregular file or a
 //! loop is refused; the same folder always gives the same digest, and changing one byte of a
 //! file changes it.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use peerpods_build::helm::cache::tree_digest;
+use peerpods_build::helm::cache::chart_digest;
 
 fuzz_target!(|data: &[u8]| {
     let dir = tempfile::tempdir().unwrap();
@@ -41,17 +41,17 @@ fuzz_target!(|data: &[u8]| {
             first_file = Some(path);
         }
     }
-    let first = tree_digest(&root);
+    let first = chart_digest(&root);
     if irregular {
         assert!(first.is_err(), "a chart holding a link to /dev/zero was read");
     }
-    let second = tree_digest(&root);
+    let second = chart_digest(&root);
     assert_eq!(first.as_ref().ok(), second.as_ref().ok(), "the digest of one folder changed");
     if let (Ok(digest), Some(file)) = (first, first_file) {
         let mut bytes = std::fs::read(&file).unwrap_or_default();
         bytes.push(b'!');
         if std::fs::write(&file, bytes).is_ok() {
-            if let Ok(changed) = tree_digest(&root) {
+            if let Ok(changed) = chart_digest(&root) {
                 assert_ne!(digest, changed, "a changed file left the digest as it was");
             }
         }

@@ -201,7 +201,7 @@ fn helm_options(args: &BuildArgs) -> peerpods_build::helm::HelmOptions {
         kube_version: args.helm_kube_version.clone(),
         api_versions: args.helm_api_versions.clone(),
         debug: args.helm_debug,
-        cache: Some(peerpods_build::helm::cache::RenderCache::in_cache(&cache)),
+        cache: Some(peerpods_build::helm::cache::RenderCache::in_folder(cache.folder())),
         offline: args.remote.offline,
         progress: args.remote.options().progress,
     }

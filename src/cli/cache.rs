@@ -73,16 +73,19 @@ pub fn run(args: &CacheArgs) -> Result<(), String> {
                 let notes = if notes.is_empty() { String::new() } else { format!(" ({})", notes.join(", ")) };
                 lines.push(format!("{}\t{}\t{refs}\t{}{notes}\n", entry.url, entry.commit, entry.path.display()));
             }
-            for rendering in RenderCache::in_cache(&cache).list() {
+            for rendering in RenderCache::in_folder(cache.folder()).list() {
                 let notes = if rendering.intact { "" } else { " (damaged: rendered again on next use)" };
                 lines.push(format!("helm\t{}\t{}\t{}{notes}\n", rendering.key, rendering.about, rendering.path.display()));
             }
             super::stdout::print(lines.concat().as_bytes())
         }
         CacheAction::Clear => {
-            let checkouts = cache.clear().map_err(|e| format!("clearing {}: {e}", cache.root().display()))?;
-            let renderings = RenderCache::in_cache(&cache);
-            let rendered = renderings.clear().map_err(|e| format!("clearing {}: {e}", renderings.root().display()))?;
+            // Both kinds of entry go while the folder is held: no build reads either meanwhile.
+            let renderings = RenderCache::in_folder(cache.folder());
+            let (checkouts, rendered) = cache
+                .folder()
+                .exclusively(|| Ok((cache.clear()?, renderings.clear()?)))
+                .map_err(|e| format!("clearing {}: {e}", cache.root().display()))?;
             eprintln!("removed {} cached checkout(s) and {} helm rendering(s) from {}", checkouts.removed, rendered.removed, cache.root().display());
             for kept in checkouts.kept.iter().chain(&rendered.kept) {
                 eprintln!("left {}: it carries no cache marker (not made by peerpods-build)", kept.display());

@@ -1,7 +1,7 @@
 //! The render cache: `helm template`'s output kept under a key made of everything that decides
 //! it, so a repeated build reads the rendering instead of running helm. Entries are written as
-//! the remote-base cache writes its checkouts (a temporary folder, renamed into place, sealed
-//! with a digest written last; see [`crate::remote::cache`]).
+//! every entry of the cache folder is ([`crate::sealed_cache`]: a temporary folder, renamed
+//! into place, sealed with a digest written last, used only while intact).
 //!
 //! ```text
 //! <cache>/helm/<key>/tree/output.yaml   what helm printed
@@ -14,8 +14,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::remote::cache::{begin_in, hex_digest, is_intact, is_ours_temporary, is_sealed_entry, read_dir_sorted, remove_folder, seal_into, sealed_tree, write_atomically, Cleared};
-use crate::remote::Cache;
+use crate::sealed_cache::{begin_in, hex_digest, is_complete, is_intact, is_ours_temporary, is_sealed_entry, read_dir_sorted, read_entry_file, read_note, remove_folder, seal_into, sealed_tree, write_atomically, CacheFolder, Cleared};
 
 const FOLDER: &str = "helm";
 const OUTPUT: &str = "output.yaml";
@@ -30,7 +29,7 @@ pub struct RenderCache {
 /// What a rendering depends on.
 #[derive(Debug, Default)]
 pub struct KeyParts {
-    /// [`tree_digest`] of the chart folder.
+    /// [`chart_digest`] of the chart folder.
     pub chart: String,
     /// The values file kustomize hands helm.
     pub values: Vec<u8>,
@@ -135,11 +134,11 @@ pub const MAX_CHART_BYTES: u64 = 256 * 1024 * 1024;
 /// FIFO is an error, as helm's `cannot load irregular file`), at most [`MAX_CHART_BYTES`] in
 /// all; a folder met twice (a link loop) is an error. The walk keeps its own stack, so a deep
 /// tree cannot overflow ours.
-pub fn tree_digest(dir: &Path) -> std::io::Result<String> {
-    tree_digest_within(dir, MAX_CHART_BYTES)
+pub fn chart_digest(dir: &Path) -> std::io::Result<String> {
+    chart_digest_within(dir, MAX_CHART_BYTES)
 }
 
-fn tree_digest_within(dir: &Path, limit: u64) -> std::io::Result<String> {
+fn chart_digest_within(dir: &Path, limit: u64) -> std::io::Result<String> {
     use std::io::{Error, ErrorKind};
     use std::os::unix::fs::MetadataExt;
     let mut hasher = Sha256::new();
@@ -179,19 +178,24 @@ fn tree_digest_within(dir: &Path, limit: u64) -> std::io::Result<String> {
 }
 
 impl RenderCache {
-    /// The render cache of the cache folder `cache` (as `--cache-dir` and friends choose it).
-    pub fn in_cache(cache: &Cache) -> RenderCache {
-        RenderCache { root: cache.root().join(FOLDER) }
+    /// The render cache of the cache folder (as `--cache-dir` and friends choose it).
+    pub fn in_folder(folder: &CacheFolder) -> RenderCache {
+        RenderCache { root: folder.root().join(FOLDER) }
     }
 
     pub fn root(&self) -> &Path {
         &self.root
     }
 
+    /// Opens the cache folder for a build ([`CacheFolder::open`]: made private when missing,
+    /// refused when others may write it, held shared until the process ends).
+    pub fn open(&self) -> std::io::Result<()> {
+        CacheFolder::open(self.root.parent()).map(|_| ())
+    }
+
     /// The rendering stored under `key`, if its entry is sealed and intact.
     pub fn get(&self, key: &str) -> Option<String> {
-        let tree = sealed_tree(&self.root.join(key))?;
-        fs::read_to_string(tree.join(OUTPUT)).ok()
+        read_entry_file(&sealed_tree(&self.root.join(key))?, OUTPUT)
     }
 
     /// Stores a rendering under `key`.
@@ -217,7 +221,7 @@ impl RenderCache {
     /// path, size and modification time); with `any_program` (for `--offline`, which runs no
     /// helm), whatever was remembered.
     pub fn remembered_helm_version(&self, command: &str, any_program: bool) -> Option<String> {
-        let text = fs::read_to_string(self.version_file(command)).ok()?;
+        let text = read_note(&self.version_file(command))?;
         let mut lines = text.lines();
         let (stored, identity, version) = (lines.next()?, lines.next()?, lines.next()?);
         let same = stored == command && (any_program || program_identity(command).as_deref() == Some(identity));
@@ -236,16 +240,17 @@ impl RenderCache {
     pub fn list(&self) -> Vec<ListedRendering> {
         read_dir_sorted(&self.root)
             .into_iter()
-            .filter(|dir| dir.join("complete").is_file())
+            .filter(|dir| is_complete(dir))
             .map(|dir| {
                 let key = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                let about = fs::read_to_string(dir.join("tree").join(ABOUT)).unwrap_or_default().trim().to_string();
+                let about = read_entry_file(&dir.join("tree"), ABOUT).unwrap_or_default().trim().to_string();
                 ListedRendering { key, about, intact: is_intact(&dir), path: dir.join("tree").join(OUTPUT) }
             })
             .collect()
     }
 
-    /// Removes every rendering, and only what carries our marker (a sealed entry, a version
+    /// Removes every rendering, the caller holding the folder ([`CacheFolder::exclusively`]),
+    /// and only what carries our marker (a sealed entry, a version
     /// note, our temporary folders); anything else in the folder (a project's own `helm/`
     /// charts, when `--cache-dir` names a project) is left and reported.
     pub fn clear(&self) -> std::io::Result<Cleared> {

@@ -355,6 +355,9 @@ impl<'a> Plugin<'a> {
             return Err(Error::msg(format!("--offline: chart '{}' is not in {} and would have to be pulled", self.chart.name, chart_dir.display())));
         }
         let cache = self.options.cache.clone();
+        if let Some(cache) = &cache {
+            cache.open().map_err(|e| Error::msg(format!("the helm render cache {}: {e}", cache.root().display())))?;
+        }
         let version = match cache.as_ref().and_then(|c| c.remembered_helm_version(&self.options.command, offline)) {
             Some(version) => version,
             None if offline => return Err(Error::msg(format!("--offline: no helm version is remembered for '{}'; build once without --offline", self.options.command))),
@@ -419,7 +422,7 @@ impl<'a> Plugin<'a> {
                 Err(_) => return Ok(None),
             }
         }
-        let chart = cache::tree_digest(chart_dir).map_err(|e| Error::Io { path: chart_dir.to_path_buf(), message: e.to_string() })?;
+        let chart = cache::chart_digest(chart_dir).map_err(|e| Error::Io { path: chart_dir.to_path_buf(), message: e.to_string() })?;
         // A helm we cannot read and hash is keyed by its command: an offline build has nothing else.
         let helm_program = cache::program_digest(&self.options.command).unwrap_or_else(|| format!("command {}", self.options.command));
         Ok(Some(cache::key(&cache::KeyParts { chart, values, additional, args: self.template_args(), helm_version, helm_program })))

@@ -23,27 +23,8 @@ use serde_json::Value;
 
 use crate::yaml::empty_nulls::QuotedScalars;
 
-/// One step into a resource: the YAML model's path step.
-pub use crate::yaml::empty_nulls::Step;
-
-/// Where a node sits inside a resource.
-pub type NodePath = Vec<Step>;
-
-/// The node at `path` below `root`.
-pub fn value_at<'v>(root: &'v Value, path: &[Step]) -> Option<&'v Value> {
-    path.iter().try_fold(root, |node, step| match step {
-        Step::Key(k) => node.as_object()?.get(k.as_str()),
-        Step::Index(i) => node.as_array()?.get(*i),
-    })
-}
-
-/// The node at `path` below `root`, to change.
-pub fn value_at_mut<'v>(root: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
-    path.iter().try_fold(root, |node, step| match step {
-        Step::Key(k) => node.as_object_mut()?.get_mut(k.as_str()),
-        Step::Index(i) => node.as_array_mut()?.get_mut(*i),
-    })
-}
+/// Paths into a resource: the YAML model's steps.
+pub use crate::yaml::node_path::{value_at, value_at_mut, NodePath, Step};
 
 /// The quoted scalars recorded at and below `path` (see [`Resource::quoted`](super::Resource::quoted)).
 pub fn quoted_at<'q>(quoted: Option<&'q QuotedScalars>, path: &[Step]) -> Option<&'q QuotedScalars> {

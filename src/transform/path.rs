@@ -3,7 +3,8 @@
 //! `*`, `[a.b]` keys), var field paths (`spec.ports[0].port`), and the paths `diff` and
 //! `explain` write (`containers[name=app].image`, `labels[app.kubernetes.io/name]`). The walkers
 //! that follow these paths through a resource live with their transformers; the splitting and
-//! the meaning of each part live here.
+//! the meaning of each part live here. A path once resolved to nodes is a list of
+//! [`Step`](crate::yaml::node_path::Step)s.
 
 use serde_json::Value;
 
@@ -129,10 +130,22 @@ pub fn item_names(items: &[Value]) -> Option<Vec<String>> {
 
 /// `parent.key`, or `parent[key]` for a key that itself holds a dot (`app.kubernetes.io/name`).
 pub fn child_path(parent: &str, key: &str) -> String {
-    match (parent.is_empty(), key.contains('.')) {
-        (_, true) => format!("{parent}[{key}]"),
-        (true, false) => key.to_string(),
-        (false, false) => format!("{parent}.{key}"),
+    let mut path = parent.to_string();
+    push_child(&mut path, key);
+    path
+}
+
+/// [`child_path`] written onto the end of `path`.
+pub fn push_child(path: &mut String, key: &str) {
+    if key.contains('.') {
+        path.push('[');
+        path.push_str(key);
+        path.push(']');
+    } else {
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(key);
     }
 }
 

@@ -7,6 +7,8 @@
 //! resources are JSON values, so the parser notes these places on the side.
 use std::collections::HashMap;
 
+use super::node_path::Step;
+
 /// A sparse tree of marked places in a document, by mapping key and sequence index.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PathTree<M> {
@@ -34,14 +36,6 @@ pub enum Quote {
 
 /// The places holding a quoted scalar.
 pub type QuotedScalars = PathTree<Quote>;
-
-/// One step of a path into a document (or a resource): a mapping key or a sequence position.
-/// Paths order as kyaml's walker visits fields (keys sorted, positions in order).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Step {
-    Key(String),
-    Index(usize),
-}
 
 impl EmptyNulls {
     /// The tree of these paths; `None` when there are none.

@@ -3,7 +3,7 @@
 //! of the wrong type, an unknown key). Only read when there is something to report.
 use saphyr_parser::{Event, Parser};
 
-pub use super::empty_nulls::Step;
+pub use super::node_path::Step;
 
 /// An open collection while walking the events.
 enum Open {

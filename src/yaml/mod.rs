@@ -7,6 +7,7 @@ pub mod go_syntax;
 pub mod locate;
 pub mod memo;
 pub mod node_emit;
+pub mod node_path;
 pub mod node_tree;
 pub mod parse;
 pub mod positions;

@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::comments::CommentScan;
 use super::empty_nulls::{Quote, QuotedScalars};
 use super::scalar::{decode_plain, resolve_untagged, ScalarTag};
-use super::empty_nulls::Step;
+use super::node_path::Step;
 
 /// How a scalar is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -29,7 +29,8 @@ use std::fmt;
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError, Span, Tag};
 use serde_json::{Map, Value};
 
-use super::empty_nulls::{EmptyNulls, Quote, QuotedScalars, Step};
+use super::empty_nulls::{EmptyNulls, Quote, QuotedScalars};
+use super::node_path::Step;
 use super::go_syntax::quote as go_quote;
 use super::scalar::{resolve_scalar, yaml_1_1_boolean, TagKind, LAST_KEY_WINS};
 

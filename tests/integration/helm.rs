@@ -449,6 +449,27 @@ fn reuse_the_rendering(label: &str, helm: &Helm) {
 }
 
 #[test]
+fn the_render_cache_is_private_and_refused_when_others_may_write_it() {
+    let label = "helm render cache folder (helm stand-in)";
+    let Some(helm) = Helm::find(label) else { return };
+    let tree = one_case("helm-cache-private", "inline-override");
+    let dir = tree.root.join("inline-override");
+    let cache = tree.root.join("cache");
+    let flags = ["--enable-helm", "--helm-command", helm.command()];
+    let built = our_build(&dir, &flags, &helm, &cache, &[]);
+    assert!(built.success(), "{}", built.stderr);
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(fs::metadata(&cache).unwrap().permissions().mode() & 0o777, 0o700, "the render cache's folder is not private");
+    // Writable by others: anyone could plant a rendering under a key they can compute.
+    fs::set_permissions(&cache, fs::Permissions::from_mode(0o777)).unwrap();
+    for extra in [&[][..], &["--offline"][..]] {
+        let refused = our_build(&dir, &[&flags[..], extra].concat(), &helm, &cache, &[]);
+        assert!(!refused.success(), "{extra:?}: rendered through a cache others may write:\n{}", refused.stdout);
+        assert!(refused.stderr.contains("the helm render cache") && refused.stderr.contains("writable by its group or others"), "{extra:?}: {}", refused.stderr);
+    }
+}
+
+#[test]
 fn helm_runs_only_under_enable_helm_and_a_chart_is_needed_to_run_it() {
     let label = "helm flags";
     let Some(helm) = Helm::find(label) else { return };
