@@ -146,11 +146,12 @@ fn build_with_budget(dir: &Path, options: &BuildOptions) -> Result<Build, BuildF
 /// (kustomizations and every file they name read, nothing parsed as resources, nothing
 /// transformed) records the same set as a build at a fraction of its cost; a builtin transformer
 /// config, which reads its files only when applied, makes it a whole build. What a plugin
-/// program reads on its own is not seen: the program is.
-pub fn read_set(dir: &Path, options: &BuildOptions) -> (kustomization::reads::ReadSet, Result<()>) {
+/// program reads on its own is not seen: the program is. `memo` keeps the sets of included
+/// folders across the calls of one run ([`kustomization::reads::Memo`]).
+pub fn read_set(dir: &Path, options: &BuildOptions, memo: &std::sync::Arc<kustomization::reads::Memo>) -> (kustomization::reads::ReadSet, Result<()>) {
     use kustomization::reads::Reads;
     let reads = std::sync::Arc::new(Reads::default());
-    let walked = stack::on_large_stack(|| walk(dir, options, &reads)).unwrap_or_else(|e| Err(Error::msg(e)));
+    let walked = stack::on_large_stack(|| walk(dir, options, &reads, memo)).unwrap_or_else(|e| Err(Error::msg(e)));
     match walked {
         Ok(false) => (reads.snapshot(), Ok(())),
         Err(error) => (reads.snapshot(), Err(error)),
@@ -164,13 +165,26 @@ pub fn read_set(dir: &Path, options: &BuildOptions) -> (kustomization::reads::Re
 }
 
 /// The loading walk of [`read_set`]; says whether a whole build is needed.
-fn walk(dir: &Path, options: &BuildOptions, reads: &std::sync::Arc<kustomization::reads::Reads>) -> Result<bool> {
-    let loader = Loader::new(dir, options.load_restrictor)?.with_reads(reads.clone());
+fn walk(
+    dir: &Path,
+    options: &BuildOptions,
+    reads: &std::sync::Arc<kustomization::reads::Reads>,
+    memo: &std::sync::Arc<kustomization::reads::Memo>,
+) -> Result<bool> {
+    // From the run's real current folder, as `new` resolves it (`..` is resolved after links
+    // there: such a folder goes to `new`, and so does the error of a folder that is not there).
+    let climbs = dir.components().any(|c| c == std::path::Component::ParentDir);
+    let loader = match memo.cwd() {
+        Some(cwd) if !climbs => Loader::new_below(cwd, dir, options.load_restrictor).or_else(|_| Loader::new(dir, options.load_restrictor)),
+        _ => Loader::new(dir, options.load_restrictor),
+    };
+    let loader = loader?.with_reads(reads.clone());
     let mut ctx = target::Context::new(options.load_restrictor, &loader);
     ctx.remote = options.remote.clone();
     ctx.helm = options.helm.clone();
     ctx.plugins = options.plugins.clone();
     ctx.load_only = true;
+    ctx.memo = Some(memo.clone());
     let top = target::Target::load(loader, &mut ctx.diagnostics)?;
     let mut acc = target::Accumulated::default();
     target::enter(&mut ctx, &top);

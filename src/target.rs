@@ -106,6 +106,8 @@ pub struct Context {
     /// Set by a loading walk that met what only a build can tell (a builtin transformer config,
     /// which reads its files when applied to resources).
     pub needs_build: bool,
+    /// A loading walk's read sets of the folders walked so far in this run, shared by the roots.
+    pub memo: Option<Arc<crate::kustomization::reads::Memo>>,
 }
 
 impl Context {
@@ -127,6 +129,7 @@ impl Context {
             recorder: None,
             load_only: false,
             needs_build: false,
+            memo: None,
         }
     }
 
@@ -149,6 +152,7 @@ impl Context {
             recorder: self.recorder.clone(),
             load_only: self.load_only,
             needs_build: false,
+            memo: self.memo.clone(),
         }
     }
 
@@ -352,26 +356,28 @@ fn accumulate_here(ctx: &mut Context, target: &Target, acc: &mut Accumulated) ->
         if let Some(cycle) = cycle_error(ctx, loader.root()) {
             return Err(Error::msg(format!("accumulating components: loader.New {}", go_quote(&cycle))));
         }
-        let sub = Target::load(loader, &mut ctx.diagnostics)?;
-        if !sub.is_component() {
-            return Err(Error::msg(format!(
-                "accumulating components: accumulateDirectory: \"expected kind 'Component' for path '{}' but got '{}'\"",
-                sub.loader.root().display(),
-                if sub.kustomization.kind.is_empty() { "Kustomization" } else { &sub.kustomization.kind }
-            )));
-        }
-        enter(ctx, &sub);
-        let result = match &remote {
-            Some((spec, _)) => {
-                let root = sub.loader.root().to_path_buf();
-                in_remote_origin(ctx, &root, spec, acc, |ctx, acc| accumulate(ctx, &sub, acc))
+        remembered(ctx, loader, true, acc, |ctx, loader, acc| {
+            let sub = Target::load(loader, &mut ctx.diagnostics)?;
+            if !sub.is_component() {
+                return Err(Error::msg(format!(
+                    "accumulating components: accumulateDirectory: \"expected kind 'Component' for path '{}' but got '{}'\"",
+                    sub.loader.root().display(),
+                    if sub.kustomization.kind.is_empty() { "Kustomization" } else { &sub.kustomization.kind }
+                )));
             }
-            None => accumulate(ctx, &sub, acc),
-        };
-        ctx.visiting.pop();
-        result.map_err(|e| {
-            let inner = format!("recursed accumulation of path '{}': {e}", sub.loader.root().display());
-            Error::msg(format!("accumulating components: accumulateDirectory: {}", go_quote(&inner)))
+            enter(ctx, &sub);
+            let result = match &remote {
+                Some((spec, _)) => {
+                    let root = sub.loader.root().to_path_buf();
+                    in_remote_origin(ctx, &root, spec, acc, |ctx, acc| accumulate(ctx, &sub, acc))
+                }
+                None => accumulate(ctx, &sub, acc),
+            };
+            ctx.visiting.pop();
+            result.map_err(|e| {
+                let inner = format!("recursed accumulation of path '{}': {e}", sub.loader.root().display());
+                Error::msg(format!("accumulating components: accumulateDirectory: {}", go_quote(&inner)))
+            })
         })?;
     }
     if ctx.load_only {
@@ -432,18 +438,69 @@ pub fn accumulate_directory(ctx: &mut Context, loader: Loader) -> Result<Accumul
     if let Some(cycle) = cycle_error(ctx, loader.root()) {
         return Err(Error::msg(cycle));
     }
-    let root = loader.root().display().to_string();
-    let sub = Target::load(loader, &mut ctx.diagnostics)
-        .map_err(|e| e.context(format!("couldn't make target for path '{root}'")))?;
-    if sub.is_component() {
-        return Err(Error::msg(format!("expected kind != 'Component' for path '{root}'")));
-    }
-    enter(ctx, &sub);
     let mut acc = Accumulated::default();
-    let result = accumulate(ctx, &sub, &mut acc);
-    ctx.visiting.pop();
-    result.map_err(|e| e.context(format!("recursed accumulation of path '{root}'")))?;
+    remembered(ctx, loader, false, &mut acc, |ctx, loader, acc| {
+        let root = loader.root().display().to_string();
+        let sub = Target::load(loader, &mut ctx.diagnostics)
+            .map_err(|e| e.context(format!("couldn't make target for path '{root}'")))?;
+        if sub.is_component() {
+            return Err(Error::msg(format!("expected kind != 'Component' for path '{root}'")));
+        }
+        enter(ctx, &sub);
+        let result = accumulate(ctx, &sub, acc);
+        ctx.visiting.pop();
+        result.map_err(|e| e.context(format!("recursed accumulation of path '{root}'")))
+    })?;
     Ok(acc)
+}
+
+/// A loading walk's memo of included folders ([`crate::kustomization::reads::Memo`]): a local
+/// folder walked before in this run, from any root, is not walked again; its read set is added
+/// to the includer's. A folder is remembered only where its walk depends on nothing but the
+/// folder: it succeeded, chose no openapi schema (the outermost choice wins, so an includer's
+/// choice changes what the folder reads), and added only the builtin field specs. It is reused
+/// only where it is of the kind wanted and enters no folder the cycle check refuses here.
+fn remembered(
+    ctx: &mut Context,
+    loader: Loader,
+    component: bool,
+    acc: &mut Accumulated,
+    walk: impl FnOnce(&mut Context, Loader, &mut Accumulated) -> Result<()>,
+) -> Result<()> {
+    let (Some(memo), Some(parent)) = (ctx.memo.clone(), loader.reads().cloned()) else {
+        return walk(ctx, loader, acc);
+    };
+    if !ctx.load_only || ctx.schema_chosen {
+        return walk(ctx, loader, acc);
+    }
+    let root = loader.root().to_path_buf();
+    let builtin = FieldSpecTables::builtin();
+    if let Some(walked) = memo.get(&root) {
+        let kind_fits = walked.set.roots.get(&root).is_some_and(|kind| (kind == "Component") == component);
+        if kind_fits && walked.set.roots.keys().all(|folder| cycle_error(ctx, folder).is_none()) {
+            parent.merge(&walked.set);
+            ctx.needs_build |= walked.needs_build;
+            return acc.merge_tables(Cow::Borrowed(builtin));
+        }
+    }
+    let own = Arc::new(crate::kustomization::reads::Reads::default());
+    let outer_needs_build = std::mem::take(&mut ctx.needs_build);
+    let mut mine = Accumulated::default();
+    let result = walk(ctx, loader.with_reads(own.clone()), &mut mine);
+    let set = own.snapshot();
+    parent.merge(&set);
+    let only_builtin = match &mine.tables {
+        None => true,
+        Some(Cow::Borrowed(tables)) => std::ptr::eq(*tables, builtin),
+        Some(Cow::Owned(_)) => false,
+    };
+    let needs_build = ctx.needs_build;
+    ctx.needs_build |= outer_needs_build;
+    result?;
+    if only_builtin && mine.vars.is_empty() && mine.resources.is_empty() && !ctx.schema_chosen {
+        memo.put(root, crate::kustomization::reads::Walked { set, needs_build });
+    }
+    absorb_sub(acc, mine)
 }
 
 fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {

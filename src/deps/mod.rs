@@ -2,10 +2,11 @@
 //! [`crate::kustomization::reads`]), printed for people, make, Argo CD and mermaid, and which
 //! kustomization roots a change touches.
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::kustomization::reads::ReadSet;
+use crate::kustomization::reads::{Memo, ReadSet};
 use crate::BuildOptions;
 
 pub mod changes;
@@ -22,10 +23,11 @@ pub struct Deps {
 
 /// The read sets of `dirs`, computed in parallel.
 pub fn deps_of(dirs: &[PathBuf], options: &BuildOptions) -> Vec<Deps> {
+    let memo = Arc::new(Memo::in_folder(current_folder()));
     crate::stack::on_large_stack(|| {
         dirs.par_iter()
             .map(|dir| {
-                let (reads, result) = crate::read_set(dir, options);
+                let (reads, result) = crate::read_set(dir, options, &memo);
                 Deps { dir: dir.clone(), reads, error: result.err().map(|e| e.to_string()) }
             })
             .collect()
@@ -45,14 +47,16 @@ pub fn affected(dirs: &[PathBuf], changed: &[PathBuf], options: &BuildOptions) -
     }
     let mut changed: Vec<PathBuf> = changed.to_vec();
     changed.sort();
+    let cwd = current_folder();
+    let memo = Arc::new(Memo::in_folder(cwd.clone()));
     crate::stack::on_large_stack(|| {
         dirs.par_iter()
             .map(|dir| {
-                let absolute = absolute(dir);
+                let absolute = absolute_from(dir, &cwd);
                 if !absolute.is_dir() {
                     return changed.iter().any(|c| c.starts_with(&absolute));
                 }
-                let (reads, _) = crate::read_set(dir, options);
+                let (reads, _) = crate::read_set(dir, options, &memo);
                 changed.iter().any(|c| reads.touched_by(c))
             })
             .collect()
@@ -62,12 +66,23 @@ pub fn affected(dirs: &[PathBuf], changed: &[PathBuf], options: &BuildOptions) -
 
 /// `dir` as an absolute path, real when it exists (recorded paths are real).
 pub fn absolute(dir: &Path) -> PathBuf {
-    if let Ok(real) = dir.canonicalize() {
-        return real;
-    }
+    absolute_from(dir, &current_folder())
+}
+
+/// The current folder, real.
+fn current_folder() -> PathBuf {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let cwd = cwd.canonicalize().unwrap_or(cwd);
-    crate::kustomization::loader::normalize(&cwd.join(dir))
+    cwd.canonicalize().unwrap_or(cwd)
+}
+
+/// [`absolute`] for `dir` named from `cwd`, a real folder.
+fn absolute_from(dir: &Path, cwd: &Path) -> PathBuf {
+    // `..` after a link is resolved as `canonicalize` resolves it, as the loader does for a DIR.
+    let real = match dir.components().any(|c| c == std::path::Component::ParentDir) {
+        true => cwd.join(dir).canonicalize(),
+        false => crate::kustomization::loader::real_path_below(cwd, dir),
+    };
+    real.unwrap_or_else(|_| crate::kustomization::loader::normalize(&cwd.join(dir)))
 }
 
 /// `path` relative to `base` (both absolute, without `.` or `..`): `../../x` when needed.

@@ -14,7 +14,8 @@ use crate::kustomization::loader::{normalize, KUSTOMIZATION_FILE_NAMES};
 pub fn discover(top: &Path, changed: &[PathBuf]) -> Vec<PathBuf> {
     let mut folders = Vec::new();
     walk(top, &mut folders);
-    let included: HashSet<PathBuf> = folders.par_iter().flat_map_iter(|folder| included_by(folder).into_iter()).collect();
+    let known: HashSet<&Path> = folders.iter().map(PathBuf::as_path).collect();
+    let included: HashSet<PathBuf> = folders.par_iter().flat_map_iter(|folder| included_by(folder, &known).into_iter()).collect();
     let mut roots: Vec<PathBuf> = folders.iter().filter(|f| !included.contains(*f)).cloned().collect();
     let gone = changed.iter().filter(|c| {
         c.file_name().is_some_and(|name| KUSTOMIZATION_FILE_NAMES.iter().any(|k| name == *k)) && !c.exists()
@@ -57,8 +58,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The folders `folder`'s kustomization names (`resources`, `bases`, `components`, and plugin
-/// folders in `generators`, `transformers`, `validators`), absolute; links resolved.
-fn included_by(folder: &Path) -> Vec<PathBuf> {
+/// folders in `generators`, `transformers`, `validators`), absolute; links resolved. `..` is
+/// taken lexically, as the loader takes it; a folder the walk found (`known`, reached without
+/// following a link) is its own real path, a file is left out, anything else is resolved.
+fn included_by(folder: &Path, known: &HashSet<&Path>) -> Vec<PathBuf> {
     let Some(text) = KUSTOMIZATION_FILE_NAMES.iter().find_map(|name| crate::bounded_read::read_text(&folder.join(name)).ok()) else {
         return Vec::new();
     };
@@ -69,9 +72,16 @@ fn included_by(folder: &Path) -> Vec<PathBuf> {
         .flatten()
         .filter_map(Value::as_str)
         .filter(|entry| !entry.contains("://") && !entry.contains('\n'))
-        .map(|entry| {
+        .filter_map(|entry| {
             let path = normalize(&folder.join(entry));
-            path.canonicalize().unwrap_or(path)
+            if known.contains(path.as_path()) {
+                return Some(path);
+            }
+            // A file (a resource) includes no folder; anything else is resolved.
+            match std::fs::metadata(&path) {
+                Ok(meta) if meta.is_file() => None,
+                _ => Some(path.canonicalize().unwrap_or(path)),
+            }
         })
         .collect()
 }

@@ -166,7 +166,6 @@ struct Plugin<'a> {
     temp: Option<tempfile::TempDir>,
 }
 
-/// Inflates one chart: the resources `helm template` prints, marked helm-generated.
 /// For a loading walk: checks the chart's settings and records what rendering it reads (the
 /// chart's folder, read whole by helm, and the values files), without running helm. A chart
 /// pulled from a repository is recorded as that remote.
@@ -176,6 +175,7 @@ pub fn note_reads(globals: &HelmGlobals, chart: &HelmChart, options: &HelmOption
     Ok(())
 }
 
+/// Inflates one chart: the resources `helm template` prints, marked helm-generated.
 pub fn inflate(globals: &HelmGlobals, chart: &HelmChart, options: &HelmOptions, loader: &Loader) -> Result<Vec<Resource>> {
     let configured = if !options.enabled {
         Err(Error::msg("must specify --enable-helm"))

@@ -55,6 +55,12 @@ impl Loader {
         Ok(Loader { root, restrictor, repository: None, reads: None })
     }
 
+    /// `new(base.join(root))` for a `base` that is real (the current folder, resolved once for
+    /// the many roots of one run): only the parts below `base` are looked at.
+    pub fn new_below(base: &Path, root: &Path, restrictor: LoadRestrictor) -> Result<Self> {
+        Self::new_in(Some(base), root, restrictor)
+    }
+
     /// A loader for the kustomization folder `folder` of a remote base checked out at `checkout`:
     /// files stay inside each root (always `LoadRestrictionsRootOnly`, as in kustomize), and
     /// folders inside the checkout.
@@ -72,7 +78,8 @@ impl Loader {
         &self.root
     }
 
-    /// This loader and every loader made from it record what they read into `reads`.
+    /// This loader and every loader made from it record what they read into `reads` (a folder
+    /// walked on its own for the read-set memo, [`super::reads::Memo`], gets a recorder of its own).
     pub fn with_reads(mut self, reads: Arc<Reads>) -> Self {
         reads.root(&self.root);
         self.reads = Some(reads);
@@ -217,6 +224,12 @@ impl Loader {
         let mut found = Vec::new();
         let mut unreadable = None;
         for name in KUSTOMIZATION_FILE_NAMES {
+            // Nothing there (not even a dangling link): absent, without building the message
+            // a failed read would carry.
+            if matches!(std::fs::symlink_metadata(self.root.join(name)), Err(e) if e.kind() == std::io::ErrorKind::NotFound) {
+                self.probe(name);
+                continue;
+            }
             match self.read(name) {
                 Ok((_, text)) => found.push((self.root.join(name), text)),
                 // Absent, a folder, or refused by the restrictor: kustomize's "not found".
@@ -269,13 +282,19 @@ fn real_path(base: &Path, relative: &Path) -> std::io::Result<PathBuf> {
     Ok(path)
 }
 
+/// `base.join(relative).canonicalize()` for a real `base`, with `..` taken lexically first.
+pub fn real_path_below(base: &Path, relative: &Path) -> std::io::Result<PathBuf> {
+    real_path_lexical(base, relative)
+}
+
 /// [`real_path`] of `base` joined with `relative` once `.` and `..` are removed lexically, as
-/// Go's `filepath.Join` removes them.
+/// Go's `filepath.Join` removes them. Every folder above `base` (real) is real too: the walk
+/// starts from the nearest one holding the path (`../../base` from an overlay starts two up).
 fn real_path_lexical(base: &Path, relative: &Path) -> std::io::Result<PathBuf> {
     let joined = normalize(&base.join(relative));
-    match joined.strip_prefix(base) {
-        Ok(rest) => real_path(base, rest),
-        Err(_) => joined.canonicalize(),
+    match base.ancestors().find_map(|above| Some((above, joined.strip_prefix(above).ok()?))) {
+        Some((above, rest)) => real_path(above, rest),
+        None => joined.canonicalize(),
     }
 }
 

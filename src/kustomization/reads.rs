@@ -2,9 +2,9 @@
 //! folder it enters and what includes it, every remote it uses. Recorded where the loader reads
 //! (a [`Reads`] carried by each [`super::Loader`] of the build), so every field that names a file
 //! is covered by construction; `deps` and `affected` print and compare these sets.
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// The sets one build recorded. Paths are absolute.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -101,6 +101,64 @@ impl Reads {
         self.with(|s| {
             s.remotes.insert(remote);
         });
+    }
+
+    /// Adds what a walk of an included folder read (see [`Memo`]).
+    pub fn merge(&self, other: &ReadSet) {
+        self.with(|s| {
+            s.files.extend(other.files.iter().cloned());
+            s.probed.extend(other.probed.iter().cloned());
+            s.trees.extend(other.trees.iter().cloned());
+            s.programs.extend(other.programs.iter().cloned());
+            for (root, kind) in &other.roots {
+                let entry = s.roots.entry(root.clone()).or_default();
+                if entry.is_empty() {
+                    entry.clone_from(kind);
+                }
+            }
+            s.includes.extend(other.includes.iter().cloned());
+            s.remotes.extend(other.remotes.iter().cloned());
+        });
+    }
+}
+
+/// The read sets of the kustomization folders walked so far in one run of `deps` or
+/// `affected`, by real path. What a folder's walk reads depends only on the folder and the load
+/// restrictor (the same for the whole run), not on which root includes it: a base shared by many
+/// roots is walked once, and each root's set is the union of its own reads and its folders' sets.
+/// It holds the run's current folder, resolved once, which the roots are named from.
+#[derive(Debug, Default)]
+pub struct Memo {
+    folders: Mutex<HashMap<PathBuf, Arc<Walked>>>,
+    cwd: Option<PathBuf>,
+}
+
+/// One folder's walk, as [`Memo`] keeps it.
+#[derive(Debug)]
+pub struct Walked {
+    /// Everything the folder and the folders below it read.
+    pub set: ReadSet,
+    /// The walk met what only a build can tell (see `read_set`).
+    pub needs_build: bool,
+}
+
+impl Memo {
+    /// A memo for a run whose roots are named from `cwd`, a real folder.
+    pub fn in_folder(cwd: PathBuf) -> Self {
+        Memo { folders: Mutex::default(), cwd: Some(cwd) }
+    }
+
+    /// The run's current folder, real.
+    pub fn cwd(&self) -> Option<&Path> {
+        self.cwd.as_deref()
+    }
+
+    pub fn get(&self, folder: &Path) -> Option<Arc<Walked>> {
+        self.folders.lock().unwrap_or_else(|e| e.into_inner()).get(folder).cloned()
+    }
+
+    pub fn put(&self, folder: PathBuf, walked: Walked) {
+        self.folders.lock().unwrap_or_else(|e| e.into_inner()).insert(folder, Arc::new(walked));
     }
 }
 

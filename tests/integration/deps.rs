@@ -310,3 +310,130 @@ fn affected_is_exact_on_random_trees() {
         let _ = changed_some;
     }
 }
+
+/// A helm chart: its folder (read whole by helm: any change below it matters), its values file
+/// and `additionalValuesFiles`, from `helmCharts` and from a `HelmChartInflationGenerator` config
+/// in `generators` (the config file read too). Nothing runs: the walk reads, helm is not needed.
+#[test]
+fn deps_of_helm_charts_lists_the_chart_folder_and_values_files() {
+    let tmp = TempTree::new("deps-helm");
+    tmp.write(
+        "app/kustomization.yaml",
+        "helmGlobals:\n  chartHome: vendor/charts\nhelmCharts:\n- name: web\n  releaseName: web\n  valuesFile: values-prod.yaml\n  additionalValuesFiles:\n  - extra/more.yaml\ngenerators:\n- chart-generator.yaml\n",
+    );
+    tmp.write("app/vendor/charts/web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\n");
+    tmp.write("app/vendor/charts/web/values.yaml", "replicas: 1\n");
+    tmp.write("app/vendor/charts/web/templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n");
+    tmp.write("app/vendor/charts/db/Chart.yaml", "apiVersion: v2\nname: db\nversion: 0.1.0\n");
+    tmp.write("app/vendor/charts/db/templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: db\n");
+    tmp.write("app/values-prod.yaml", "replicas: 3\n");
+    tmp.write("app/extra/more.yaml", "labels: {}\n");
+    tmp.write("app/extra/unused.yaml", "labels: {}\n");
+    tmp.write(
+        "app/chart-generator.yaml",
+        "apiVersion: builtin\nkind: HelmChartInflationGenerator\nmetadata:\n  name: db\nname: db\nreleaseName: db\nchartHome: vendor/charts\nvaluesFile: db-values.yaml\n",
+    );
+    tmp.write("app/db-values.yaml", "size: 1\n");
+    let (files, json) = deps_files(&tmp.root, "app", &[]);
+    assert_eq!(
+        files,
+        set(&["app/chart-generator.yaml", "app/db-values.yaml", "app/extra/more.yaml", "app/kustomization.yaml", "app/values-prod.yaml"])
+    );
+    let trees: Vec<&str> = json["trees"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    assert_eq!(trees, ["app/vendor/charts/db", "app/vendor/charts/web"]);
+    if !have("git", "deps-helm") {
+        return;
+    }
+    // A change inside a chart's folder affects the folder; a file beside the charts does not.
+    let affected = |path: &str| ours(&["affected", "--changed", path, "app"], &tmp.root).stdout;
+    assert_eq!(affected("app/vendor/charts/web/templates/cm.yaml"), "app\n");
+    assert_eq!(affected("app/vendor/charts/db/templates/new.yaml"), "app\n", "an added template");
+    assert_eq!(affected("app/extra/more.yaml"), "app\n");
+    assert_eq!(affected("app/extra/unused.yaml"), "");
+    assert_eq!(affected("app/vendor/charts/README.md"), "");
+}
+
+/// An exec plugin (a program in the plugin home named by the config's apiVersion and kind) and an
+/// exec KRM function (`config.kubernetes.io/function: exec: path`): the config files and the
+/// `argsFromFile` file are read, the programs listed (what they read on their own is theirs).
+#[test]
+fn deps_of_exec_plugins_lists_their_configs_and_programs() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = TempTree::new("deps-plugins");
+    let program = "plugins/example.com/v1/labeller/Labeller";
+    tmp.write(program, "#!/bin/sh\ncat\n");
+    tmp.write("app/fn.sh", "#!/bin/sh\ncat\n");
+    for path in [program, "app/fn.sh"] {
+        std::fs::set_permissions(tmp.path(path), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    tmp.write("app/kustomization.yaml", "resources:\n- cm.yaml\ntransformers:\n- labeller.yaml\n- function.yaml\n");
+    tmp.write("app/cm.yaml", CM);
+    tmp.write("app/labeller.yaml", "apiVersion: example.com/v1\nkind: Labeller\nmetadata:\n  name: l\nargsFromFile: args.txt\n");
+    tmp.write("app/args.txt", "--one\n--two\n");
+    tmp.write(
+        "app/function.yaml",
+        "apiVersion: example.com/v1\nkind: Fn\nmetadata:\n  name: f\n  annotations:\n    config.kubernetes.io/function: |\n      exec:\n        path: ./fn.sh\n",
+    );
+    let home = tmp.path("plugins");
+    let env = [("KUSTOMIZE_PLUGIN_HOME", home.to_str().unwrap())];
+    let run = common::ours_env(&["deps", "--format", "json", "app"], &tmp.root, &env);
+    assert!(run.success(), "{}", run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let list = |field: &str| -> Vec<String> { json[0][field].as_array().unwrap().iter().map(|f| f.as_str().unwrap().to_string()).collect() };
+    assert_eq!(list("files"), ["app/args.txt", "app/cm.yaml", "app/function.yaml", "app/kustomization.yaml", "app/labeller.yaml"]);
+    assert_eq!(list("programs"), ["app/fn.sh", program]);
+    // The build with the plugins enabled runs exactly those programs and reads those files.
+    let build = common::ours_env(&["build", "app", "--enable-alpha-plugins", "--enable-exec"], &tmp.root, &env);
+    assert!(build.success(), "{}", build.stderr);
+    if have("strace", "deps-plugins") {
+        let log = tmp.path(".strace.log");
+        let status = Command::new("strace")
+            .args(["-f", "-qq", "-e", "trace=openat,execve", "-e", "status=successful", "-o"])
+            .arg(&log)
+            .arg(common::bin())
+            .args(["build", "app", "--enable-alpha-plugins", "--enable-exec", "-o", "/dev/null"])
+            .env("KUSTOMIZE_PLUGIN_HOME", &home)
+            .current_dir(&tmp.root)
+            .status()
+            .expect("strace runs");
+        assert!(status.success());
+        let text = std::fs::read_to_string(&log).unwrap();
+        let prefix = format!("{}/", tmp.root.display());
+        let touched: BTreeSet<String> = text
+            .lines()
+            .filter_map(|line| line.split('"').nth(1))
+            .filter_map(|path| path.strip_prefix(&prefix))
+            .filter(|path| tmp.path(path).is_file())
+            // A program runs as its config names it (`app/./fn.sh`).
+            .map(|path| peerpods_build::kustomization::loader::normalize(Path::new(path)).display().to_string())
+            .collect();
+        let mut expected: BTreeSet<String> = list("files").into_iter().collect();
+        expected.extend(list("programs"));
+        assert_eq!(touched, expected);
+    }
+}
+
+/// One run over many roots shares the walks of their common folders: each root's set is the
+/// set it has alone.
+#[test]
+fn deps_of_many_roots_in_one_run_equals_each_alone() {
+    let tmp = TempTree::new("deps-shared");
+    let workload = crate::generator::Workload { apps: 3, overlays: 3, seed: 7 };
+    let mut files = workload.files();
+    files.retain(|path, _| !path.starts_with("envs/") && path != "workload.json");
+    for (path, text) in &files {
+        tmp.write(path, text);
+    }
+    let roots: Vec<&str> =
+        files.keys().filter(|p| p.contains("/overlays/") && p.ends_with("kustomization.yaml")).map(|p| p.trim_end_matches("/kustomization.yaml")).collect();
+    assert!(roots.len() >= 6, "{roots:?}");
+    let mut args = vec!["deps", "--format", "json"];
+    args.extend(&roots);
+    let run = ours(&args, &tmp.root);
+    assert!(run.success(), "{}", run.stderr);
+    let together: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    for (position, root) in roots.iter().enumerate() {
+        let (_, alone) = deps_files(&tmp.root, root, &[]);
+        assert_eq!(together[position], alone, "{root}");
+    }
+}
