@@ -256,6 +256,7 @@ fn affected_is_exact_on_random_trees() {
         return;
     }
     let strace = have("strace", "affected-random");
+    let mut changed_some = false;
     for seed in 1..=3u64 {
         let tmp = TempTree::new("affected-random");
         let workload = crate::generator::Workload { apps: 4, overlays: 2, seed };
@@ -283,7 +284,6 @@ fn affected_is_exact_on_random_trees() {
         // A few changes, each checked alone: a file edited, a file deleted.
         let paths: Vec<&String> = files.keys().collect();
         let mut rng = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        let mut changed_some = false;
         for trial in 0..6 {
             rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let path = paths[(rng >> 33) as usize % paths.len()];
@@ -307,8 +307,8 @@ fn affected_is_exact_on_random_trees() {
             }
             git(&tmp.root, &["checkout", "-q", "--", "."]);
         }
-        let _ = changed_some;
     }
+    assert!(changed_some, "no random change changed any rendering: the trials checked nothing");
 }
 
 /// A helm chart: its folder (read whole by helm: any change below it matters), its values file
@@ -436,4 +436,26 @@ fn deps_of_many_roots_in_one_run_equals_each_alone() {
         let (_, alone) = deps_files(&tmp.root, root, &[]);
         assert_eq!(together[position], alone, "{root}");
     }
+    // Folders whose reads depend on the includer: an `openapi` chosen above a base that names
+    // its own (the outermost choice wins, so the base's schema is read only without one above),
+    // and a base with `configurations`.
+    let tmp = TempTree::new("deps-shared-openapi");
+    tmp.write("base/kustomization.yaml", "resources:\n- cm.yaml\nopenapi:\n  path: base-schema.json\n");
+    tmp.write("base/cm.yaml", CM);
+    tmp.write("base/base-schema.json", "{\"definitions\": {}}\n");
+    tmp.write("tables/kustomization.yaml", "resources:\n- ../base\nconfigurations:\n- config.yaml\n");
+    tmp.write("tables/config.yaml", "namePrefix:\n- path: metadata/name\n");
+    tmp.write("chooses/kustomization.yaml", "resources:\n- ../tables\nopenapi:\n  path: schema.json\n");
+    tmp.write("chooses/schema.json", "{\"definitions\": {}}\n");
+    tmp.write("plain/kustomization.yaml", "resources:\n- ../tables\n");
+    for order in [["chooses", "plain"], ["plain", "chooses"]] {
+        let run = ours(&["deps", "--format", "json", order[0], order[1]], &tmp.root);
+        assert!(run.success(), "{}", run.stderr);
+        let together: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        for (position, root) in order.iter().enumerate() {
+            assert_eq!(together[position], deps_files(&tmp.root, root, &[]).1, "{order:?}: {root}");
+        }
+    }
+    assert!(!deps_files(&tmp.root, "chooses", &[]).0.contains("base/base-schema.json"));
+    assert!(deps_files(&tmp.root, "plain", &[]).0.contains("base/base-schema.json"));
 }
