@@ -8,6 +8,7 @@ pub mod beneath;
 pub mod bounded_read;
 pub mod budget;
 pub mod build_metadata;
+pub mod deps;
 pub mod diagnostics;
 pub mod diff;
 pub mod edit;
@@ -61,6 +62,8 @@ pub struct BuildOptions {
     pub plugins: functions::PluginOptions,
     /// Set by `explain`: record where each field came from (a plain build has none).
     pub recorder: Option<std::sync::Arc<explain::Recorder>>,
+    /// Set by `deps` and `affected`: record every file, folder and remote the build reads.
+    pub reads: Option<std::sync::Arc<kustomization::reads::Reads>>,
 }
 
 /// The kustomize version whose output this build reproduces byte for byte.
@@ -123,6 +126,10 @@ fn build_with_budget(dir: &Path, options: &BuildOptions) -> Result<Build, BuildF
         None => Loader::new(dir, options.load_restrictor),
     };
     let loader = loader.map_err(|error| BuildFailure { error, diagnostics: Diagnostics::default() })?;
+    let loader = match &options.reads {
+        Some(reads) => loader.with_reads(reads.clone()),
+        None => loader,
+    };
     let mut ctx = target::Context::new(options.load_restrictor, &loader);
     ctx.remote = options.remote.clone();
     ctx.helm = options.helm.clone();
@@ -132,6 +139,57 @@ fn build_with_budget(dir: &Path, options: &BuildOptions) -> Result<Build, BuildF
         Ok(resources) => Ok(Build { resources, diagnostics: ctx.diagnostics }),
         Err(error) => Err(BuildFailure { error, diagnostics: ctx.diagnostics }),
     }
+}
+
+/// What a build of `dir` reads, as its loader records it (`deps`, `affected`), with the error
+/// that stopped it (the set then holds what was read up to the failure). A loading walk
+/// (kustomizations and every file they name read, nothing parsed as resources, nothing
+/// transformed) records the same set as a build at a fraction of its cost; a builtin transformer
+/// config, which reads its files only when applied, makes it a whole build. What a plugin
+/// program reads on its own is not seen: the program is. `memo` keeps the sets of included
+/// folders across the calls of one run ([`kustomization::reads::Memo`]).
+pub fn read_set(dir: &Path, options: &BuildOptions, memo: &std::sync::Arc<kustomization::reads::Memo>) -> (kustomization::reads::ReadSet, Result<()>) {
+    use kustomization::reads::Reads;
+    let reads = std::sync::Arc::new(Reads::default());
+    let walked = stack::on_large_stack(|| walk(dir, options, &reads, memo)).unwrap_or_else(|e| Err(Error::msg(e)));
+    match walked {
+        Ok(false) => (reads.snapshot(), Ok(())),
+        Err(error) => (reads.snapshot(), Err(error)),
+        Ok(true) => {
+            let reads = std::sync::Arc::new(Reads::default());
+            let options = BuildOptions { reads: Some(reads.clone()), recorder: None, ..options.clone() };
+            let built = build(dir, &options).map(drop).map_err(|failure| failure.error);
+            (reads.snapshot(), built)
+        }
+    }
+}
+
+/// The loading walk of [`read_set`]; says whether a whole build is needed.
+fn walk(
+    dir: &Path,
+    options: &BuildOptions,
+    reads: &std::sync::Arc<kustomization::reads::Reads>,
+    memo: &std::sync::Arc<kustomization::reads::Memo>,
+) -> Result<bool> {
+    // From the run's real current folder, as `new` resolves it (`..` is resolved after links
+    // there: such a folder goes to `new`, and so does the error of a folder that is not there).
+    let climbs = dir.components().any(|c| c == std::path::Component::ParentDir);
+    let loader = match memo.cwd() {
+        Some(cwd) if !climbs => Loader::new_below(cwd, dir, options.load_restrictor).or_else(|_| Loader::new(dir, options.load_restrictor)),
+        _ => Loader::new(dir, options.load_restrictor),
+    };
+    let loader = loader?.with_reads(reads.clone());
+    let mut ctx = target::Context::new(options.load_restrictor, &loader);
+    ctx.remote = options.remote.clone();
+    ctx.helm = options.helm.clone();
+    ctx.plugins = options.plugins.clone();
+    ctx.load_only = true;
+    ctx.memo = Some(memo.clone());
+    let top = target::Target::load(loader, &mut ctx.diagnostics)?;
+    let mut acc = target::Accumulated::default();
+    target::enter(&mut ctx, &top);
+    target::accumulate(&mut ctx, &top, &mut acc)?;
+    Ok(ctx.needs_build)
 }
 
 fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -> Result<ResMap> {

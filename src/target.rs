@@ -100,6 +100,14 @@ pub struct Context {
     pub plugins: crate::functions::PluginOptions,
     /// Present only in an `explain` build: records where each field came from.
     pub recorder: Option<Arc<Recorder>>,
+    /// A loading walk (`deps`, `affected`): every file the kustomizations name is read through
+    /// the loader, and nothing is transformed (no resource parsed, no patch applied, no chart rendered).
+    pub load_only: bool,
+    /// Set by a loading walk that met what only a build can tell (a builtin transformer config,
+    /// which reads its files when applied to resources).
+    pub needs_build: bool,
+    /// A loading walk's read sets of the folders walked so far in this run, shared by the roots.
+    pub memo: Option<Arc<crate::kustomization::reads::Memo>>,
 }
 
 impl Context {
@@ -119,6 +127,9 @@ impl Context {
             helm_namespace: String::new(),
             plugins: Default::default(),
             recorder: None,
+            load_only: false,
+            needs_build: false,
+            memo: None,
         }
     }
 
@@ -139,6 +150,9 @@ impl Context {
             helm_namespace: self.helm_namespace.clone(),
             plugins: self.plugins.clone(),
             recorder: self.recorder.clone(),
+            load_only: self.load_only,
+            needs_build: false,
+            memo: self.memo.clone(),
         }
     }
 
@@ -175,6 +189,7 @@ impl Target {
             diagnostics.unmatched(&file.display().to_string(), &what);
         }
         check_kind(&kustomization, loader.root(), &file)?;
+        loader.note_kind(&kustomization.kind);
         Ok(Target { loader, kustomization, file })
     }
 
@@ -330,7 +345,7 @@ fn accumulate_here(ctx: &mut Context, target: &Target, acc: &mut Accumulated) ->
     }
     run_generators(ctx, target, acc)?;
     for (position, component) in k.components.iter().enumerate() {
-        let remote = remote_base(ctx, component).map_err(|e| e.context(target.entry("components", position, component)))?;
+        let remote = remote_base(ctx, &target.loader, component).map_err(|e| e.context(target.entry("components", position, component)))?;
         let loader = match &remote {
             Some((spec, checkout)) => Loader::in_repository(checkout, &spec.kust_root()),
             None => target.loader.child(component),
@@ -339,31 +354,36 @@ fn accumulate_here(ctx: &mut Context, target: &Target, acc: &mut Accumulated) ->
         if let Some(cycle) = cycle_error(ctx, loader.root()) {
             return Err(Error::msg(format!("accumulating components: loader.New {}", go_quote(&cycle))));
         }
-        let root = loader.root().display().to_string();
-        let sub = Target::load(loader, &mut ctx.diagnostics).map_err(|e| {
-            e.context(format!("couldn't make target for path '{root}'"))
-                .map_message(|inner| format!("accumulating components: accumulateDirectory: {}", go_quote(inner)))
-        })?;
-        if !sub.is_component() {
-            return Err(Error::msg(format!(
-                "accumulating components: accumulateDirectory: \"expected kind 'Component' for path '{}' but got '{}'\"",
-                sub.loader.root().display(),
-                if sub.kustomization.kind.is_empty() { "Kustomization" } else { &sub.kustomization.kind }
-            )));
-        }
-        enter(ctx, &sub);
-        let result = match &remote {
-            Some((spec, _)) => {
-                let root = sub.loader.root().to_path_buf();
-                in_remote_origin(ctx, &root, spec, acc, |ctx, acc| accumulate(ctx, &sub, acc))
+        remembered(ctx, loader, true, acc, |ctx, loader, acc| {
+            let root = loader.root().display().to_string();
+            let sub = Target::load(loader, &mut ctx.diagnostics).map_err(|e| {
+                e.context(format!("couldn't make target for path '{root}'"))
+                    .map_message(|inner| format!("accumulating components: accumulateDirectory: {}", go_quote(inner)))
+            })?;
+            if !sub.is_component() {
+                return Err(Error::msg(format!(
+                    "accumulating components: accumulateDirectory: \"expected kind 'Component' for path '{}' but got '{}'\"",
+                    sub.loader.root().display(),
+                    if sub.kustomization.kind.is_empty() { "Kustomization" } else { &sub.kustomization.kind }
+                )));
             }
-            None => accumulate(ctx, &sub, acc),
-        };
-        ctx.visiting.pop();
-        result.map_err(|e| {
-            e.context(format!("recursed accumulation of path '{}'", sub.loader.root().display()))
-                .map_message(|inner| format!("accumulating components: accumulateDirectory: {}", go_quote(inner)))
+            enter(ctx, &sub);
+            let result = match &remote {
+                Some((spec, _)) => {
+                    let root = sub.loader.root().to_path_buf();
+                    in_remote_origin(ctx, &root, spec, acc, |ctx, acc| accumulate(ctx, &sub, acc))
+                }
+                None => accumulate(ctx, &sub, acc),
+            };
+            ctx.visiting.pop();
+            result.map_err(|e| {
+                e.context(format!("recursed accumulation of path '{}'", sub.loader.root().display()))
+                    .map_message(|inner| format!("accumulating components: accumulateDirectory: {}", go_quote(inner)))
+            })
         })?;
+    }
+    if ctx.load_only {
+        return load_transformer_files(ctx, target);
     }
     run_transformers(ctx, target, acc)?;
     crate::transform::vars::merge_vars(&acc.resources, &mut acc.vars, &k.vars)?;
@@ -420,18 +440,69 @@ pub fn accumulate_directory(ctx: &mut Context, loader: Loader) -> Result<Accumul
     if let Some(cycle) = cycle_error(ctx, loader.root()) {
         return Err(Error::msg(cycle));
     }
-    let root = loader.root().display().to_string();
-    let sub = Target::load(loader, &mut ctx.diagnostics)
-        .map_err(|e| e.context(format!("couldn't make target for path '{root}'")))?;
-    if sub.is_component() {
-        return Err(Error::msg(format!("expected kind != 'Component' for path '{root}'")));
-    }
-    enter(ctx, &sub);
     let mut acc = Accumulated::default();
-    let result = accumulate(ctx, &sub, &mut acc);
-    ctx.visiting.pop();
-    result.map_err(|e| e.context(format!("recursed accumulation of path '{root}'")))?;
+    remembered(ctx, loader, false, &mut acc, |ctx, loader, acc| {
+        let root = loader.root().display().to_string();
+        let sub = Target::load(loader, &mut ctx.diagnostics)
+            .map_err(|e| e.context(format!("couldn't make target for path '{root}'")))?;
+        if sub.is_component() {
+            return Err(Error::msg(format!("expected kind != 'Component' for path '{root}'")));
+        }
+        enter(ctx, &sub);
+        let result = accumulate(ctx, &sub, acc);
+        ctx.visiting.pop();
+        result.map_err(|e| e.context(format!("recursed accumulation of path '{root}'")))
+    })?;
     Ok(acc)
+}
+
+/// A loading walk's memo of included folders ([`crate::kustomization::reads::Memo`]): a local
+/// folder walked before in this run, from any root, is not walked again; its read set is added
+/// to the includer's. A folder is remembered only where its walk depends on nothing but the
+/// folder: it succeeded, chose no openapi schema (the outermost choice wins, so an includer's
+/// choice changes what the folder reads), and added only the builtin field specs. It is reused
+/// only where it is of the kind wanted and enters no folder the cycle check refuses here.
+fn remembered(
+    ctx: &mut Context,
+    loader: Loader,
+    component: bool,
+    acc: &mut Accumulated,
+    walk: impl FnOnce(&mut Context, Loader, &mut Accumulated) -> Result<()>,
+) -> Result<()> {
+    let (Some(memo), Some(parent)) = (ctx.memo.clone(), loader.reads().cloned()) else {
+        return walk(ctx, loader, acc);
+    };
+    if !ctx.load_only || ctx.schema_chosen {
+        return walk(ctx, loader, acc);
+    }
+    let root = loader.root().to_path_buf();
+    let builtin = FieldSpecTables::builtin();
+    if let Some(walked) = memo.get(&root) {
+        let kind_fits = walked.set.roots.get(&root).is_some_and(|kind| (kind == "Component") == component);
+        if kind_fits && walked.set.roots.keys().all(|folder| cycle_error(ctx, folder).is_none()) {
+            parent.merge(&walked.set);
+            ctx.needs_build |= walked.needs_build;
+            return acc.merge_tables(Cow::Borrowed(builtin));
+        }
+    }
+    let own = Arc::new(crate::kustomization::reads::Reads::default());
+    let outer_needs_build = std::mem::take(&mut ctx.needs_build);
+    let mut mine = Accumulated::default();
+    let result = walk(ctx, loader.with_reads(own.clone()), &mut mine);
+    let set = own.snapshot();
+    parent.merge(&set);
+    let only_builtin = match &mine.tables {
+        None => true,
+        Some(Cow::Borrowed(tables)) => std::ptr::eq(*tables, builtin),
+        Some(Cow::Owned(_)) => false,
+    };
+    let needs_build = ctx.needs_build;
+    ctx.needs_build |= outer_needs_build;
+    result?;
+    if only_builtin && mine.vars.is_empty() && mine.resources.is_empty() && !ctx.schema_chosen {
+        memo.put(root, crate::kustomization::reads::Walked { set, needs_build });
+    }
+    absorb_sub(acc, mine)
 }
 
 fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
@@ -453,6 +524,9 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                     )
                 })
             })?;
+            if ctx.load_only {
+                continue;
+            }
             let origin = build_metadata::file_origin(&ctx.relative(&file));
             // kustomize then tries the file as a kustomization folder, unless its YAML is malformed.
             let (mut resources, invalid) = resources_from_file(&file, &text).map_err(|e| match e {
@@ -512,7 +586,7 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                 .map_err(|e| e.context(format!("{failed}: recursed merging from path '{joined}'")))?;
             absorb_sub(acc, Accumulated { resources: ResMap::default(), ..sub }).map_err(|e| e.context(format!("{failed}: recursed merging from path '{joined}'")))?;
         } else if kinds[position] == EntryKind::Git {
-            let sub = accumulate_git_entry(ctx, entry)
+            let sub = accumulate_git_entry(ctx, &target.loader, entry)
                 .map_err(|e| e.context(format!("accumulating resources from '{entry}'")).context(target.entry("resources", position, entry)))?;
             absorb_sub(acc, sub)?;
         } else {
@@ -604,6 +678,7 @@ impl Context {
         self.diagnostics.warnings.extend(other.diagnostics.warnings);
         self.diagnostics.unmatched.extend(other.diagnostics.unmatched);
         self.deferred_errors.extend(other.deferred_errors);
+        self.needs_build |= other.needs_build;
         if other.schema_chosen && !self.schema_chosen {
             self.schema_chosen = true;
             self.custom_schema = other.custom_schema;
@@ -636,6 +711,9 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     let recorder = ctx.recorder.clone();
     for (kind, field, index, args) in configmaps.chain(secrets) {
         let mut generated = generate::generate(kind, args, global, &target.loader)?;
+        if ctx.load_only {
+            continue;
+        }
         let plugin = if kind == GeneratedKind::ConfigMap { "ConfigMapGenerator" } else { "SecretGenerator" };
         generated.origin = Some(build_metadata::configured(&configured_in, plugin, None));
         let step = |r: &Recorder| r.generator_step(&target.file, field, index, target.loader.root().to_path_buf());
@@ -647,6 +725,11 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
         for (index, mut chart) in charts.into_iter().enumerate() {
             if chart.namespace.is_empty() {
                 chart.namespace = ctx.helm_namespace.clone();
+            }
+            if ctx.load_only {
+                crate::helm::note_reads(&globals, &chart, &ctx.helm, &target.loader)
+                    .map_err(|e| e.context(format!("{}: helmCharts '{}'", target.name(), chart.name)))?;
+                continue;
             }
             let inflated = crate::helm::inflate(&globals, &chart, &ctx.helm, &target.loader)
                 .map_err(|e| e.context(format!("{}: helmCharts '{}'", target.name(), chart.name)))?;
@@ -662,6 +745,10 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
         for config in load_plugin_configs(ctx, target, entry)? {
             let origin = build_metadata::configured_by_config(&source, &config);
             let plugin = external_plugin(&ctx.plugins, ctx.tracks_origins, target, &config, &source, "generators");
+            if ctx.load_only {
+                load_generator_files(&ctx.helm, target, &config, plugin.as_ref())?;
+                continue;
+            }
             let generated = if config.get("kind").and_then(Value::as_str) == Some("HelmChartInflationGenerator") {
                 let (globals, chart) = crate::helm::chart_of_generator_config(&config)?;
                 crate::helm::inflate(&globals, &chart, &ctx.helm, &target.loader)
@@ -970,4 +1057,41 @@ pub fn recorded<T>(
     let out = run(resources)?;
     provenance::end_step(resources, &step);
     Ok(out)
+}
+
+/// A loading walk's stand-in for the transformers: the files `patches`, `patchesStrategicMerge`,
+/// `patchesJson6902`, `replacements`, `transformers` and `validators` name are read through the
+/// loader; nothing is applied. A builtin transformer config reads its files only when applied:
+/// the walk then says a build is needed.
+fn load_transformer_files(ctx: &mut Context, target: &Target) -> Result<()> {
+    let k = &target.kustomization;
+    let name = target.name();
+    patches::read_patch_files(&k.patches_strategic_merge, &k.patches, &k.patches_json6902, &target.loader)
+        .map_err(|e| e.context(format!("{name}: patches")))?;
+    crate::transform::replacements::read_replacement_files(&k.replacements, &target.loader)?;
+    for (field, entries) in [("transformers", &k.transformers), ("validators", &k.validators)] {
+        for entry in entries {
+            let source = ctx.relative(&target.file);
+            for config in load_plugin_configs(ctx, target, entry)? {
+                match external_plugin(&ctx.plugins, ctx.tracks_origins, target, &config, &source, field) {
+                    Some(plugin) => plugin.note_reads()?,
+                    None => ctx.needs_build = true,
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A loading walk's stand-in for one `generators` config: a builtin generator runs (it reads
+/// its sources and needs no resource), a chart is noted, a program is noted, not run.
+fn load_generator_files(helm: &crate::helm::HelmOptions, target: &Target, config: &Value, plugin: Option<&crate::functions::Plugin>) -> Result<()> {
+    if config.get("kind").and_then(Value::as_str) == Some("HelmChartInflationGenerator") {
+        let (globals, chart) = crate::helm::chart_of_generator_config(config)?;
+        return crate::helm::note_reads(&globals, &chart, helm, &target.loader);
+    }
+    match plugin {
+        Some(plugin) => plugin.note_reads(),
+        None => builtin_plugins::run_generator(config, &target.loader).map(drop),
+    }
 }

@@ -26,6 +26,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 mod helm;
+mod monorepo;
 mod reference;
 mod remote;
 
@@ -83,6 +84,10 @@ fn main() {
     if args.iter().any(|a| a == "--helm") {
         let command = value("--helm-command").map(PathBuf::from).unwrap_or_else(|| manifest.join("tools/helm-standin/helm"));
         helm::bench(&options.bin, &options.work, options.runs, &command);
+        return;
+    }
+    if args.iter().any(|a| a == "--monorepo") {
+        monorepo::bench(&options.bin, &options.work, number("--apps", 500), options.runs);
         return;
     }
     if args.iter().any(|a| a == "--remote") {

@@ -72,6 +72,7 @@ fn run_build(args: &BuildArgs) -> Result<(), String> {
         helm: helm_options(args),
         plugins: args.plugin_options()?,
         recorder: None,
+        reads: None,
         managed_by_label,
     };
     if args.dirs.len() > 1 {

@@ -26,8 +26,10 @@ pub struct DiffArgs {
     /// (with --stat: one line per field).
     #[arg(long)]
     explain: bool,
-    /// Kustomization directories.
-    #[arg(required = true, num_args = 1..)]
+    /// Kustomization directories. With --base, only those a change since REV affects are
+    /// rendered (the others are named as skipped); with --base and none, every kustomization
+    /// root of the checkout the change affects (`affected --base REV`).
+    #[arg(num_args = 0..)]
     dirs: Vec<PathBuf>,
 }
 
@@ -74,7 +76,7 @@ fn compare_all(args: &DiffArgs) -> Result<Report, String> {
         Some(rev) => {
             let mut pairs = Vec::new();
             let mut folders: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
-            for dir in &args.dirs {
+            for dir in &affected_only(&args.dirs, rev)? {
                 let absolute = absolute(dir)?;
                 let known: Vec<&Path> = snapshots.keys().map(PathBuf::as_path).collect();
                 let top = git::toplevel_among(&absolute, &known).map_err(|e| e.to_string())?;
@@ -163,6 +165,29 @@ fn compare_all(args: &DiffArgs) -> Result<Report, String> {
         }
         Ok(report)
     })?
+}
+
+/// The folders a change since `rev` affects, of `dirs` (or of every root of the checkout): those
+/// left out are named on stderr, with how many were rendered.
+fn affected_only(given: &[PathBuf], rev: &str) -> Result<Vec<PathBuf>, String> {
+    let cwd = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
+    let cwd = cwd.canonicalize().unwrap_or(cwd);
+    let top = peerpods_build::deps::changes::toplevel(&cwd)?;
+    let changed = peerpods_build::deps::changes::since(&top, rev)?;
+    let (dirs, hits) = super::deps::affected_dirs(given, &changed, &top, &cwd, &BuildOptions::default());
+    let mut affected = Vec::new();
+    for (dir, hit) in dirs.iter().zip(&hits) {
+        // A folder on neither side is for the comparison to report.
+        if *hit || !dir.exists() {
+            affected.push(dir.clone());
+        } else if !given.is_empty() {
+            eprintln!("diff: {}: skipped, unaffected by the change since {rev}", dir.display());
+        }
+    }
+    if given.is_empty() {
+        eprintln!("diff: rendering {} of {} kustomization roots; the others are unaffected by the change since {rev}", affected.len(), dirs.len());
+    }
+    Ok(affected)
 }
 
 /// `DIR  changed  Kind/namespace/name  +A -R  field, field`.

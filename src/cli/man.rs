@@ -6,7 +6,8 @@ use clap::CommandFactory;
 
 use super::{exit_status, Cli, Failure};
 
-/// The environment a build reads (also `diff`'s, whose sides are builds).
+/// The environment a build reads (also `diff`'s, whose sides are builds, and that of `deps` and
+/// `affected`, which fetch the remote bases a build reads).
 const BUILD_ENVIRONMENT: &[(&str, &str)] = &[
     ("PEERPODS_BUILD_CACHE", "the cache of remote bases (else $XDG_CACHE_HOME/peerpods-build, else ~/.cache/peerpods-build)"),
     ("XDG_CACHE_HOME, HOME", "where the cache is when PEERPODS_BUILD_CACHE is not set"),
@@ -62,7 +63,7 @@ fn render(command: clap::Command, top: Option<&str>) -> std::io::Result<Vec<u8>>
     let statuses: Vec<&str> = exit_status!().lines().skip(1).map(str::trim).collect();
     section(&mut sections, "EXIT STATUS", &statuses.join("\n"));
     let environment = match top {
-        None | Some("build") | Some("diff") | Some("check-settings") | Some("localize") => BUILD_ENVIRONMENT,
+        None | Some("build") | Some("diff") | Some("check-settings") | Some("localize") | Some("deps") | Some("affected") => BUILD_ENVIRONMENT,
         Some("cache") => CACHE_ENVIRONMENT,
         Some(_) => &[],
     };

@@ -7,6 +7,7 @@ mod check;
 mod check_settings;
 mod completions;
 mod create;
+mod deps;
 mod diff;
 mod edit;
 mod explain;
@@ -97,6 +98,13 @@ enum Command {
     /// overlays (`DIR_A DIR_B`); exit 0 when nothing differs, 1 when something does, 2 on error.
     #[command(after_help = "Examples:\n  peerpods-build diff --base main overlays/gcp\n  peerpods-build diff --base HEAD~1 --stat overlays/*\n  peerpods-build diff overlays/aws overlays/libvirt\n\nExit status: 0 nothing differs, 1 something differs, 2 an error")]
     Diff(diff::DiffArgs),
+    /// List every file, folder and remote a build of each DIR reads (`--format text|json|make|argocd|mermaid`).
+    #[command(after_help = deps::DEPS_EXAMPLES)]
+    Deps(deps::DepsArgs),
+    /// List the kustomization roots a change touches: those whose build reads a file changed,
+    /// added or deleted since `--base REV` (or listed with `--changed`).
+    #[command(after_help = deps::AFFECTED_EXAMPLES)]
+    Affected(deps::AffectedArgs),
     /// Build, and say for every field the file:line:column and the step that set it.
     Explain(explain::ExplainArgs),
     /// List or clear the cache of remote bases.
@@ -183,6 +191,8 @@ pub fn main() -> ExitCode {
         // diff's exit status says whether anything differs, as `diff`'s does.
         Command::Diff(args) => return diff::run(&args),
         Command::Cache(args) => cache::run(&args).map_err(Failure::from),
+        Command::Deps(args) => deps::run(&args),
+        Command::Affected(args) => deps::run_affected(&args),
         Command::Explain(args) => explain::run(&args).map_err(Failure::from),
         Command::Openapi(args) => openapi::run(&args).map_err(Failure::from),
         Command::Localize(args) => localize::run(&args).map_err(Failure::from),

@@ -175,6 +175,7 @@ impl Plugin<'_> {
                 Program::new("docker").args(args)
             }
             FunctionSpec { exec, .. } if !exec.path.is_empty() && self.options.enable_exec => {
+                self.loader.note_program(&exec_path(&exec.path, root));
                 Program::new(exec_path(&exec.path, root)).args(&exec.args).envs(spec::exec_env(&exec.envs, &self.options.env))
             }
             FunctionSpec { exec, .. } if !exec.path.is_empty() => {
@@ -190,8 +191,26 @@ impl Plugin<'_> {
         Ok(Some(Call::Function(self.limits(program.stdin(input.to_vec())))))
     }
 
+    /// For a loading walk: records the program this plugin would run and reads the files it
+    /// names (`argsFromFile`), without running anything. What the program itself reads is its own.
+    pub fn note_reads(&self) -> Result<()> {
+        let root = self.loader.root();
+        match spec::function_spec(self.config).map_err(|e| self.fail(format!("loader: failed to get FunctionSpec: {e}")))? {
+            Some(FunctionSpec { exec, .. }) if !exec.path.is_empty() => self.loader.note_program(&exec_path(&exec.path, root)),
+            Some(_) => {}
+            None => {
+                if let Ok(path) = exec_plugin::locate(self.config) {
+                    self.loader.note_program(&path);
+                }
+                exec_plugin::arguments(self.config, self.loader).map_err(|e| self.fail(e))?;
+            }
+        }
+        Ok(())
+    }
+
     fn exec_plugin_call(&self, input: &[u8]) -> Result<Call> {
         let path = exec_plugin::locate(self.config).map_err(|e| self.fail(e))?;
+        self.loader.note_program(&path);
         let args = exec_plugin::arguments(self.config, self.loader).map_err(|e| self.fail(e))?;
         let config_text = crate::yaml::emit::emit_stream([self.config]);
         let file = tempfile::Builder::new()

@@ -166,6 +166,15 @@ struct Plugin<'a> {
     temp: Option<tempfile::TempDir>,
 }
 
+/// For a loading walk: checks the chart's settings and records what rendering it reads (the
+/// chart's folder, read whole by helm, and the values files), without running helm. A chart
+/// pulled from a repository is recorded as that remote.
+pub fn note_reads(globals: &HelmGlobals, chart: &HelmChart, options: &HelmOptions, loader: &Loader) -> Result<()> {
+    let plugin = Plugin::configure(globals, chart, options, loader)?;
+    plugin.note_reads();
+    Ok(())
+}
+
 /// Inflates one chart: the resources `helm template` prints, marked helm-generated.
 pub fn inflate(globals: &HelmGlobals, chart: &HelmChart, options: &HelmOptions, loader: &Loader) -> Result<Vec<Resource>> {
     let configured = if !options.enabled {
@@ -294,6 +303,22 @@ impl<'a> Plugin<'a> {
         Ok(())
     }
 
+    /// Records the chart's folder and its values file (`additionalValuesFiles` were read by
+    /// [`Plugin::validate`]).
+    fn note_reads(&self) {
+        let chart_dir = self.abs_chart_home().join(&self.chart.name);
+        self.loader.note_tree(&chart_dir);
+        if !self.chart.repo.is_empty() {
+            if let Some(reads) = self.loader.reads() {
+                reads.remote(format!("{} {} {}", self.chart.repo, self.chart.name, self.chart.version).trim_end().to_string());
+            }
+        }
+        if Path::new(&self.chart.values_file).starts_with(&chart_dir) {
+            return;
+        }
+        let _ = self.loader.read_bytes(&self.chart.values_file);
+    }
+
     fn temp_dir(&mut self) -> std::io::Result<PathBuf> {
         if self.temp.is_none() {
             self.temp = Some(tempfile::Builder::new().prefix("kustomize-helm-").tempdir()?);
@@ -323,6 +348,7 @@ impl<'a> Plugin<'a> {
     /// rendering made before from the same chart files, values, arguments and helm is reused
     /// without running helm (the version of an unchanged helm binary is remembered too).
     fn generate(&mut self) -> Result<String> {
+        self.note_reads();
         let chart_dir = self.abs_chart_home().join(&self.chart.name);
         let offline = self.options.offline;
         if offline && !chart_dir.is_dir() {

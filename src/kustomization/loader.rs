@@ -2,6 +2,8 @@
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Error, Result};
+use super::reads::{Include, Reads};
+use std::sync::Arc;
 
 /// The names kustomize accepts for a kustomization file, in its order of preference.
 pub const KUSTOMIZATION_FILE_NAMES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
@@ -24,6 +26,8 @@ pub struct Loader {
     restrictor: LoadRestrictor,
     /// For a remote base, its checkout: no folder below may lie outside it.
     repository: Option<PathBuf>,
+    /// Present when the build records what it reads (`deps`, `affected`).
+    reads: Option<Arc<Reads>>,
 }
 
 impl Loader {
@@ -50,7 +54,13 @@ impl Loader {
             // kustomize names the path as it was given.
             return Err(Error::msg(format!("must build at directory: '{}': file is not directory", given.display())));
         }
-        Ok(Loader { root, restrictor, repository: None })
+        Ok(Loader { root, restrictor, repository: None, reads: None })
+    }
+
+    /// `new(base.join(root))` for a `base` that is real (the current folder, resolved once for
+    /// the many roots of one run): only the parts below `base` are looked at.
+    pub fn new_below(base: &Path, root: &Path, restrictor: LoadRestrictor) -> Result<Self> {
+        Self::new_in(Some(base), root, restrictor)
     }
 
     /// A loader for the kustomization folder `folder` of a remote base checked out at `checkout`:
@@ -68,6 +78,56 @@ impl Loader {
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// This loader and every loader made from it record what they read into `reads` (a folder
+    /// walked on its own for the read-set memo, [`super::reads::Memo`], gets a recorder of its own).
+    pub fn with_reads(mut self, reads: Arc<Reads>) -> Self {
+        reads.root(&self.root);
+        self.reads = Some(reads);
+        self
+    }
+
+    /// The recorder, in a build that records what it reads.
+    pub fn reads(&self) -> Option<&Arc<Reads>> {
+        self.reads.as_ref()
+    }
+
+    /// Records this folder's kind (`Kustomization` or `Component`), once its file is read.
+    pub fn note_kind(&self, kind: &str) {
+        if let Some(reads) = &self.reads {
+            reads.kind(&self.root, if kind.is_empty() { "Kustomization" } else { kind });
+        }
+    }
+
+    /// Records that this kustomization includes a remote (`URL@commit`).
+    pub fn note_remote_include(&self, remote: String) {
+        if let Some(reads) = &self.reads {
+            reads.include(&self.root, Include::Remote(remote.clone()));
+            reads.remote(remote);
+        }
+    }
+
+    /// Records a folder a program reads whole (a helm chart).
+    pub fn note_tree(&self, folder: &Path) {
+        if let Some(reads) = &self.reads {
+            reads.tree(&normalize(&self.root.join(folder)));
+        }
+    }
+
+    /// Records a program the build runs (an exec plugin, an exec function).
+    pub fn note_program(&self, program: &Path) {
+        if let Some(reads) = &self.reads {
+            let path = normalize(&self.root.join(program));
+            reads.program(&path.canonicalize().unwrap_or(path));
+        }
+    }
+
+    /// Records a path looked at (whether or not anything is there).
+    fn probe(&self, relative: &str) {
+        if let Some(reads) = &self.reads {
+            reads.probe(&normalize(&self.root.join(relative)));
+        }
     }
 
     pub fn restrictor(&self) -> LoadRestrictor {
@@ -91,6 +151,12 @@ impl Loader {
                 )));
             }
             loader.repository = Some(repository.clone());
+        }
+        // Files of a remote checkout are the remote's: the remote is what is recorded.
+        if let (Some(reads), None) = (&self.reads, &self.repository) {
+            reads.root(&loader.root);
+            reads.include(&self.root, Include::Folder(loader.root.clone()));
+            loader.reads = Some(reads.clone());
         }
         Ok(loader)
     }
@@ -123,17 +189,23 @@ impl Loader {
 
     /// Reads a file named relative to the root, as bytes.
     pub fn read_bytes(&self, relative: &str) -> Result<(PathBuf, Vec<u8>)> {
+        self.probe(relative);
         let path = self.resolve(relative)?;
         let bytes = read_file(&path).map_err(|e| Error::Io { path: path.clone(), message: io_reason(&e) })?;
+        if let Some(reads) = &self.reads {
+            reads.file(&path, &normalize(&self.root.join(relative)));
+        }
         Ok((path, bytes))
     }
 
     /// Whether `relative` names an existing file (not folder) below the root, ignoring the restrictor.
     pub fn is_file(&self, relative: &str) -> bool {
+        self.probe(relative);
         normalize(&self.root.join(relative)).is_file()
     }
 
     pub fn is_dir(&self, relative: &str) -> bool {
+        self.probe(relative);
         normalize(&self.root.join(relative)).is_dir()
     }
 
@@ -154,6 +226,12 @@ impl Loader {
         let mut found = Vec::new();
         let mut unreadable = None;
         for name in KUSTOMIZATION_FILE_NAMES {
+            // Nothing there (not even a dangling link): absent, without building the message
+            // a failed read would carry.
+            if matches!(std::fs::symlink_metadata(self.root.join(name)), Err(e) if e.kind() == std::io::ErrorKind::NotFound) {
+                self.probe(name);
+                continue;
+            }
             match self.read(name) {
                 Ok((_, text)) => found.push((self.root.join(name), text)),
                 // Absent, a folder, or refused by the restrictor: kustomize's "not found".
@@ -206,13 +284,19 @@ fn real_path(base: &Path, relative: &Path) -> std::io::Result<PathBuf> {
     Ok(path)
 }
 
+/// `base.join(relative).canonicalize()` for a real `base`, with `..` taken lexically first.
+pub fn real_path_below(base: &Path, relative: &Path) -> std::io::Result<PathBuf> {
+    real_path_lexical(base, relative)
+}
+
 /// [`real_path`] of `base` joined with `relative` once `.` and `..` are removed lexically, as
-/// Go's `filepath.Join` removes them.
+/// Go's `filepath.Join` removes them. Every folder above `base` (real) is real too: the walk
+/// starts from the nearest one holding the path (`../../base` from an overlay starts two up).
 fn real_path_lexical(base: &Path, relative: &Path) -> std::io::Result<PathBuf> {
     let joined = normalize(&base.join(relative));
-    match joined.strip_prefix(base) {
-        Ok(rest) => real_path(base, rest),
-        Err(_) => joined.canonicalize(),
+    match base.ancestors().find_map(|above| Some((above, joined.strip_prefix(above).ok()?))) {
+        Some((above, rest)) => real_path(above, rest),
+        None => joined.canonicalize(),
     }
 }
 

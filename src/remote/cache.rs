@@ -228,3 +228,11 @@ mod tests {
         let _ = fs::remove_dir_all(cache.root());
     }
 }
+
+/// The commit a checkout (an entry's `tree`, as [`Cache::entry`] gives it) holds: the entry's
+/// folder is named after it.
+pub fn commit_of_checkout(tree: &Path) -> Option<String> {
+    let name = tree.parent()?.file_name()?.to_str()?;
+    let commit = name.strip_suffix("-nosubmodules").unwrap_or(name);
+    crate::remote::git::is_commit_id(commit).then(|| commit.to_string())
+}

@@ -10,18 +10,20 @@ use crate::remote::RepoSpec;
 
 /// A `resources`/`components` entry that is a git URL: its spec and its checkout (fetched or
 /// from the cache).
-pub(super) fn remote_base(ctx: &mut Context, entry: &str) -> Result<Option<(RepoSpec, PathBuf)>> {
+pub(super) fn remote_base(ctx: &mut Context, from: &Loader, entry: &str) -> Result<Option<(RepoSpec, PathBuf)>> {
     let Ok(spec) = RepoSpec::parse(entry) else { return Ok(None) };
     if entry.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("git::")) {
         ctx.diagnostics.notice(crate::remote::url::FORCED_GIT_WARNING);
     }
     let checkout = crate::remote::checkout(&spec, &ctx.remote).map_err(|e| Error::msg(e.to_string()))?;
+    let commit = crate::remote::cache::commit_of_checkout(&checkout).unwrap_or_default();
+    from.note_remote_include(format!("{}@{commit}", crate::remote::redact_password(entry)));
     Ok(Some((spec, checkout)))
 }
 
 /// A git URL in `resources`: the kustomization in its checkout, confined to the checkout.
-pub(super) fn accumulate_git_entry(ctx: &mut Context, entry: &str) -> Result<Accumulated> {
-    let (spec, checkout) = remote_base(ctx, entry)?.ok_or_else(|| Error::msg(format!("'{entry}' is not a git URL")))?;
+pub(super) fn accumulate_git_entry(ctx: &mut Context, from: &Loader, entry: &str) -> Result<Accumulated> {
+    let (spec, checkout) = remote_base(ctx, from, entry)?.ok_or_else(|| Error::msg(format!("'{entry}' is not a git URL")))?;
     let loader = Loader::in_repository(&checkout, &spec.kust_root())?;
     let root = loader.root().to_path_buf();
     let mut acc = Accumulated::default();
@@ -65,13 +67,17 @@ pub(super) fn in_remote_origin(
 /// git at once, and `--offline` never downloads.
 pub(super) fn accumulate_http_entry(ctx: &mut Context, target: &Target, entry: &str) -> Result<Accumulated> {
     let is_git = RepoSpec::parse(entry).is_ok();
-    let as_git = |ctx: &mut Context| accumulate_git_entry(ctx, entry).map_err(|e| e.context(format!("accumulating resources from '{entry}'")));
+    let as_git = |ctx: &mut Context| accumulate_git_entry(ctx, &target.loader, entry).map_err(|e| e.context(format!("accumulating resources from '{entry}'")));
     if is_git && (ctx.remote.offline || crate::remote::url::has_git_marker(entry)) {
         return as_git(ctx);
     }
     let failed = |reason: String| Error::msg(format!("accumulating resources: accumulating resources from '{entry}': {reason}"));
     if ctx.remote.offline {
         return Err(failed("--offline: HTTP files are not cached".into()));
+    }
+    target.loader.note_remote_include(crate::remote::redact_password(entry));
+    if ctx.load_only {
+        return Ok(Accumulated::default());
     }
     let fetched = crate::remote::progress::while_fetching(ctx.remote.progress, &crate::remote::redact_password(entry), || {
         crate::remote::http::get(entry)

@@ -160,6 +160,20 @@ fn configure_patch(entry: &Patch, loader: &Loader, config: &PluginConfig) -> Res
     Ok(ConfiguredPatch { loaded, source })
 }
 
+/// For a loading walk: reads every patch file the three patch fields name, as applying them
+/// would, without applying anything.
+pub fn read_patch_files(strategic_merge: &[String], patches: &[Patch], json6902: &[Patch], loader: &Loader) -> Result<()> {
+    for entry in strategic_merge {
+        if loader.is_file(entry) || !entry.contains('\n') && !entry.contains(':') {
+            loader.read(entry)?;
+        }
+    }
+    for entry in patches.iter().chain(json6902).filter(|p| !p.path.is_empty()) {
+        loader.read(&entry.path)?;
+    }
+    Ok(())
+}
+
 /// The single resource a patch without target applies to, matched by any of its ids.
 fn unique_target(resources: &ResMap, id: &ResId) -> Result<usize> {
     let mut found = resources.positions_named(&id.name);

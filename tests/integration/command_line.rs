@@ -174,7 +174,7 @@ fn help_teaches_the_shorthand_examples_and_exit_statuses() {
     for text in ["`peerpods-build DIR` is short for `peerpods-build build DIR`", "Examples:", "Exit status:", "2  usage"] {
         assert!(top.stdout.contains(text), "{text}:\n{}", top.stdout);
     }
-    for command in ["build", "edit", "create", "version"] {
+    for command in ["build", "edit", "create", "version", "deps", "affected"] {
         let help = ours(&[command, "--help"], &t.root);
         assert!(help.success() && help.stdout.contains("Example"), "{command}:\n{}", help.stdout);
     }
@@ -185,7 +185,7 @@ fn help_teaches_the_shorthand_examples_and_exit_statuses() {
 #[test]
 fn man_pages_have_exit_status_and_environment_for_every_command() {
     let t = TempTree::new("cli-man");
-    for path in [&[][..], &["build"][..], &["edit"][..], &["edit", "set"][..], &["edit", "add"][..], &["create"][..], &["cache"][..], &["version"][..]] {
+    for path in [&[][..], &["build"][..], &["edit"][..], &["edit", "set"][..], &["edit", "add"][..], &["create"][..], &["cache"][..], &["version"][..], &["deps"][..], &["affected"][..]] {
         let mut args = vec!["man"];
         args.extend_from_slice(path);
         let page = ours(&args, &t.root);
@@ -196,7 +196,9 @@ fn man_pages_have_exit_status_and_environment_for_every_command() {
         assert!(!page.stdout.contains(".SH EXTRA"), "man {path:?}: the examples are EXAMPLES");
         assert!(page.stdout.find(".SH \"EXIT STATUS\"") < page.stdout.find(".SH VERSION"), "man {path:?}: sections in order");
     }
-    assert!(ours(&["man", "build"], &t.root).stdout.contains("PEERPODS_BUILD_CACHE"));
+    for command in ["build", "deps", "affected"] {
+        assert!(ours(&["man", command], &t.root).stdout.contains("PEERPODS_BUILD_CACHE"), "man {command}");
+    }
     let set = ours(&["man", "edit", "set"], &t.root).stdout;
     assert!(set.contains("peerpods\\-build\\-edit\\-set") || set.contains("peerpods-build-edit-set"), "{}", &set[..200.min(set.len())]);
     let missing = ours(&["man", "edit", "nope"], &t.root);

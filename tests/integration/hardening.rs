@@ -95,6 +95,8 @@ fn assert_diff_refuses(label: &str, extra: impl Fn(&Path, &Path) -> Vec<Vec<u8>>
     let outside = tmp.mkdir("outside");
     fs::write(outside.join("existing.yaml"), "kept\n").unwrap();
     let (repo, commit) = crafted_revision(&tmp, |repo| extra(repo, &outside));
+    // A change to what `app` reads, so that the diff renders it at the crafted revision.
+    fs::write(repo.join("app/cm.yaml"), CONFIGMAP.replace("data:", "data:\n  changed: \"yes\"")).unwrap();
     let r = ours_env(&["diff", "--base", &commit, "app"], &repo, &[("TMPDIR", s(&temp_dir))]);
     assert_eq!(r.code, Some(2), "{label}: {}\n{}", r.stdout, r.stderr);
     assert_eq!(fs::read_to_string(outside.join("existing.yaml")).unwrap(), "kept\n", "{label}: a file outside was overwritten");

@@ -12,6 +12,7 @@ mod bench_equivalence;
 mod check_settings;
 mod cli;
 mod command_line;
+mod deps;
 mod differential;
 mod e2e;
 mod edit;

@@ -189,7 +189,10 @@ fn diff_base_without_a_change_exits_0_and_prints_nothing() {
         let run = diff_every_overlay(&tree.root, stat);
         assert_eq!(run.code, Some(0), "{}", run.stderr);
         assert_eq!(run.stdout, "");
-        assert_eq!(run.stderr, "");
+        // Nothing any overlay reads changed: each is named as skipped, none is rendered.
+        let skipped: Vec<&str> = run.stderr.lines().collect();
+        assert_eq!(skipped.len(), overlays(&tree.root).len(), "{}", run.stderr);
+        assert!(skipped.iter().all(|l| l.starts_with("diff: overlays/") && l.ends_with("skipped, unaffected by the change since HEAD")), "{}", run.stderr);
     }
 }
 
@@ -307,21 +310,31 @@ fn shell_quote(path: &Path) -> String {
 #[test]
 fn touched_providers_follow_the_changed_paths() {
     let tree = TempTree::new("review-touched");
-    for provider in ["one", "three", "two"] {
+    tree.write("base/kustomization.yaml", "resources:\n- cm.yaml\n");
+    tree.write("base/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n");
+    tree.write("components/tls/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nnamePrefix: tls-\n");
+    for provider in ["one", "three"] {
         tree.write(&format!("overlays/{provider}/kustomization.yaml"), "resources:\n- ../../base\n");
     }
+    tree.write("overlays/two/kustomization.yaml", "resources:\n- ../../base\ncomponents:\n- ../../components/tls\npatches:\n- path: patch.yaml\n");
+    tree.write("overlays/two/patch.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  labels:\n    two: \"yes\"\n");
     tree.write("overlays/notes-only/README.md", "no kustomization: not a provider\n");
     let every = ["one", "three", "two"];
+    // What each overlay's build reads decides, not the path: a file no build reads touches none.
     let cases: &[(&[&str], &[&str])] = &[
         (&[], &[]),
-        (&["overlays/two/settings.env"], &["two"]),
-        (&["overlays/two/settings.env", "overlays/one/README.md", "overlays/two/patch.yaml", "README.md"], &["one", "two"]),
-        (&["base/settings.env"], &every),
-        (&["components/tls/kustomization.yaml", "overlays/one/x"], &every),
+        (&["overlays/two/settings.env"], &[]),
+        (&["overlays/two/settings.env", "overlays/one/README.md", "overlays/two/patch.yaml", "README.md"], &["two"]),
+        (&["base/cm.yaml"], &every),
+        (&["base/settings.env"], &[]),
+        (&["components/tls/kustomization.yaml", "overlays/one/x"], &["two"]),
+        (&["overlays/one/kustomization.yml"], &["one"]),
         (&["src/diff/mod.rs"], &every),
         (&["Cargo.lock"], &every),
         (&["docs/providers.md", "tests/integration/review.rs", "tools/touched-providers.sh", ".github/workflows/x.yml"], &[]),
-        (&["overlays/README.md", "srcs/x", "base", "overlays/removed/kustomization.yaml"], &["removed"]),
+        // A file at `base` (where each build reads the folder `base/`) changes every build.
+        (&["overlays/README.md", "srcs/x", "base", "overlays/removed/kustomization.yaml"], &["one", "removed", "three", "two"]),
+        (&["overlays/README.md", "srcs/x", "overlays/removed/kustomization.yaml"], &["removed"]),
     ];
     for (paths, expected) in cases {
         assert_eq!(touched(&tree.root, paths), *expected, "changed paths {paths:?}");

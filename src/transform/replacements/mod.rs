@@ -45,6 +45,11 @@ pub(crate) use matching::lookup;
 const DEFAULT_FIELD_PATH: &str = "metadata.name";
 
 /// Applies the kustomization's `replacements` entries, in order.
+/// For a loading walk: reads the files `replacements` entries name (`path:`), applying nothing.
+pub fn read_replacement_files(replacements: &[Value], loader: &Loader) -> Result<()> {
+    decode::load_replacements(replacements, loader).map(drop)
+}
+
 pub fn apply_replacements(resources: &mut ResMap, replacements: &[Value], loader: &Loader) -> Result<()> {
     let list = load_replacements(replacements, loader)?;
     let mut deferred = None;

@@ -69,10 +69,27 @@ pub fn generate(root: &Path) -> Result<String, String> {
         "Generated from `base/`, `components/` and `overlays/` by `{REGENERATE}`; a test fails when this \
          file differs from a fresh one, so do not edit it by hand.\n"
     );
+    write_tree(&mut out, root, &providers)?;
     write_settings(&mut out, root, &providers)?;
     write_components(&mut out, root, &providers)?;
     write_patches(&mut out, &providers);
     Ok(out)
+}
+
+/// The include graph of every provider's overlay, as `peerpods-build deps --format mermaid`
+/// draws it (GitHub renders the block): the command's own output, so the drawing is checked
+/// with the rest of the page.
+fn write_tree(out: &mut String, root: &Path, providers: &[Provider]) -> Result<(), String> {
+    let folders: Vec<String> = providers.iter().map(|p| format!("overlays/{}", p.name)).collect();
+    let mut args = vec!["deps", "--format", "mermaid"];
+    args.extend(folders.iter().map(String::as_str));
+    let run = crate::common::ours(&args, root);
+    if !run.success() {
+        return Err(format!("peerpods-build {}: {}", args.join(" "), run.stderr));
+    }
+    out.push_str("## The tree\n\nWhich kustomization includes which (components as hexagons), drawn by `peerpods-build deps --format mermaid overlays/*`:\n\n");
+    let _ = writeln!(out, "```mermaid\n{}```\n", run.stdout);
+    Ok(())
 }
 
 fn provider_names(root: &Path) -> Result<Vec<String>, String> {

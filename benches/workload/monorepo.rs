@@ -1,0 +1,90 @@
+//! `--monorepo`: the generated tree without its environment kustomizations, so that each app's
+//! overlay per environment is a root of its own (500 apps in 4 environments: 2,000 roots, as
+//! 500 Argo CD Applications in 4 environments), over per-app bases and a shared component.
+//! Times `affected` for one app's patch changed and for a base changed, against rendering every
+//! root, and counts what `diff --base` renders for the one-app change.
+//!
+//!     cargo bench --bench workload -- --monorepo [--apps 500] [--runs 3]
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use super::generator::{env_list, Workload};
+use super::seconds;
+
+pub fn bench(bin: &Path, work: &Path, apps: usize, runs: usize) {
+    let bin = &bin.canonicalize().expect("the program under test");
+    let tree = work.join(format!("monorepo-{apps}"));
+    let workload = Workload { apps, overlays: 4, seed: 1 };
+    let _ = std::fs::remove_dir_all(&tree);
+    let mut files = workload.files();
+    files.retain(|path, _| !path.starts_with("envs/") && path != "workload.json");
+    for (path, text) in &files {
+        let path = tree.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(["-c", "user.name=bench", "-c", "user.email=bench@example.com", "-c", "init.defaultBranch=main"])
+            .args(args)
+            .current_dir(&tree)
+            .output()
+            .is_ok_and(|o| o.status.success());
+        assert!(ok, "git {}", args.join(" "));
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-qm", "tree"]);
+    let envs = env_list(workload.overlays);
+    let roots = apps * envs.len();
+    let app = format!("app{:03}", apps / 2);
+    let time = |args: &[&str]| -> (f64, String) {
+        let mut best = f64::MAX;
+        let mut out = String::new();
+        for _ in 0..runs {
+            let start = Instant::now();
+            let o = Command::new(bin).args(args).current_dir(&tree).output().expect("peerpods-build runs");
+            best = best.min(start.elapsed().as_secs_f64());
+            out = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+        }
+        (best, out)
+    };
+    // Rendering every root: one process, all roots into one folder.
+    let all: Vec<String> = files.keys().filter(|p| p.contains("/overlays/") && p.ends_with("/kustomization.yaml")).map(|p| p.trim_end_matches("/kustomization.yaml").to_string()).collect();
+    assert_eq!(all.len(), roots);
+    let out = work.join("monorepo-out/");
+    let mut render_args: Vec<&str> = vec!["build", "-o", out.to_str().unwrap()];
+    render_args.extend(all.iter().map(String::as_str));
+    let (render, _) = time(&render_args);
+    // One app's patch changed in one environment.
+    let patch = format!("apps/{app}/overlays/{}/deployment-patch.yaml", envs[0].name);
+    let (one, listed) = time(&["affected", "--changed", &patch]);
+    assert_eq!(listed.lines().collect::<Vec<_>>(), [patch.trim_end_matches("/deployment-patch.yaml")], "one app's patch: {listed}");
+    // The app's base changed: its roots in every environment and no other.
+    let base = format!("apps/{app}/base/deployment.yaml");
+    let (base_time, listed) = time(&["affected", "--changed", &base]);
+    assert_eq!(listed.lines().count(), envs.len(), "a base: {listed}");
+    assert!(listed.lines().all(|l| l.starts_with(&format!("apps/{app}/overlays/"))), "a base: {listed}");
+    // The shared component: every root.
+    let (component_time, listed) = time(&["affected", "--changed", "components/observability/kustomization.yaml"]);
+    assert_eq!(listed.lines().count(), roots, "the shared component");
+    // The work tree against git: the same patch edited.
+    let full = tree.join(&patch);
+    let text = std::fs::read_to_string(&full).unwrap();
+    std::fs::write(&full, text.replacen("spec:", "spec:\n  minReadySeconds: 5", 1)).unwrap();
+    let (git_time, listed) = time(&["affected", "--base", "HEAD"]);
+    assert_eq!(listed.lines().count(), 1, "--base HEAD: {listed}");
+    let (diff_time, diff_out) = time(&["diff", "--base", "HEAD", "--stat"]);
+    let rendered = diff_out.lines().find(|l| l.starts_with("diff: rendering")).unwrap_or("").to_string();
+    git(&["checkout", "-q", "--", "."]);
+    let pct = |t: f64| format!("{:.1}%", 100.0 * t / render);
+    println!("| monorepo: {apps} apps x {} environments = {roots} roots | wall (best of {runs}) | of rendering all |", envs.len());
+    println!("|---|---:|---:|");
+    println!("| render every root (`build ROOT... -o out/`) | {} | 100% |", seconds(std::time::Duration::from_secs_f64(render)));
+    println!("| `affected --changed` one app's patch (1 root listed) | {} | {} |", seconds(std::time::Duration::from_secs_f64(one)), pct(one));
+    println!("| `affected --changed` one app's base ({} roots listed) | {} | {} |", envs.len(), seconds(std::time::Duration::from_secs_f64(base_time)), pct(base_time));
+    println!("| `affected --changed` the shared component ({roots} roots listed) | {} | {} |", seconds(std::time::Duration::from_secs_f64(component_time)), pct(component_time));
+    println!("| `affected --base HEAD` one app's patch edited (1 root listed) | {} | {} |", seconds(std::time::Duration::from_secs_f64(git_time)), pct(git_time));
+    println!("| `diff --base HEAD --stat` ({}) | {} | {} |", rendered.trim_start_matches("diff: "), seconds(std::time::Duration::from_secs_f64(diff_time)), pct(diff_time));
+}
