@@ -471,6 +471,12 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
             }
             acc.resources.append_all(own).map_err(|e| failed("merging", e))?;
         } else if kinds[position] == EntryKind::Folder {
+            // kustomize tried the entry as a file first and quotes why that failed.
+            let joined = target.loader.display_relative(entry);
+            let not_a_file = match target.loader.restrictor() {
+                LoadRestrictor::RootOnly => format!("'{joined}' must resolve to a file"),
+                LoadRestrictor::None => format!("read {joined}: is a directory"),
+            };
             let sub = match prebuilt[position].take() {
                 // Valid unless an earlier entry installed a custom schema, which it would have used.
                 Some((sub, sub_ctx)) if ctx.custom_schema.is_none() => {
@@ -478,16 +484,8 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                     sub
                 }
                 _ => accumulate_directory(ctx, target.loader.child(entry).map_err(|e| {
-                    e.context(format!(
-                        "accumulating resources: accumulation err='accumulating resources from '{entry}': '{entry}' must resolve to a file'"
-                    ))
+                    e.context(format!("accumulating resources: accumulation err='accumulating resources from '{entry}': {not_a_file}'"))
                 })?),
-            };
-            // kustomize tried the entry as a file first and quotes why that failed.
-            let joined = target.loader.display_relative(entry);
-            let not_a_file = match target.loader.restrictor() {
-                LoadRestrictor::RootOnly => format!("'{joined}' must resolve to a file"),
-                LoadRestrictor::None => format!("read {joined}: is a directory"),
             };
             let failed = format!("accumulating resources: accumulation err='accumulating resources from '{entry}': {not_a_file}'");
             let sub = sub.map_err(|e| e.context(&failed))?;
@@ -509,6 +507,8 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                     let missing = crate::error::evalsymlink_failure(Path::new(&shown));
                     let as_folder = if Path::new(entry).is_absolute() {
                         format!("new root '{entry}' cannot be absolute")
+                    } else if let Some(ambiguous) = crate::kustomization::loader::ambiguous_root(entry) {
+                        ambiguous
                     } else {
                         format!("must build at directory: not a valid directory: {missing}")
                     };
@@ -809,6 +809,9 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
             if label.include_templates {
                 merge_field_specs(&mut specs, tables.template_labels.clone())?;
             }
+            if label.include_volume_claim_templates {
+                merge_field_specs(&mut specs, tables.volume_claim_template_labels.clone())?;
+            }
             merge_field_specs(&mut specs, vec![FieldSpec { gvk: Default::default(), path: "metadata/labels".into(), create: true }])?;
             // The `labels` table of `configurations` files extends where plain labels go.
             merge_field_specs(&mut specs, tables.labels.clone())?;
@@ -856,7 +859,8 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         })?;
         for (image, hit) in k.images.iter().zip(matched) {
             if !hit {
-                ctx.diagnostics.unmatched(&name, &format!("images entry '{}' matches no image", image.name));
+                let why = if images::is_valid_name(&image.name) { "" } else { " (its name is no valid regular expression)" };
+                ctx.diagnostics.unmatched(&name, &format!("images entry '{}' matches no image{why}", image.name));
             }
         }
     }
