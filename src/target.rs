@@ -681,9 +681,15 @@ fn absorb(resources: &mut ResMap, mut generated: Resource) -> Result<()> {
         ([i], Behavior::Merge | Behavior::Replace) => {
             let old = std::mem::replace(resources.get_mut(*i), Resource::new(Value::Null));
             if generated.behavior == Behavior::Merge {
-                for field in ["data", "binaryData"] {
-                    merge_string_map_from(&mut generated.value, &old.value, field);
-                }
+                let is_secret = generated.value.get("apiVersion").and_then(Value::as_str) == Some("v1")
+                    && generated.value.get("kind").and_then(Value::as_str) == Some("Secret");
+                let old_data = if is_secret {
+                    secret_data_with_string_data(&old.value).map_err(|e| Error::msg(format!("failed to normalize stringData for {id}: {e}")))?
+                } else {
+                    None
+                };
+                merge_string_map_from(&mut generated.value, old_data.as_ref().unwrap_or(&old.value), "data");
+                merge_string_map_from(&mut generated.value, &old.value, "binaryData");
             }
             copy_merge_metadata(&mut generated, &old);
             // The merged resource keeps the history of the one it replaces (explain only).
@@ -728,6 +734,28 @@ fn copy_merge_metadata(new: &mut Resource, old: &Resource) {
     new.transformations = old.transformations.clone();
     new.prefixes = old.prefixes.clone();
     new.suffixes = old.suffixes.clone();
+}
+
+/// kustomize v5.8.3's `normalizeSecretStringData`: a Secret's `data` with its `stringData`
+/// encoded into it (a `stringData` key wins over the same key of `data`), as the API server
+/// would store it; None when the Secret has no `stringData`.
+fn secret_data_with_string_data(secret: &Value) -> Result<Option<Value>> {
+    let Some(string_data) = secret.get("stringData").filter(|v| !v.is_null()) else { return Ok(None) };
+    let Some(string_data) = string_data.as_object() else {
+        return Err(Error::msg("read stringData: wrong node kind: expected MappingNode"));
+    };
+    let mut data = secret.get("data").and_then(Value::as_object).cloned().unwrap_or_default();
+    for (key, value) in string_data {
+        let text = match value {
+            Value::String(s) => s.clone(),
+            Value::Number(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            Value::Null => String::new(),
+            _ => return Err(Error::msg(format!("read stringData: stringData value for key {} must be a scalar", go_quote(key)))),
+        };
+        data.insert(key.clone(), Value::String(generate::wrapped_base64(text.as_bytes())));
+    }
+    Ok(Some(serde_json::json!({ "data": data })))
 }
 
 fn merge_string_map_from(new: &mut Value, old: &Value, field: &str) {
