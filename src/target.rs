@@ -560,6 +560,12 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
             }
             acc.resources.append_all(own).map_err(|e| failed("merging", e))?;
         } else if kinds[position] == EntryKind::Folder {
+            // kustomize tried the entry as a file first and quotes why that failed.
+            let joined = target.loader.display_relative(entry);
+            let not_a_file = match target.loader.restrictor() {
+                LoadRestrictor::RootOnly => format!("'{joined}' must resolve to a file"),
+                LoadRestrictor::None => format!("read {joined}: is a directory"),
+            };
             let sub = match prebuilt[position].take() {
                 // Valid unless an earlier entry installed a custom schema, which it would have used.
                 Some((sub, sub_ctx)) if ctx.custom_schema.is_none() => {
@@ -567,16 +573,8 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                     sub
                 }
                 _ => accumulate_directory(ctx, target.loader.child(entry).map_err(|e| {
-                    e.context(format!(
-                        "accumulating resources: accumulation err='accumulating resources from '{entry}': '{entry}' must resolve to a file'"
-                    ))
+                    e.context(format!("accumulating resources: accumulation err='accumulating resources from '{entry}': {not_a_file}'"))
                 })?),
-            };
-            // kustomize tried the entry as a file first and quotes why that failed.
-            let joined = target.loader.display_relative(entry);
-            let not_a_file = match target.loader.restrictor() {
-                LoadRestrictor::RootOnly => format!("'{joined}' must resolve to a file"),
-                LoadRestrictor::None => format!("read {joined}: is a directory"),
             };
             let failed = format!("accumulating resources: accumulation err='accumulating resources from '{entry}': {not_a_file}'");
             let sub = sub.map_err(|e| e.context(&failed))?;
@@ -598,6 +596,8 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                     let missing = crate::error::evalsymlink_failure(Path::new(&shown));
                     let as_folder = if Path::new(entry).is_absolute() {
                         format!("new root '{entry}' cannot be absolute")
+                    } else if let Some(ambiguous) = crate::kustomization::loader::ambiguous_root(entry) {
+                        ambiguous
                     } else {
                         format!("must build at directory: not a valid directory: {missing}")
                     };
@@ -783,9 +783,15 @@ fn absorb(resources: &mut ResMap, mut generated: Resource) -> Result<()> {
         ([i], Behavior::Merge | Behavior::Replace) => {
             let old = std::mem::replace(resources.get_mut(*i), Resource::new(Value::Null));
             if generated.behavior == Behavior::Merge {
-                for field in ["data", "binaryData"] {
-                    merge_string_map_from(&mut generated.value, &old.value, field);
-                }
+                let is_secret = generated.value.get("apiVersion").and_then(Value::as_str) == Some("v1")
+                    && generated.value.get("kind").and_then(Value::as_str) == Some("Secret");
+                let old_data = if is_secret {
+                    secret_data_with_string_data(&old.value).map_err(|e| Error::msg(format!("failed to normalize stringData for {id}: {e}")))?
+                } else {
+                    None
+                };
+                merge_string_map_from(&mut generated.value, old_data.as_ref().unwrap_or(&old.value), "data");
+                merge_string_map_from(&mut generated.value, &old.value, "binaryData");
             }
             copy_merge_metadata(&mut generated, &old);
             // The merged resource keeps the history of the one it replaces (explain only).
@@ -830,6 +836,28 @@ fn copy_merge_metadata(new: &mut Resource, old: &Resource) {
     new.transformations = old.transformations.clone();
     new.prefixes = old.prefixes.clone();
     new.suffixes = old.suffixes.clone();
+}
+
+/// kustomize v5.8.3's `normalizeSecretStringData`: a Secret's `data` with its `stringData`
+/// encoded into it (a `stringData` key wins over the same key of `data`), as the API server
+/// would store it; None when the Secret has no `stringData`.
+fn secret_data_with_string_data(secret: &Value) -> Result<Option<Value>> {
+    let Some(string_data) = secret.get("stringData").filter(|v| !v.is_null()) else { return Ok(None) };
+    let Some(string_data) = string_data.as_object() else {
+        return Err(Error::msg("read stringData: wrong node kind: expected MappingNode"));
+    };
+    let mut data = secret.get("data").and_then(Value::as_object).cloned().unwrap_or_default();
+    for (key, value) in string_data {
+        let text = match value {
+            Value::String(s) => s.clone(),
+            Value::Number(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            Value::Null => String::new(),
+            _ => return Err(Error::msg(format!("read stringData: stringData value for key {} must be a scalar", go_quote(key)))),
+        };
+        data.insert(key.clone(), Value::String(generate::wrapped_base64(text.as_bytes())));
+    }
+    Ok(Some(serde_json::json!({ "data": data })))
 }
 
 fn merge_string_map_from(new: &mut Value, old: &Value, field: &str) {
@@ -915,6 +943,9 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
             if label.include_templates {
                 merge_field_specs(&mut specs, tables.template_labels.clone())?;
             }
+            if label.include_volume_claim_templates {
+                merge_field_specs(&mut specs, tables.volume_claim_template_labels.clone())?;
+            }
             merge_field_specs(&mut specs, vec![FieldSpec { gvk: Default::default(), path: "metadata/labels".into(), create: true }])?;
             // The `labels` table of `configurations` files extends where plain labels go.
             merge_field_specs(&mut specs, tables.labels.clone())?;
@@ -964,7 +995,8 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         })?;
         for (image, hit) in k.images.iter().zip(matched) {
             if !hit {
-                ctx.diagnostics.unmatched(&name, &format!("images entry '{}' matches no image", image.name));
+                let why = if images::is_valid_name(&image.name) { "" } else { " (its name is no valid regular expression)" };
+                ctx.diagnostics.unmatched(&name, &format!("images entry '{}' matches no image{why}", image.name));
             }
         }
     }

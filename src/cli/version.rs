@@ -5,7 +5,7 @@ use clap::Args;
 use super::{Failure, KUSTOMIZE_COMPATIBLE};
 
 pub const EXAMPLES: &str = "Examples:
-  peerpods-build version             # v5.8.1+peerpods-build.X.Y.Z: kustomize's version, ours as build metadata
+  peerpods-build version             # v5.8.3+peerpods-build.X.Y.Z: kustomize's version, ours as build metadata
   peerpods-build version --short     # the same, the form Argo CD parses
   peerpods-build version -o json";
 
@@ -20,7 +20,7 @@ pub struct VersionArgs {
     output: Option<String>,
 }
 
-/// `v5.8.1+peerpods-build.X.Y.Z`: a semantic version whose core is the kustomize release
+/// `v5.8.3+peerpods-build.X.Y.Z`: a semantic version whose core is the kustomize release
 /// whose output this build reproduces, so tools that choose their calls by kustomize's version
 /// choose right, and whose build metadata (which semver ordering ignores) names this program.
 pub fn semver() -> String {

@@ -98,7 +98,7 @@ pub fn generate(
 
 /// Base64 as kyaml writes Secret data and ConfigMap binaryData: lines of 70 characters, each ending in a newline, once the
 /// encoding reaches 70 characters (a literal block in the output).
-fn wrapped_base64(bytes: &[u8]) -> String {
+pub(crate) fn wrapped_base64(bytes: &[u8]) -> String {
     const LINE: usize = 70;
     let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
     if encoded.len() < LINE {

@@ -266,10 +266,11 @@ impl<'a> Plugin<'a> {
         if self.chart.name.is_empty() {
             return Err(Error::msg("chart name cannot be empty"));
         }
-        // helm would read a word starting with '-' where it expects a name as a flag.
-        for (what, word) in [("chart name", &self.chart.name), ("releaseName", &self.chart.release_name)] {
+        // helm would read a word starting with '-' where it expects a name as a flag; kustomize
+        // v5.8.3 refuses both, the release name first.
+        for (what, word) in [("releaseName", &self.chart.release_name), ("chart name", &self.chart.name)] {
             if word.starts_with('-') {
-                return Err(Error::msg(format!("{what} '{word}' cannot start with '-'")));
+                return Err(Error::msg(format!("{what} must not start with '-', got {}", crate::yaml::go_syntax::quote(word))));
             }
         }
         // Each of these becomes (part of) one path component: the chart's folder, the values

@@ -92,6 +92,7 @@ const LABEL: GoStruct = GoStruct {
         field("pairs", "pairs", STRING_MAP),
         field("includeSelectors", "includeSelectors", GoType::Bool),
         field("includeTemplates", "includeTemplates", GoType::Bool),
+        field("includeVolumeClaimTemplates", "includeVolumeClaimTemplates", GoType::Bool),
         field("fields", "fields", GoType::List(&GoType::Struct(&FIELD_SPEC))),
     ],
 };

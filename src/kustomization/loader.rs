@@ -141,6 +141,9 @@ impl Loader {
         if Path::new(relative).is_absolute() {
             return Err(Error::msg(format!("new root '{relative}' cannot be absolute")));
         }
+        if let Some(message) = ambiguous_root(relative) {
+            return Err(Error::msg(message));
+        }
         let mut loader = Loader::new_in(Some(&self.root), Path::new(relative), self.restrictor)?;
         if let Some(repository) = &self.repository {
             if !loader.root.starts_with(repository) {
@@ -321,6 +324,40 @@ fn decode_text(bytes: Vec<u8>) -> Option<String> {
 /// link swapped in after the check from being read.
 fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
     crate::bounded_read::read_regular_file(path, crate::bounded_read::Links::Refuse, crate::bounded_read::MAX_FILE_BYTES)
+}
+
+/// kustomize v5.8.3's refusal of a folder whose path has a segment with `..` inside it (not `..`
+/// itself): `foo..bar`, or `base - ../shared`, two list entries a bad indentation made one.
+pub fn ambiguous_root(relative: &str) -> Option<String> {
+    let ambiguous = relative.split('/').any(|part| !matches!(part, "" | "." | "..") && part.contains(".."));
+    ambiguous.then(|| {
+        format!(
+            "path {} is ambiguous: resolves to {} after normalization, which is likely not the intended target; check for YAML indentation errors in your kustomization file",
+            crate::yaml::go_syntax::quote(relative),
+            crate::yaml::go_syntax::quote(&go_clean(relative))
+        )
+    })
+}
+
+/// Go's `filepath.Clean` of a path: one slash between parts, no `.`, `..` taken back where it can be.
+fn go_clean(path: &str) -> String {
+    let rooted = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|last| *last != "..") => {
+                parts.pop();
+            }
+            ".." if rooted => {}
+            other => parts.push(other),
+        }
+    }
+    match (rooted, parts.join("/")) {
+        (true, joined) => format!("/{joined}"),
+        (false, joined) if joined.is_empty() => ".".into(),
+        (false, joined) => joined,
+    }
 }
 
 /// Lexically removes `.` and `..` parts.

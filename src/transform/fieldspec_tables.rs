@@ -33,6 +33,9 @@ pub struct FieldSpecTables {
     pub labels: Vec<FieldSpec>,
     /// `labels` with `includeTemplates`: metadata and pod templates, no selectors.
     pub template_labels: Vec<FieldSpec>,
+    /// `labels` with `includeVolumeClaimTemplates` (kustomize v5.8.3): a StatefulSet's
+    /// `volumeClaimTemplates`, which `includeTemplates` no longer reaches.
+    pub volume_claim_template_labels: Vec<FieldSpec>,
     pub common_annotations: Vec<FieldSpec>,
     pub name_reference: Vec<NameBackReference>,
     pub var_reference: Vec<FieldSpec>,
@@ -163,7 +166,7 @@ impl FieldSpecTables {
 
     /// The plain field spec tables, in the order kustomize merges them, with their configuration
     /// key and the name kustomize's merge errors use.
-    fn field_spec_tables_mut(&mut self) -> [NamedTable<'_>; 10] {
+    fn field_spec_tables_mut(&mut self) -> [NamedTable<'_>; 11] {
         let FieldSpecTables {
             name_prefix,
             name_suffix,
@@ -171,6 +174,7 @@ impl FieldSpecTables {
             common_labels,
             labels,
             template_labels,
+            volume_claim_template_labels,
             common_annotations,
             name_reference: _,
             var_reference,
@@ -185,6 +189,7 @@ impl FieldSpecTables {
             NamedTable { key: "commonLabels", merge_name: "CommonLabels", specs: common_labels },
             NamedTable { key: "labels", merge_name: "Labels", specs: labels },
             NamedTable { key: "templateLabels", merge_name: "TemplateLabels", specs: template_labels },
+            NamedTable { key: "volumeClaimTemplateLabels", merge_name: "VolumeClaimTemplateLabels", specs: volume_claim_template_labels },
             NamedTable { key: "varReference", merge_name: "VarReference", specs: var_reference },
             NamedTable { key: "images", merge_name: "Images", specs: images },
             NamedTable { key: "replicas", merge_name: "Replicas", specs: replicas },
@@ -370,10 +375,11 @@ mod tests {
         assert_eq!(t.name_suffix, vec![spec("", "metadata/name", false)]);
         assert_eq!(t.namespace.len(), 3);
         assert_eq!(t.common_labels.len(), 32);
-        assert_eq!(t.template_labels.len(), 10);
+        assert_eq!(t.template_labels.len(), 9);
+        assert_eq!(t.volume_claim_template_labels, vec![FieldSpec { gvk: Gvk { group: "apps".into(), kind: "StatefulSet".into(), ..Gvk::default() }, path: "spec/volumeClaimTemplates[]/metadata/labels".into(), create: true }]);
         assert_eq!(t.common_annotations.len(), 9);
         assert_eq!(t.var_reference.len(), 72);
-        assert_eq!(t.images.len(), 6);
+        assert_eq!(t.images.len(), 7);
         assert_eq!(t.replicas.len(), 4);
         assert!(t.labels.is_empty());
         assert_eq!(t.name_reference.len(), 16);

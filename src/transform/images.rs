@@ -31,28 +31,47 @@ struct ImageRule<'a> {
     matcher: ImageMatcher,
 }
 
-/// kustomize's image pattern `^NAME(:[a-zA-Z0-9_.{}-]*)?(@sha256:[a-zA-Z0-9_.{}-]*)?$`. Image names are nearly
-/// always plain text with dots (any character, to a regular expression), which is matched
+/// kustomize's image pattern (v5.8.3, api v0.21.3): `^NAME(:TAG)?(@ALGORITHM:DIGEST)?$`, the
+/// algorithm any OCI digest algorithm (`sha256`, `sha512`, `multihash+base58`). Image names are
+/// nearly always plain text with dots (any character, to a regular expression), which is matched
 /// directly: compiling a regular expression per `images` entry costs more than the whole match.
 enum ImageMatcher {
     Dotted(Vec<char>),
     Regex(Regex),
+    /// A name that is no valid regular expression (`nginx[`): kustomize v5.8.3 matches nothing
+    /// with it (v5.8.1 panicked).
+    Nothing,
+}
+
+/// What may follow the name: kustomize's `(:[a-zA-Z0-9_.{}-]*)?(@[a-zA-Z0-9]+([.+_-][a-zA-Z0-9]+)*:[a-zA-Z0-9_.{}-]*)?$`.
+pub(crate) const TAG_AND_DIGEST: &str = "(:[a-zA-Z0-9_.{}-]*)?(@[a-zA-Z0-9]+([.+_-][a-zA-Z0-9]+)*:[a-zA-Z0-9_.{}-]*)?$";
+
+impl ImageMatcher {
+    fn new(name: &str) -> Self {
+        if regex::escape(name) == name.replace('.', "\\.") {
+            return ImageMatcher::Dotted(name.chars().collect());
+        }
+        Regex::new(&format!("^{name}{TAG_AND_DIGEST}")).map_or(ImageMatcher::Nothing, ImageMatcher::Regex)
+    }
+
+    /// Whether the name compiled (kustomize's `IsImageMatched` returns false for every image
+    /// otherwise).
+    fn is_valid(&self) -> bool {
+        !matches!(self, ImageMatcher::Nothing)
+    }
+}
+
+/// Whether an `images` entry's name is a valid regular expression (one that is not matches no
+/// image).
+pub fn is_valid_name(name: &str) -> bool {
+    ImageMatcher::new(name).is_valid()
 }
 
 impl ImageMatcher {
-    fn new(name: &str) -> Result<Self> {
-        if regex::escape(name) == name.replace('.', "\\.") {
-            return Ok(ImageMatcher::Dotted(name.chars().collect()));
-        }
-        let pattern = format!("^{name}(:[a-zA-Z0-9_.{{}}-]*)?(@sha256:[a-zA-Z0-9_.{{}}-]*)?$");
-        Regex::new(&pattern)
-            .map(ImageMatcher::Regex)
-            .map_err(|e| Error::msg(format!("images: invalid name '{name}': {e}")))
-    }
-
     fn is_match(&self, image: &str) -> bool {
         let name = match self {
             ImageMatcher::Regex(re) => return re.is_match(image),
+            ImageMatcher::Nothing => return false,
             ImageMatcher::Dotted(name) => name,
         };
         let mut chars = image.chars();
@@ -67,11 +86,19 @@ impl ImageMatcher {
         if let Some(tagged) = rest.strip_prefix(':') {
             rest = tagged.trim_start_matches(is_tag_char);
         }
-        if let Some(digest) = rest.strip_prefix("@sha256:") {
+        if let Some(digest) = rest.strip_prefix('@').and_then(strip_algorithm) {
             rest = digest.trim_start_matches(is_tag_char);
         }
         rest.is_empty()
     }
+}
+
+/// `ALGORITHM:` at the start of `text` (OCI: `[a-zA-Z0-9]+([.+_-][a-zA-Z0-9]+)*`), and what
+/// follows the colon.
+fn strip_algorithm(text: &str) -> Option<&str> {
+    let (algorithm, rest) = text.split_once(':')?;
+    let component_ok = |c: &str| !c.is_empty() && c.bytes().all(|b| b.is_ascii_alphanumeric());
+    algorithm.split(['.', '+', '_', '-']).all(component_ok).then_some(rest)
 }
 
 impl ImageRule<'_> {
@@ -105,8 +132,8 @@ impl ImageRule<'_> {
 pub fn set_images(resources: &mut ResMap, images: &[Image], specs: &[FieldSpec]) -> Result<Vec<bool>> {
     let rules = images
         .iter()
-        .map(|rule| ImageMatcher::new(&rule.name).map(|matcher| ImageRule { rule, matcher }))
-        .collect::<Result<Vec<_>>>()?;
+        .map(|rule| ImageRule { rule, matcher: ImageMatcher::new(&rule.name) })
+        .collect::<Vec<_>>();
     let matched: Vec<AtomicBool> = rules.iter().map(|_| AtomicBool::new(false)).collect();
     resources.try_update_parallel(|r| {
         let mut wrote = false;
@@ -167,7 +194,7 @@ mod tests {
     }
 
     fn rewrite(r: &Image, image: &str) -> Option<String> {
-        ImageRule { rule: r, matcher: ImageMatcher::new(&r.name).unwrap() }.rewrite(image)
+        ImageRule { rule: r, matcher: ImageMatcher::new(&r.name) }.rewrite(image)
     }
 
     #[test]
@@ -192,13 +219,24 @@ mod tests {
         let names = ["nginx", "registry.example.com/a/b", "a.b", "x:5000/y", "ngin.", "n*", "a|b"];
         let images = ["nginx", "nginx:1", "nginx@sha256", "nginx@sha256:1.2_x-{}", "nginx:1@sha256:ab", "nginx-x", "nginx:a/b",
             "registry.example.com/a/b:1.0", "registryXexample.com/a/b", "a\nb", "aXb:", "x:5000/y", "ngin\n", "nnn", "b",
-            "nginx:1.2@sha256:", "nginx@sha256:ab:1", "nginx@sha512:ab", "nginx:1@sha256:a/b"];
+            "nginx:1.2@sha256:", "nginx@sha256:ab:1", "nginx@sha512:ab", "nginx:1@sha256:a/b", "nginx@multihash+base58:Qm",
+            "nginx@sha256+:ab", "nginx@+sha256:ab", "nginx@sha..256:ab", "nginx@:ab", "nginx@sha_2-5.6:ab", "nginx:1@SHA512:x"];
         for name in names {
-            let re = Regex::new(&format!("^{name}(:[a-zA-Z0-9_.{{}}-]*)?(@sha256:[a-zA-Z0-9_.{{}}-]*)?$")).unwrap();
-            let ours = ImageMatcher::new(name).unwrap();
+            let re = Regex::new(&format!("^{name}{TAG_AND_DIGEST}")).unwrap();
+            let ours = ImageMatcher::new(name);
             for image in images {
                 assert_eq!(ours.is_match(image), re.is_match(image), "{name} ~ {image}");
             }
         }
+    }
+
+    #[test]
+    fn a_name_that_is_no_regular_expression_matches_nothing() {
+        for name in ["nginx[", "a(b", "a)"] {
+            assert!(!is_valid_name(name), "{name}");
+            assert_eq!(rewrite(&rule(name, "", "2", ""), name), None);
+        }
+        // `^*x` compiles in Go as in Rust (kustomize v5.8.3 matches `x` with it).
+        assert!(is_valid_name("n.*x") && is_valid_name("registry.example.com/a") && is_valid_name("*x"));
     }
 }

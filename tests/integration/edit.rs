@@ -380,11 +380,11 @@ fn edits_never_follow_a_planted_link_and_keep_the_mode() {
     assert_eq!(fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
 }
 
-/// Argo CD reads `version --short` (kustomize v5.8.1's, with ours as build metadata) through Masterminds' semver pattern and chooses its calls
+/// Argo CD reads `version --short` (kustomize v5.8.3's, with ours as build metadata) through Masterminds' semver pattern and chooses its calls
 /// by the version: labels as separate arguments from 3.8.5, components from 3.7.0, Helm
 /// options from 5.3.0.
 #[test]
-fn argo_cd_reads_version_short_as_kustomize_5_8_1() {
+fn argo_cd_reads_version_short_as_kustomize_5_8_3() {
     let r = ours(&["version", "--short"], &manifest_dir());
     assert!(r.success(), "{}", r.stderr);
     // Argo CD's versionWithBinaryPath: trim, drop braces and a `kustomize/` prefix.
@@ -398,8 +398,8 @@ fn argo_cd_reads_version_short_as_kustomize_5_8_1() {
     assert_eq!(found, text, "the whole output is the version Argo CD parses");
     let caps = semver.captures(found).unwrap();
     let part = |i: usize| caps.get(i).map_or(0, |m| m.as_str().trim_start_matches('.').parse::<u64>().unwrap());
-    assert_eq!((part(1), part(2), part(3)), (5, 8, 1), "Argo CD takes the kustomize version, {found}");
-    assert!(caps.get(4).is_none(), "no pre-release part, which would sort before 5.8.1: {found}");
+    assert_eq!((part(1), part(2), part(3)), (5, 8, 3), "Argo CD takes the kustomize version, {found}");
+    assert!(caps.get(4).is_none(), "no pre-release part, which would sort before 5.8.3: {found}");
 }
 
 /// `set image` cases of kustomize's own tests (arguments, the file's `images`, the `images`

@@ -487,7 +487,7 @@ fn helm_runs_only_under_enable_helm_and_a_chart_is_needed_to_run_it() {
     fs::write(dir.join("kustomization.yaml"), "helmCharts:\n- name: app\n  releaseName: --debug\n").unwrap();
     let dashed = our_build(&dir, &["--enable-helm", "--helm-command", helm.command()], &helm, &cache, &[]);
     assert!(!dashed.success());
-    assert!(dashed.stderr.contains("releaseName '--debug' cannot start with '-'"), "{}", dashed.stderr);
+    assert!(dashed.stderr.contains("releaseName must not start with '-', got \"--debug\""), "{}", dashed.stderr);
     assert!(dashed.stderr.contains("kustomization.yaml: helmCharts 'app'"), "the error names the kustomization and the chart: {}", dashed.stderr);
 }
 

@@ -279,7 +279,7 @@ fn copy_to_target(
                 None => head,
             })
         };
-        if structured_data::write(res, value, fp, create.then(|| value.kind())) {
+        if structured_data::write(res, value, fp, create.then(|| value.kind()), target.options.as_ref()).map_err(Error::msg)? {
             continue;
         }
         let mut matcher = Matcher::new(create.then(|| value.kind()));
@@ -312,6 +312,20 @@ fn copy_to_target(
     Ok(())
 }
 
+/// `options.delimiter`: `current` split at the delimiter, its `index`th part replaced by `text`
+/// (a negative index puts `text` first, one past the end appends it), joined again.
+fn delimited(current: &str, o: &FieldOptions, text: &str) -> String {
+    let mut parts: Vec<&str> = current.split(o.delimiter.as_str()).collect();
+    if o.index < 0 {
+        parts.insert(0, text);
+    } else if o.index as usize >= parts.len() {
+        parts.push(text);
+    } else {
+        parts[o.index as usize] = text;
+    }
+    parts.join(&o.delimiter)
+}
+
 /// kustomize's `setFieldValue`: a scalar target keeps its type and takes the (joined) text;
 /// a map or list target becomes the value.
 /// `untagged` is the text of a target scalar without a YAML tag (empty when just created); the
@@ -331,15 +345,7 @@ fn set_field_value(
             return Err(Error::msg("delimiter option can only be used with scalar nodes"));
         }
         let current = untagged.map_or_else(|| scalar_text(target), str::to_string);
-        let mut parts: Vec<String> = current.split(o.delimiter.as_str()).map(str::to_string).collect();
-        if o.index < 0 {
-            parts.insert(0, text);
-        } else if o.index as usize >= parts.len() {
-            parts.push(text);
-        } else {
-            parts[o.index as usize] = text;
-        }
-        text = parts.join(&o.delimiter);
+        text = delimited(&current, o, &text);
         joined = true;
     }
     let result = if target_kind == Kind::Scalar {

@@ -24,6 +24,7 @@
 //! * anything that fails on the way leaves the field to the ordinary path matcher.
 use serde_json::Value;
 
+use super::decode::FieldOptions;
 use super::matching::{typed_scalar, Hit, Kind, Matcher, Source};
 use crate::resource::nodes::value_at_mut;
 use crate::resource::{Resource, Step};
@@ -37,7 +38,19 @@ use crate::yaml::scalar::ScalarTag;
 
 /// Writes `value` at `field_path` of `res` when the path runs into structured data: `true` when
 /// written, `false` to leave the field path to the ordinary matcher.
-pub(super) fn write(res: &mut Resource, value: &Source, field_path: &str, create: Option<Kind>) -> bool {
+/// With `options.delimiter` (kustomize v5.8.3), a scalar target takes the delimited text and any
+/// other target is refused with `setFieldValue`'s message.
+pub(super) fn write(res: &mut Resource, value: &Source, field_path: &str, create: Option<Kind>, options: Option<&FieldOptions>) -> Result<bool, String> {
+    let mut refused = false;
+    let written = write_delimited(res, value, field_path, create, options, &mut refused);
+    if refused {
+        return Err("delimiter option can only be used with scalar nodes".into());
+    }
+    Ok(written)
+}
+
+fn write_delimited(res: &mut Resource, value: &Source, field_path: &str, create: Option<Kind>, options: Option<&FieldOptions>, refused: &mut bool) -> bool {
+    let delimiter = options.filter(|o| !o.delimiter.is_empty());
     let parts = split_replacement_path(field_path);
     if parts.len() < 2 {
         return false;
@@ -48,7 +61,7 @@ pub(super) fn write(res: &mut Resource, value: &Source, field_path: &str, create
         return false;
     }
     if let Some(tree) = tree.as_mut() {
-        if !write_nodes(tree, &doc, &matcher, value) {
+        if !write_nodes(tree, &doc, &matcher, value, delimiter, refused) {
             return false;
         }
     }
@@ -59,7 +72,14 @@ pub(super) fn write(res: &mut Resource, value: &Source, field_path: &str, create
         let written = match (Kind::of(target), value) {
             (Kind::Scalar, _) => {
                 let tag = if fresh { ScalarTag::None } else { ScalarTag::of_value(target) };
-                typed_scalar(tag, value.text())
+                match delimiter {
+                    Some(o) => typed_scalar(tag, &super::delimited(&super::matching::scalar_text(target), o, value.text())),
+                    None => typed_scalar(tag, value.text()),
+                }
+            }
+            _ if delimiter.is_some() => {
+                *refused = true;
+                return false;
             }
             (_, Source::Scalar { tag, text }) => typed_scalar(*tag, text),
             (_, Source::Node(node)) => {
@@ -92,12 +112,19 @@ pub(super) fn write(res: &mut Resource, value: &Source, field_path: &str, create
 /// Sets the matched nodes of `tree` as kyaml sets them (`doc`: the same document as values, with
 /// the nodes the matcher created): a scalar takes the source's text and keeps its tag and style,
 /// a map or list becomes the source's node. `false` when a path does not lead anywhere.
-fn write_nodes(tree: &mut Node, doc: &Value, matcher: &Matcher, value: &Source) -> bool {
+fn write_nodes(tree: &mut Node, doc: &Value, matcher: &Matcher, value: &Source, delimiter: Option<&FieldOptions>, refused: &mut bool) -> bool {
     for hit in &matcher.hits {
         let Hit::Node(path) = hit else { continue };
         let Some(target) = tree.at_path_creating(path, doc) else { return false };
         match (&mut target.content, value) {
-            (Content::Scalar(s), _) => s.text = value.text().to_string(),
+            (Content::Scalar(s), _) => match delimiter {
+                Some(o) => s.text = super::delimited(&s.text, o, value.text()),
+                None => s.text = value.text().to_string(),
+            },
+            _ if delimiter.is_some() => {
+                *refused = true;
+                return false;
+            }
             (_, Source::Scalar { tag, text }) => *target = Node::scalar(text.clone(), *tag, Style::Plain),
             (_, Source::Node(node)) => {
                 if crate::budget::current().charge_copies(node, 1).is_err() {
