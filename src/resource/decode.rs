@@ -38,6 +38,24 @@ pub fn is_go_map_error(e: &Error) -> bool {
 
 const GO_MAP_ERROR: &str = "map[string]interface {}(nil): yaml: ";
 
+/// kyaml's `splitDocuments`: a line starting with `---` (after a line break, and itself ended
+/// by one) separates documents, and anything on it after the dashes but blanks or a comment is
+/// refused, before any document is parsed.
+fn check_separators(text: &str) -> Result<()> {
+    let mut from = 0;
+    while let Some(found) = text[from..].find("\n---") {
+        let start = from + found;
+        let Some(end) = text[start + 1..].find('\n').map(|n| start + 1 + n) else { break };
+        let rest = text[start + 4..end].trim();
+        if !rest.is_empty() && !rest.starts_with('#') {
+            return Err(Error::msg(format!("invalid document separator: {}", text[start..end].trim())));
+        }
+        // The separator's line break is taken: a separator right after it does not count.
+        from = end + 1;
+    }
+    Ok(())
+}
+
 /// A mapping key written twice: kyaml reads it, and kustomize fails only when it turns the
 /// resource into a Go map, in go-yaml's words for the text kyaml writes of the resource. That
 /// text drops the document's blank lines and its `---`, so its lines are the file's less those
@@ -50,7 +68,9 @@ fn duplicate_key_error(text: &str, e: &ParseError) -> Option<String> {
         let document = text.lines().take(line.saturating_sub(1)).skip(start);
         document.enumerate().filter(|(i, l)| l.trim().is_empty() || *i == 0 && l.starts_with("---")).count()
     };
-    let written = |line: usize| line - start - dropped(line);
+    // A line kyaml takes for a separator (`----x: 1` starts with `---`) may not end the document
+    // the parser read, so the first definition can sit above `start`: never below line 0.
+    let written = |line: usize| line.saturating_sub(start).saturating_sub(dropped(line));
     Some(format!("{GO_MAP_ERROR}unmarshal errors:\n  line {}: mapping key {key} already defined at line {}", written(e.line), written(first)))
 }
 
@@ -65,6 +85,7 @@ fn lines_before_document(text: &str, line: usize) -> usize {
 /// A document with a non-scalar mapping key is loaded without that entry, and the error
 /// kustomize meets later is returned beside the resources (see [`ResourceDocument`]).
 pub fn resources_from_file(file: &Path, text: &str) -> Result<(Vec<Resource>, Option<Error>)> {
+    check_separators(text)?;
     let mut out = Vec::new();
     let mut deferred = None;
     let mut pending: Vec<(Value, Option<EmptyNulls>, Option<QuotedScalars>)> = Vec::new();
@@ -161,6 +182,29 @@ pub(crate) fn stringify_values(map: &mut serde_json::Map<String, Value>) {
     for v in map.values_mut() {
         if matches!(v, Value::Bool(_) | Value::Number(_)) {
             *v = Value::String(crate::kustomization::types::scalar_text(v).unwrap_or_default());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each as kustomize v5.8.1 reads a resource file holding it.
+    #[test]
+    fn a_separator_line_holding_more_than_a_comment_is_refused() {
+        let refused = [
+            ("a: 1\n----apiVersion: v1\nkind: ConfigMap\n", "invalid document separator: ----apiVersion: v1"),
+            ("a: 1\n--- foo\nb: 2\n", "invalid document separator: --- foo"),
+        ];
+        for (text, expected) in refused {
+            let error = resources_from_file(Path::new("r.yaml"), text).err().expect(text);
+            assert_eq!(error.to_string(), expected);
+        }
+        // A comment, blanks, or a last line without a line break are no separator errors.
+        for text in ["a: 1\n--- # note\nb: 2\n", "a: 1\n---  \nb: 2\n", "a: 1\n--- x"] {
+            let outcome = resources_from_file(Path::new("r.yaml"), text);
+            assert!(!outcome.as_ref().is_err_and(|e| e.to_string().contains("separator")), "{text:?}: {:?}", outcome.err());
         }
     }
 }

@@ -178,6 +178,8 @@ const YAML_SYNTAX: &[(&str, V5_6)] = &[
     ("yaml-quoted-scalar-unclosed", Same),
     ("component-yaml-syntax-error", Same),
     ("resource-malformed-second-document", Same),
+    ("resource-invalid-document-separator", Same),
+    ("resource-dashes-run-into-a-key", Same),
     ("resource-malformed-flow-mapping", Same),
 ];
 
