@@ -435,3 +435,16 @@ pub fn provider_folders() -> Vec<String> {
     names.sort();
     names
 }
+
+/// Runs git in `dir` as a test user, failing the test on error; returns stdout.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main"])
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GIT_DIR")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use crate::common::{self, ours, TempTree};
+use crate::common::{self, git, ours, TempTree};
 
 fn have(program: &str, label: &str) -> bool {
     let present = Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success());
@@ -12,17 +12,6 @@ fn have(program: &str, label: &str) -> bool {
         common::skip(label, &format!("no {program} program"));
     }
     present
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main"])
-        .args(args)
-        .current_dir(dir)
-        .env_remove("GIT_DIR")
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr));
 }
 
 /// The regular files below `root` that `build DIR` opens, as strace sees them, relative to `root`.

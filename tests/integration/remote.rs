@@ -13,20 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::common::{bin, ours, ours_env, reference, run_program_env, Run, TempTree};
-
-/// Runs git in `dir`, failing the test on error; returns stdout.
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main"])
-        .args(args)
-        .current_dir(dir)
-        .env_remove("GIT_DIR")
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap()
-}
+use crate::common::{bin, git, ours, ours_env, reference, run_program_env, Run, TempTree};
 
 /// Whether git is here; without it (a user's machine) the test says SKIP, under CI it fails.
 fn have_git(label: &str) -> bool {
