@@ -1,8 +1,11 @@
 //! `--monorepo`: the generated tree without its environment kustomizations, so that each app's
 //! overlay per environment is a root of its own (500 apps in 4 environments: 2,000 roots, as
 //! 500 Argo CD Applications in 4 environments), over per-app bases and a shared component.
-//! Times `affected` for one app's patch changed and for a base changed, against rendering every
-//! root, and counts what `diff --base` renders for the one-app change.
+//! Renders every root in one process (`build -o out/ ROOT...`) against the floor of what it
+//! prints (every output file parsed and re-emitted with the project's own parser and emitter, on
+//! one thread; paired run by run, medians), with its peak memory next to the largest root's built
+//! alone; then times `affected` for one app's patch changed and for a base changed, against
+//! rendering every root, and counts what `diff --base` renders for the one-app change.
 //!
 //!     cargo bench --bench workload -- --monorepo [--apps 500] [--runs 3]
 use std::path::Path;
@@ -10,7 +13,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use super::generator::{env_list, Workload};
-use super::seconds;
+use super::{median, mib, run, seconds, Usage};
 
 pub fn bench(bin: &Path, work: &Path, apps: usize, runs: usize) {
     let bin = &bin.canonicalize().expect("the program under test");
@@ -56,7 +59,38 @@ pub fn bench(bin: &Path, work: &Path, apps: usize, runs: usize) {
     let out = work.join("monorepo-out/");
     let mut render_args: Vec<&str> = vec!["build", "-o", out.to_str().unwrap()];
     render_args.extend(all.iter().map(String::as_str));
-    let (render, _) = time(&render_args);
+    let mut render_command = Command::new(bin);
+    render_command.args(&render_args).current_dir(&tree);
+    let log = work.join("monorepo-render.log");
+    let pairs: Vec<(f64, Usage)> = (0..runs)
+        .map(|_| {
+            let usage = run(&mut render_command, &log).expect("the monorepo renders");
+            (output_floor(&out), usage)
+        })
+        .collect();
+    let render = median(pairs.iter().map(|p| p.1.wall.as_secs_f64()));
+    let cpu = median(pairs.iter().map(|p| p.1.cpu.as_secs_f64()));
+    let peak = median(pairs.iter().map(|p| p.1.peak_kib as f64)) as u64;
+    let floor = median(pairs.iter().map(|p| p.0));
+    let wall_ratio = median(pairs.iter().map(|(f, u)| u.wall.as_secs_f64() / f));
+    let cpu_ratio = median(pairs.iter().map(|(f, u)| u.cpu.as_secs_f64() / f));
+    // The largest root built alone: the memory a one-process run should stay near.
+    let (largest, bytes) = std::fs::read_dir(&out).unwrap().flatten().map(|e| (e.path(), e.metadata().unwrap().len())).max_by_key(|e| e.1).unwrap();
+    let largest_root = all.iter().find(|r| largest.file_stem().is_some_and(|s| s.to_string_lossy() == r.replace('/', "_"))).expect("the largest output's root");
+    let alone = (0..runs)
+        .map(|_| run(Command::new(bin).args(["build", largest_root.as_str()]).current_dir(&tree), &work.join("monorepo-largest.yaml")).expect("the largest root builds"))
+        .map(|u| u.peak_kib)
+        .min()
+        .unwrap();
+    let total: u64 = std::fs::read_dir(&out).unwrap().flatten().map(|e| e.metadata().unwrap().len()).sum();
+    println!("| monorepo: {roots} roots in one process (`build -o out/ ROOT...`), medians of {runs} | |");
+    println!("|---|---:|");
+    println!("| output | {:.1} MB in {roots} files (largest {:.1} KB) |", total as f64 / 1e6, bytes as f64 / 1e3);
+    println!("| floor (parse + re-emit of the output, one thread) | {} |", seconds(std::time::Duration::from_secs_f64(floor)));
+    println!("| wall | {} ({wall_ratio:.2}x the floor; goal: at most 1.0x) |", seconds(std::time::Duration::from_secs_f64(render)));
+    println!("| CPU (all threads) | {} ({cpu_ratio:.2}x the floor) |", seconds(std::time::Duration::from_secs_f64(cpu)));
+    println!("| peak memory | {} (the largest root alone: {}; goal: bounded by the largest root, not the sum) |", mib(peak), mib(alone));
+    println!();
     // One app's patch changed in one environment.
     let patch = format!("apps/{app}/overlays/{}/deployment-patch.yaml", envs[0].name);
     let (one, listed) = time(&["affected", "--changed", &patch]);
@@ -79,7 +113,7 @@ pub fn bench(bin: &Path, work: &Path, apps: usize, runs: usize) {
     let rendered = diff_out.lines().find(|l| l.starts_with("diff: rendering")).unwrap_or("").to_string();
     git(&["checkout", "-q", "--", "."]);
     let pct = |t: f64| format!("{:.1}%", 100.0 * t / render);
-    println!("| monorepo: {apps} apps x {} environments = {roots} roots | wall (best of {runs}) | of rendering all |", envs.len());
+    println!("| monorepo: {apps} apps x {} environments = {roots} roots | wall (best of {runs}; rendering: the median above) | of rendering all |", envs.len());
     println!("|---|---:|---:|");
     println!("| render every root (`build ROOT... -o out/`) | {} | 100% |", seconds(std::time::Duration::from_secs_f64(render)));
     println!("| `affected --changed` one app's patch (1 root listed) | {} | {} |", seconds(std::time::Duration::from_secs_f64(one)), pct(one));
@@ -87,4 +121,20 @@ pub fn bench(bin: &Path, work: &Path, apps: usize, runs: usize) {
     println!("| `affected --changed` the shared component ({roots} roots listed) | {} | {} |", seconds(std::time::Duration::from_secs_f64(component_time)), pct(component_time));
     println!("| `affected --base HEAD` one app's patch edited (1 root listed) | {} | {} |", seconds(std::time::Duration::from_secs_f64(git_time)), pct(git_time));
     println!("| `diff --base HEAD --stat` ({}) | {} | {} |", rendered.trim_start_matches("diff: "), seconds(std::time::Duration::from_secs_f64(diff_time)), pct(diff_time));
+}
+
+/// Every output file parsed and its documents re-emitted, on one thread: the floor of printing them.
+fn output_floor(out: &Path) -> f64 {
+    use peerpods_build::yaml::{emit::emit_stream, parse::parse_documents};
+    let files: Vec<_> = std::fs::read_dir(out).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "yaml")).collect();
+    let start = Instant::now();
+    let mut printed = 0;
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let docs = parse_documents(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        printed += emit_stream(docs.iter().filter(|d| !d.is_null())).len();
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    std::hint::black_box(printed);
+    elapsed
 }

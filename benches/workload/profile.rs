@@ -1,0 +1,109 @@
+//! `--profile`: where a build's time goes, from the profiler the machine has: `perf` (a sampling
+//! profile, by symbol: the symbols' own time, then the project's functions with what they call),
+//! else valgrind's callgrind (instruction counts, steady on a busy machine).
+//!
+//!     cargo bench --bench workload -- --profile [--apps 500] [--top 25] [--tool perf|callgrind]
+//!
+//! The tree is the benchmark's (`envs/<first environment>` of the generated tree); the recording
+//! stays in the work folder (`profile.data` or `callgrind.out`) for a closer look.
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use super::generator::{env_list, Workload};
+
+pub fn bench(bin: &Path, work: &Path, apps: usize, top: usize, tool: Option<&str>) {
+    let workload = Workload { apps, overlays: 4, seed: 1 };
+    let root = work.join(format!("tree-{apps}"));
+    workload.write(&root).expect("writing the tree");
+    let dir = root.join("envs").join(&env_list(workload.overlays)[0].name);
+    let tool = tool.map(str::to_string).unwrap_or_else(|| if has("perf", &["--version"]) { "perf".into() } else { "callgrind".into() });
+    println!("profile of `peerpods-build build {}` ({apps} apps) with {tool}", dir.display());
+    match tool.as_str() {
+        "perf" => perf(bin, work, &dir, top),
+        "callgrind" => callgrind(bin, work, &dir, top),
+        other => panic!("--tool {other}: perf or callgrind"),
+    }
+}
+
+fn has(program: &str, args: &[&str]) -> bool {
+    Command::new(program).args(args).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
+}
+
+fn perf(bin: &Path, work: &Path, dir: &Path, top: usize) {
+    let data = work.join("profile.data");
+    let recorded = Command::new("perf")
+        .args(["record", "-F", "4000", "--call-graph", "dwarf,16384", "-o"])
+        .arg(&data)
+        .arg("--")
+        .arg(bin)
+        .arg("build")
+        .arg(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(recorded, "perf record failed (is /proc/sys/kernel/perf_event_paranoid above 2? try --tool callgrind)");
+    let report = |children: bool| -> Vec<(f64, String)> {
+        let out = Command::new("perf")
+            .args(["report", "--stdio", "--sort", "symbol", "-g", "none", "--percent-limit", "0.3", "-i"])
+            .arg(&data)
+            .arg(if children { "--children" } else { "--no-children" })
+            .output()
+            .expect("perf report runs");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| {
+                let mut words = l.split_whitespace();
+                let first: f64 = words.next()?.trim_end_matches('%').parse().ok()?;
+                // With children the self share follows the total share.
+                if children {
+                    words.next()?;
+                }
+                let mut symbol: Vec<&str> = words.skip_while(|w| w.starts_with('[')).collect();
+                // perf ends each line with columns it has no value for, written `-`.
+                while symbol.last() == Some(&"-") {
+                    symbol.pop();
+                }
+                let symbol = symbol.join(" ");
+                Some((first, symbol))
+            })
+            .collect()
+    };
+    println!("\nown time (samples in the symbol itself):");
+    for (share, symbol) in report(false).into_iter().take(top) {
+        println!("{share:6.2}%  {symbol}");
+    }
+    println!("\nthe project's functions, with what they call:");
+    for (share, symbol) in report(true).into_iter().filter(|(_, s)| s.starts_with("peerpods_build::") && !s.contains("{{closure}}")).take(top) {
+        println!("{share:6.2}%  {symbol}");
+    }
+}
+
+fn callgrind(bin: &Path, work: &Path, dir: &Path, top: usize) {
+    let out = work.join("callgrind.out");
+    let recorded = Command::new("valgrind")
+        .args(["--tool=callgrind", "--fair-sched=yes"])
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .arg(bin)
+        .arg("build")
+        .arg(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(recorded, "valgrind --tool=callgrind failed (is valgrind installed?)");
+    for (title, inclusive) in [("own instructions", false), ("instructions with what they call", true)] {
+        let mut c = Command::new("callgrind_annotate");
+        if inclusive {
+            c.arg("--inclusive=yes");
+        }
+        let report = c.arg(&out).output().expect("callgrind_annotate runs");
+        println!("\n{title}:");
+        String::from_utf8_lossy(&report.stdout)
+            .lines()
+            .filter(|l| l.contains('(') && l.contains('%') && (!inclusive || l.contains("peerpods_build::")))
+            .take(top)
+            .for_each(|l| println!("{}", l.trim()));
+    }
+}
