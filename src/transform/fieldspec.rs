@@ -216,10 +216,19 @@ fn visit_field_specs(
     altered: &mut bool,
     visit: &mut dyn FnMut(&mut Value, &dyn Fn() -> NodePath) -> Result<()>,
 ) -> Result<()> {
-    let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or("").to_string();
-    let kind = value.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
-    for spec in specs {
-        if !spec.applies_to(&api_version, &kind) {
+    // Which specs apply is decided by the resource's apiVersion and kind before any walk (a walk
+    // may write them), without copying them: a bit per spec, a list only for long tables.
+    let applying = {
+        let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+        let kind = value.get("kind").and_then(Value::as_str).unwrap_or("");
+        let applies = |spec: &FieldSpec| spec.applies_to(api_version, kind);
+        match specs.len() {
+            0..=64 => Applying::Bits(specs.iter().enumerate().fold(0u64, |bits, (i, spec)| bits | (u64::from(applies(spec)) << i))),
+            _ => Applying::List(specs.iter().map(applies).collect()),
+        }
+    };
+    for (i, spec) in specs.iter().enumerate() {
+        if !applying.get(i) {
             continue;
         }
         with_spec_parts(spec, &mut |parts| {
@@ -230,6 +239,21 @@ fn visit_field_specs(
         })?;
     }
     Ok(())
+}
+
+/// Which of a list of field specs apply to a resource.
+enum Applying {
+    Bits(u64),
+    List(Vec<bool>),
+}
+
+impl Applying {
+    fn get(&self, i: usize) -> bool {
+        match self {
+            Applying::Bits(bits) => bits >> i & 1 == 1,
+            Applying::List(list) => list[i],
+        }
+    }
 }
 
 /// [`walk`] along `spec`'s path.
