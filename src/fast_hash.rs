@@ -1,5 +1,6 @@
-//! Fast hashing for what a build indexes: the maps and sets keyed by ids, names and paths, and a
-//! digest of a JSON value that tells whether a write changed it.
+//! Fast hashing for what a build indexes: the maps and sets keyed by ids, names and paths, a
+//! digest of a JSON value that tells whether a write changed it, and key lookups in a JSON
+//! mapping that hash only when the mapping is large.
 //!
 //! std's default hasher (SipHash) resists keys chosen to collide even by someone who sees the
 //! output; foldhash is several times faster on the short strings a build hashes. Its seed is
@@ -9,7 +10,7 @@
 //! (serde_json's `Map`, which we do not choose).
 use std::hash::{BuildHasher, Hash, Hasher};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The hasher of every map and set below.
 pub type FastState = foldhash::fast::RandomState;
@@ -17,6 +18,31 @@ pub type FastHashMap<K, V> = std::collections::HashMap<K, V, FastState>;
 pub type FastHashSet<K> = std::collections::HashSet<K, FastState>;
 pub type FastIndexMap<K, V> = indexmap::IndexMap<K, V, FastState>;
 pub type FastIndexSet<K> = indexmap::IndexSet<K, FastState>;
+
+/// Mappings up to this size are searched key by key: serde_json's `Map` hashes a key with SipHash
+/// for every lookup, which costs more than comparing a few short keys.
+const SCAN: usize = 8;
+
+/// `map.get(key)`, without hashing `key` when the mapping is small.
+pub fn field<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    match map.len() {
+        0..=SCAN => map.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v),
+        _ => map.get(key),
+    }
+}
+
+/// `map.get_mut(key)`, without hashing `key` when the mapping is small.
+pub fn field_mut<'a>(map: &'a mut Map<String, Value>, key: &str) -> Option<&'a mut Value> {
+    match map.len() {
+        0..=SCAN => map.iter_mut().find(|(k, _)| k.as_str() == key).map(|(_, v)| v),
+        _ => map.get_mut(key),
+    }
+}
+
+/// `value.get(key)` for a mapping (None for anything else), as [`field`].
+pub fn get<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
+    value.as_object().and_then(|map| field(map, key))
+}
 
 /// A digest of `value` that is equal for equal values (`==`: a mapping's key order does not
 /// count, a list's order does) and, but for a chance of about 2^-64 per pair, differs for
@@ -126,6 +152,21 @@ mod tests {
             assert_ne!(a, b);
             assert!(!same(&a, &b), "{a} and {b} have the same digest");
         }
+    }
+
+    #[test]
+    fn lookups_find_what_the_map_finds_small_or_large() {
+        for size in [0, 1, 2, 8, 9, 40] {
+            let mut map: Map<String, Value> = (0..size).map(|i| (format!("k{i}"), json!(i))).collect();
+            for key in ["k0", "k7", "k8", "k39", "missing", ""] {
+                assert_eq!(field(&map, key), map.get(key), "{size} {key}");
+                let expected = map.get(key).cloned();
+                assert_eq!(field_mut(&mut map, key).map(|v| v.clone()), expected, "{size} {key}");
+                let value = Value::Object(map.clone());
+                assert_eq!(get(&value, key), value.get(key), "{size} {key}");
+            }
+        }
+        assert_eq!(get(&json!([1]), "k0"), None);
     }
 
     #[test]

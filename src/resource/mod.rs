@@ -148,11 +148,11 @@ impl Resource {
     }
 
     fn str_at(&self, key: &str) -> &str {
-        self.value.get(key).and_then(Value::as_str).unwrap_or("")
+        crate::fast_hash::get(&self.value, key).and_then(Value::as_str).unwrap_or("")
     }
 
     fn metadata_str(&self, key: &str) -> &str {
-        self.value.get("metadata").and_then(|m| m.get(key)).and_then(Value::as_str).unwrap_or("")
+        crate::fast_hash::get(&self.value, "metadata").and_then(|m| crate::fast_hash::get(m, key)).and_then(Value::as_str).unwrap_or("")
     }
 
     pub fn api_version(&self) -> &str {
