@@ -26,7 +26,7 @@
 //! Keyed lists whose elements all carry all keys (the normal case) merge in linear
 //! time through hash indexes; anything irregular (missing keys, duplicates, empty
 //! elements) goes through a literal port of kyaml's element setter, quirks included.
-use crate::fast_hash::{FastHashMap, FastHashSet};
+use crate::fast_hash::{field, field_mut, FastHashMap, FastHashSet};
 
 use serde_json::{Map, Value};
 
@@ -203,7 +203,7 @@ fn directive(origin: &mut Option<Value>) -> Result<Directive> {
         None => Ok(Directive::Merge),
         Some(Value::Array(_)) => Ok(Directive::Merge),
         Some(Value::Object(m)) => {
-            let Some(v) = m.get("$patch") else { return Ok(Directive::Merge) };
+            let Some(v) = field(m, "$patch") else { return Ok(Directive::Merge) };
             let text = node_value(v);
             let d = match text.as_str() {
                 "delete" => Directive::Delete,
@@ -236,7 +236,7 @@ fn directive(origin: &mut Option<Value>) -> Result<Directive> {
 /// list, and so are null and empty items (kyaml's element setter drops them on the way).
 /// Any other first `$patch` item leaves the list to merge, item by item.
 fn sequence_directive(list: &mut Vec<Value>) -> Result<Directive> {
-    let Some(item) = list.iter().filter_map(Value::as_object).find(|m| m.contains_key("$patch")) else {
+    let Some(item) = list.iter().filter_map(Value::as_object).find(|m| field(m, "$patch").is_some()) else {
         return Ok(Directive::Merge);
     };
     if item.len() > 1 {
@@ -251,7 +251,7 @@ fn sequence_directive(list: &mut Vec<Value>) -> Result<Directive> {
     };
     list.retain(|v| match v {
         Value::Null => false,
-        Value::Object(m) => !m.is_empty() && m.get("$patch").is_none_or(|p| node_value(p) != text),
+        Value::Object(m) => !m.is_empty() && field(m, "$patch").is_none_or(|p| node_value(p) != text),
         _ => true,
     });
     Ok(d)
@@ -340,8 +340,8 @@ impl<'s> Walker<'s> {
         keys.dedup();
         for key in keys {
             let fs = sch.and_then(|s| s.field(&key));
-            let o = omap.swap_remove(&key);
-            let d = dmap.get_mut(&key).map(std::mem::take);
+            let o = field(&omap, &key).is_some().then(|| omap.swap_remove(&key)).flatten();
+            let d = field_mut(dmap, &key).map(std::mem::take);
             let field_nulls = nulls.and_then(|n| n.field(&key));
             if o.is_none() && matches!(d, Some(Value::Null)) {
                 if field_nulls.is_some_and(EmptyNulls::here) {
@@ -354,7 +354,7 @@ impl<'s> Walker<'s> {
                 Out::Clear | Out::Origin(Value::Null) => {
                     dmap.shift_remove(&key);
                 }
-                Out::Dest(v) | Out::Origin(v) => match dmap.get_mut(&key) {
+                Out::Dest(v) | Out::Origin(v) => match field_mut(dmap, &key) {
                     Some(slot) => *slot = v,
                     None => {
                         dmap.insert(key, v);

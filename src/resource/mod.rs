@@ -239,7 +239,7 @@ impl Resource {
 
     /// A string-to-string map under metadata (`labels`, `annotations`).
     pub fn metadata_map(&self, field: &str) -> Option<&Map<String, Value>> {
-        self.value.get("metadata")?.get(field)?.as_object()
+        crate::fast_hash::get(crate::fast_hash::get(&self.value, "metadata")?, field)?.as_object()
     }
 
     pub fn labels(&self) -> Option<&Map<String, Value>> {
@@ -251,7 +251,7 @@ impl Resource {
     }
 
     pub fn annotation(&self, key: &str) -> Option<&str> {
-        self.annotations()?.get(key)?.as_str()
+        crate::fast_hash::field(self.annotations()?, key)?.as_str()
     }
 
     /// Whether the resource came out of a chart (marked [`HELM_GENERATED`] by the helm
