@@ -236,17 +236,18 @@ fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, opti
             obj.insert("apiVersion".into(), Value::String(api));
         }
         let kept = merge_into(r, &copy, options.0, options.1, schema)?;
-        Ok::<_, Error>((kept, kept && digest(&r.value, &digester) == before, r.current_id()))
+        // The id only of a resource left as it was, for the warning.
+        let same = kept && digest(&r.value, &digester) == before;
+        Ok::<_, Error>((kept, same.then(|| r.current_id())))
     });
     let mut deleted = Vec::new();
     let mut unchanged = Vec::new();
     for (&i, outcome) in indices.iter().zip(outcomes) {
-        let (kept, same, id) = outcome?;
+        let (kept, same) = outcome?;
         if !kept {
             deleted.push(i);
-        } else if same {
-            unchanged.push(id);
         }
+        unchanged.extend(same);
     }
     if !deleted.is_empty() {
         let mut index = 0;
