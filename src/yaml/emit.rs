@@ -107,8 +107,12 @@ pub fn find_unencodable(value: &Value) -> Option<char> {
         matches!(c, '\u{7F}'..='\u{84}' | '\u{86}'..='\u{9F}' | '\u{FFFE}' | '\u{FFFF}')
     }
     // Every such character, and U+0085, is 0x7F or has a 0xC2 or 0xEF lead byte.
+    // (Two word-at-a-time scans for the usual ASCII text rather than a loop over its bytes.)
     fn suspicious(s: &str) -> bool {
-        s.bytes().any(|b| matches!(b, 0x7F | 0xC2 | 0xEF))
+        match s.is_ascii() {
+            true => s.as_bytes().contains(&0x7F),
+            false => s.bytes().any(|b| matches!(b, 0x7F | 0xC2 | 0xEF)),
+        }
     }
     fn in_str(s: &str) -> Option<char> {
         if !suspicious(s) {
