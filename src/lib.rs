@@ -14,6 +14,7 @@ pub mod diff;
 pub mod edit;
 pub mod error;
 pub mod explain;
+pub mod fast_hash;
 pub mod functions;
 pub mod generate;
 pub mod helm;
@@ -83,15 +84,45 @@ pub struct Build {
 impl Build {
     /// The output, byte for byte as `kustomize build` prints it.
     pub fn to_yaml(&self) -> String {
+        let mut out = String::new();
+        self.emit_in_batches(|text| {
+            out.push_str(text);
+            Ok::<_, std::convert::Infallible>(())
+        })
+        .unwrap_or_else(|never| match never {});
+        out
+    }
+
+    /// [`Self::to_yaml`] written to `out` as it is emitted, without the whole text in memory.
+    pub fn write_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        self.emit_in_batches(|text| out.write_all(text.as_bytes()))
+    }
+
+    /// The output in order, a batch of documents at a time. The documents of a batch are emitted
+    /// in parallel, a run of them into each text, on the build's threads, which have room for
+    /// deep documents (a single thread's emit where those cannot be had); only one batch's text
+    /// is held at once.
+    fn emit_in_batches<E>(&self, mut sink: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
         use rayon::prelude::*;
-        // Documents are emitted independently, in parallel, then joined in order; on the build's
-        // threads, which have room for deep documents (a single thread's emit where those cannot be had).
-        let resources = self.resources.as_slice();
-        let emit = || {
-            let docs: Vec<String> = resources.par_iter().map(|r| yaml::emit::emit_stream([&r.value])).collect();
-            docs.join("---\n")
+        const BATCH: usize = 1024;
+        const RUN: usize = 16;
+        let emit_run = |start: usize, run: &[resource::Resource]| {
+            let mut text = String::new();
+            for (i, r) in run.iter().enumerate() {
+                if start + i > 0 {
+                    text.push_str("---\n");
+                }
+                yaml::emit::emit_document(&r.value, &mut text);
+            }
+            text
         };
-        stack::on_large_stack(emit).unwrap_or_else(|_| emit())
+        for (b, batch) in self.resources.as_slice().chunks(BATCH).enumerate() {
+            let emit = || batch.par_chunks(RUN).enumerate().map(|(k, run)| emit_run(b * BATCH + k * RUN, run)).collect::<Vec<String>>();
+            for text in stack::on_large_stack(emit).unwrap_or_else(|_| emit()) {
+                sink(&text)?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -96,8 +96,9 @@ fn run_build(args: &BuildArgs) -> Result<(), String> {
     check_adaptor_settings(&args.dirs[0], &result, args.strict)?;
     let written = match &args.output {
         None => {
-            let yaml = result.to_yaml();
-            super::stdout::print(yaml.as_bytes())
+            use std::io::Write;
+            let mut stdout = std::io::stdout().lock();
+            super::stdout::quiet_when_closed(result.write_to(&mut stdout).and_then(|()| stdout.flush())).map_err(|e| format!("writing output: {e}"))
         }
         Some(dir) if writes_folder(args) => write_individual_files(dir, &result),
         Some(file) => write_atomically(file, &result.to_yaml()),

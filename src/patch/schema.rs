@@ -6,7 +6,7 @@
 //! kustomize v5.6.0 embeds). A custom schema (kustomization `openapi: {path}`)
 //! is parsed from its `definitions` at run time into the same shape; like
 //! kustomize, it *replaces* the builtin one for merge decisions.
-use std::collections::HashMap;
+use crate::fast_hash::FastHashMap;
 use std::sync::OnceLock;
 
 use serde_json::Value;
@@ -27,10 +27,10 @@ struct Node {
     strategy: Option<Box<str>>,
     merge_key: Option<Box<str>>,
     list_map_keys: Vec<Box<str>>,
-    props: HashMap<Box<str>, u32>,
+    props: FastHashMap<Box<str>, u32>,
 }
 
-type ByKind<T> = HashMap<Box<str>, HashMap<Box<str>, T>>;
+type ByKind<T> = FastHashMap<Box<str>, FastHashMap<Box<str>, T>>;
 
 /// A parsed OpenAPI schema, indexed for merge lookups. Cheap to share by reference.
 #[derive(Debug, Default)]
@@ -88,8 +88,8 @@ impl Schema {
         let mut b = CustomBuilder {
             defs,
             schema: Schema { nodes: vec![Node::default()], ..Default::default() },
-            ids: HashMap::new(),
-            copied: HashMap::new(),
+            ids: FastHashMap::default(),
+            copied: FastHashMap::default(),
         };
         for (name, def) in defs {
             let id = b.def_node(name);
@@ -225,9 +225,9 @@ fn gvk_of(v: &Value) -> Option<(String, String)> {
 struct CustomBuilder<'d> {
     defs: &'d serde_json::Map<String, Value>,
     schema: Schema,
-    ids: HashMap<String, u32>,
+    ids: FastHashMap<String, u32>,
     /// Builtin nodes copied in for `$ref`s the custom document does not define.
-    copied: HashMap<u32, u32>,
+    copied: FastHashMap<u32, u32>,
 }
 
 impl CustomBuilder<'_> {
@@ -308,7 +308,7 @@ impl CustomBuilder<'_> {
             strategy: source.strategy.clone(),
             merge_key: source.merge_key.clone(),
             list_map_keys: source.list_map_keys.clone(),
-            props: HashMap::new(),
+            props: FastHashMap::default(),
         };
         node.items = source.items.map(|i| self.copy_builtin(builtin, i));
         node.additional = source.additional.map(|i| self.copy_builtin(builtin, i));

@@ -26,7 +26,7 @@
 //! Keyed lists whose elements all carry all keys (the normal case) merge in linear
 //! time through hash indexes; anything irregular (missing keys, duplicates, empty
 //! elements) goes through a literal port of kyaml's element setter, quirks included.
-use std::collections::{HashMap, HashSet};
+use crate::fast_hash::{field, field_mut, FastHashMap, FastHashSet};
 
 use serde_json::{Map, Value};
 
@@ -203,7 +203,7 @@ fn directive(origin: &mut Option<Value>) -> Result<Directive> {
         None => Ok(Directive::Merge),
         Some(Value::Array(_)) => Ok(Directive::Merge),
         Some(Value::Object(m)) => {
-            let Some(v) = m.get("$patch") else { return Ok(Directive::Merge) };
+            let Some(v) = field(m, "$patch") else { return Ok(Directive::Merge) };
             let text = node_value(v);
             let d = match text.as_str() {
                 "delete" => Directive::Delete,
@@ -236,7 +236,7 @@ fn directive(origin: &mut Option<Value>) -> Result<Directive> {
 /// list, and so are null and empty items (kyaml's element setter drops them on the way).
 /// Any other first `$patch` item leaves the list to merge, item by item.
 fn sequence_directive(list: &mut Vec<Value>) -> Result<Directive> {
-    let Some(item) = list.iter().filter_map(Value::as_object).find(|m| m.contains_key("$patch")) else {
+    let Some(item) = list.iter().filter_map(Value::as_object).find(|m| field(m, "$patch").is_some()) else {
         return Ok(Directive::Merge);
     };
     if item.len() > 1 {
@@ -251,7 +251,7 @@ fn sequence_directive(list: &mut Vec<Value>) -> Result<Directive> {
     };
     list.retain(|v| match v {
         Value::Null => false,
-        Value::Object(m) => !m.is_empty() && m.get("$patch").is_none_or(|p| node_value(p) != text),
+        Value::Object(m) => !m.is_empty() && field(m, "$patch").is_none_or(|p| node_value(p) != text),
         _ => true,
     });
     Ok(d)
@@ -340,8 +340,8 @@ impl<'s> Walker<'s> {
         keys.dedup();
         for key in keys {
             let fs = sch.and_then(|s| s.field(&key));
-            let o = omap.swap_remove(&key);
-            let d = dmap.get_mut(&key).map(std::mem::take);
+            let o = field(&omap, &key).is_some().then(|| omap.swap_remove(&key)).flatten();
+            let d = field_mut(dmap, &key).map(std::mem::take);
             let field_nulls = nulls.and_then(|n| n.field(&key));
             if o.is_none() && matches!(d, Some(Value::Null)) {
                 if field_nulls.is_some_and(EmptyNulls::here) {
@@ -354,7 +354,7 @@ impl<'s> Walker<'s> {
                 Out::Clear | Out::Origin(Value::Null) => {
                     dmap.shift_remove(&key);
                 }
-                Out::Dest(v) | Out::Origin(v) => match dmap.get_mut(&key) {
+                Out::Dest(v) | Out::Origin(v) => match field_mut(dmap, &key) {
                     Some(slot) => *slot = v,
                     None => {
                         dmap.insert(key, v);
@@ -397,14 +397,14 @@ impl<'s> Walker<'s> {
     /// A `merge` list without keys (e.g. finalizers): unique values, the patch's first.
     fn merge_primitive(&mut self, dest: Vec<Value>, origin: Option<Vec<Value>>, alias: bool) -> Result<Vec<Value>> {
         let regular = |l: &[Value]| {
-            let mut seen = HashSet::new();
+            let mut seen = FastHashSet::default();
             l.iter().all(|v| matches!(kind_of(v), Some(Kind::Scalar)) && seen.insert(node_value(v)))
         };
         let fast = regular(&dest) && (alias || regular(origin.as_deref().unwrap_or(&[])));
         if !fast {
             return self.merge_generic(dest, origin, alias, &[String::new()], None, true);
         }
-        let mut dest_by_value: HashMap<String, Value> = HashMap::with_capacity(dest.len());
+        let mut dest_by_value: FastHashMap<String, Value> = FastHashMap::with_capacity_and_hasher(dest.len(), Default::default());
         let dest_order: Vec<String> = dest
             .into_iter()
             .map(|v| {
@@ -414,7 +414,7 @@ impl<'s> Walker<'s> {
             })
             .collect();
         let mut out = Vec::with_capacity(dest_order.len() + origin.as_ref().map_or(0, Vec::len));
-        let mut seen = HashSet::new();
+        let mut seen = FastHashSet::default();
         if !alias {
             for v in origin.unwrap_or_default() {
                 let s = node_value(&v);
@@ -456,8 +456,8 @@ impl<'s> Walker<'s> {
                 })
                 .collect()
         };
-        let index = |l: &[Value]| -> Option<HashMap<Vec<String>, usize>> {
-            let mut idx = HashMap::with_capacity(l.len());
+        let index = |l: &[Value]| -> Option<FastHashMap<Vec<String>, usize>> {
+            let mut idx = FastHashMap::with_capacity_and_hasher(l.len(), Default::default());
             for (i, v) in l.iter().enumerate() {
                 if idx.insert(tuple_of(v)?, i).is_some() {
                     return None;
@@ -466,7 +466,7 @@ impl<'s> Walker<'s> {
             Some(idx)
         };
         let dest_idx = index(&dest);
-        let origin_idx = if alias { dest_idx.clone() } else { origin.as_deref().map(index).unwrap_or(Some(HashMap::new())) };
+        let origin_idx = if alias { dest_idx.clone() } else { origin.as_deref().map(index).unwrap_or(Some(FastHashMap::default())) };
         let (Some(dest_idx), Some(origin_idx)) = (dest_idx, origin_idx) else {
             return self.merge_generic(dest, origin, alias, keys, elem_schema, false);
         };
@@ -478,11 +478,11 @@ impl<'s> Walker<'s> {
         for v in origin_src.iter().chain(dest.iter()) {
             order.push(tuple_of(v).expect("indexed"));
         }
-        let mut seen = HashSet::with_capacity(order.len());
+        let mut seen = FastHashSet::with_capacity_and_hasher(order.len(), Default::default());
         order.retain(|t| seen.insert(t.clone()));
 
         let mut dest_slots: Vec<Option<Value>> = dest.into_iter().map(Some).collect();
-        let mut merged: HashMap<Vec<String>, Value> = HashMap::with_capacity(order.len());
+        let mut merged: FastHashMap<Vec<String>, Value> = FastHashMap::with_capacity_and_hasher(order.len(), Default::default());
         for t in &order {
             let di = dest_idx.get(t).copied();
             // Each element is walked once, so it moves into the walk; the target's element is
@@ -532,7 +532,7 @@ impl<'s> Walker<'s> {
         let mut out = Vec::with_capacity(order.len());
         if keys.len() == 1 {
             // each target element takes the place of its merged item
-            let mut dest_by_tuple: HashMap<Vec<String>, Value> = HashMap::new();
+            let mut dest_by_tuple: FastHashMap<Vec<String>, Value> = FastHashMap::default();
             for v in dest_slots.into_iter().flatten() {
                 dest_by_tuple.insert(tuple_of(&v).expect("indexed"), v);
             }
@@ -544,7 +544,7 @@ impl<'s> Walker<'s> {
         } else {
             // target elements are removed and appended again, in target order
             let remaining: Vec<Value> = dest_slots.into_iter().flatten().collect();
-            let in_dest: HashSet<Vec<String>> = remaining.iter().map(|v| tuple_of(v).expect("indexed")).collect();
+            let in_dest: FastHashSet<Vec<String>> = remaining.iter().map(|v| tuple_of(v).expect("indexed")).collect();
             for t in order {
                 if !in_dest.contains(&t) {
                     if let Some(v) = merged.remove(&t) {
@@ -571,7 +571,7 @@ impl<'s> Walker<'s> {
         // elementValues / elementPrimitiveValues: the patch's first, then the target's
         let mut values_list: Vec<Vec<String>> = Vec::new();
         {
-            let mut seen: HashSet<Vec<String>> = HashSet::new();
+            let mut seen: FastHashSet<Vec<String>> = FastHashSet::default();
             let srcs: Vec<&[Value]> = match &origin {
                 Some(o) => vec![o, &dest],
                 None => vec![&dest],
@@ -594,7 +594,7 @@ impl<'s> Walker<'s> {
         if keys.len() > 1 {
             merge_values(&mut values_list);
         }
-        let valid_key_set: HashSet<&str> = values_list
+        let valid_key_set: FastHashSet<&str> = values_list
             .iter()
             .flat_map(|vals| vals.iter().zip(&keys).filter(|(v, _)| !v.is_empty()).map(|(_, k)| k.as_str()))
             .collect();
@@ -607,7 +607,7 @@ impl<'s> Walker<'s> {
             let (vk, vv) = validate_keys(&valid_key_set, values, &keys);
             valid_keys = vk.clone();
             let (k2, v2) = {
-                let single: HashSet<&str> =
+                let single: FastHashSet<&str> =
                     values.iter().zip(&keys).filter(|(v, _)| !v.is_empty()).map(|(_, k)| k.as_str()).collect();
                 validate_keys(&single, values, &keys)
             };
@@ -717,7 +717,7 @@ fn match_values(a: &[String], b: &[String]) -> Option<Vec<String>> {
 }
 
 /// kyaml `validateKeys`: keep the keys that have a value somewhere (all when none has).
-fn validate_keys(valid: &HashSet<&str>, values: &[String], keys: &[String]) -> (Vec<String>, Vec<String>) {
+fn validate_keys(valid: &FastHashSet<&str>, values: &[String], keys: &[String]) -> (Vec<String>, Vec<String>) {
     if valid.is_empty() {
         return (keys.to_vec(), values.to_vec());
     }

@@ -148,11 +148,11 @@ impl Resource {
     }
 
     fn str_at(&self, key: &str) -> &str {
-        self.value.get(key).and_then(Value::as_str).unwrap_or("")
+        crate::fast_hash::get(&self.value, key).and_then(Value::as_str).unwrap_or("")
     }
 
     fn metadata_str(&self, key: &str) -> &str {
-        self.value.get("metadata").and_then(|m| m.get(key)).and_then(Value::as_str).unwrap_or("")
+        crate::fast_hash::get(&self.value, "metadata").and_then(|m| crate::fast_hash::get(m, key)).and_then(Value::as_str).unwrap_or("")
     }
 
     pub fn api_version(&self) -> &str {
@@ -239,7 +239,7 @@ impl Resource {
 
     /// A string-to-string map under metadata (`labels`, `annotations`).
     pub fn metadata_map(&self, field: &str) -> Option<&Map<String, Value>> {
-        self.value.get("metadata")?.get(field)?.as_object()
+        crate::fast_hash::get(crate::fast_hash::get(&self.value, "metadata")?, field)?.as_object()
     }
 
     pub fn labels(&self) -> Option<&Map<String, Value>> {
@@ -251,7 +251,7 @@ impl Resource {
     }
 
     pub fn annotation(&self, key: &str) -> Option<&str> {
-        self.annotations()?.get(key)?.as_str()
+        crate::fast_hash::field(self.annotations()?, key)?.as_str()
     }
 
     /// Whether the resource came out of a chart (marked [`HELM_GENERATED`] by the helm

@@ -1,6 +1,6 @@
 //! An ordered collection of resources with an index by name, so lookups never scan the whole list.
 use std::cell::RefCell;
-use std::collections::HashMap;
+use crate::fast_hash::FastHashMap;
 
 use super::Resource;
 use crate::error::{Error, Result};
@@ -45,7 +45,7 @@ impl Touched {
 #[derive(Clone, Debug, Default)]
 struct NameIndex {
     /// Positions of the resources that have or had each name, ascending.
-    by_name: HashMap<String, Vec<usize>>,
+    by_name: FastHashMap<String, Vec<usize>>,
     /// The names each position is listed under.
     names_of: Vec<Vec<String>>,
     /// Positions that may have changed since the last lookup.

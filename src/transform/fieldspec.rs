@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
+use crate::fast_hash::{field, field_mut, get};
 use super::path::{field_spec_part, split_field_spec_path};
 use crate::resource::{Gvk, NodePath, Step};
 
@@ -139,7 +140,7 @@ pub fn walk_at<'p, S: AsRef<str>>(
                 return Err(Error::msg("cannot set or create an empty field name"));
             }
             let creating = create && create_kind != CreateKind::Nothing && !is_seq;
-            if creating && !map.contains_key(name) {
+            if creating && field(map, name).is_none() {
                 let fresh = if rest.is_empty() && create_kind == CreateKind::Scalar {
                     Value::Null
                 } else {
@@ -148,7 +149,7 @@ pub fn walk_at<'p, S: AsRef<str>>(
                 map.insert(name.to_string(), fresh);
                 *altered = true;
             }
-            let Some(child) = map.get_mut(name) else { return Ok(()) };
+            let Some(child) = field_mut(map, name) else { return Ok(()) };
             // A field that exists but is null takes the kind the path says it has (kyaml does this
             // even when not creating, for `name[]` sequence hints).
             if child.is_null() {
@@ -216,10 +217,19 @@ fn visit_field_specs(
     altered: &mut bool,
     visit: &mut dyn FnMut(&mut Value, &dyn Fn() -> NodePath) -> Result<()>,
 ) -> Result<()> {
-    let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or("").to_string();
-    let kind = value.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
-    for spec in specs {
-        if !spec.applies_to(&api_version, &kind) {
+    // Which specs apply is decided by the resource's apiVersion and kind before any walk (a walk
+    // may write them), without copying them: a bit per spec, a list only for long tables.
+    let applying = {
+        let api_version = get(value, "apiVersion").and_then(Value::as_str).unwrap_or("");
+        let kind = get(value, "kind").and_then(Value::as_str).unwrap_or("");
+        let applies = |spec: &FieldSpec| spec.applies_to(api_version, kind);
+        match specs.len() {
+            0..=64 => Applying::Bits(specs.iter().enumerate().fold(0u64, |bits, (i, spec)| bits | (u64::from(applies(spec)) << i))),
+            _ => Applying::List(specs.iter().map(applies).collect()),
+        }
+    };
+    for (i, spec) in specs.iter().enumerate() {
+        if !applying.get(i) {
             continue;
         }
         with_spec_parts(spec, &mut |parts| {
@@ -230,6 +240,21 @@ fn visit_field_specs(
         })?;
     }
     Ok(())
+}
+
+/// Which of a list of field specs apply to a resource.
+enum Applying {
+    Bits(u64),
+    List(Vec<bool>),
+}
+
+impl Applying {
+    fn get(&self, i: usize) -> bool {
+        match self {
+            Applying::Bits(bits) => bits >> i & 1 == 1,
+            Applying::List(list) => list[i],
+        }
+    }
 }
 
 /// [`walk`] along `spec`'s path.

@@ -36,12 +36,15 @@ fn add_to_resource(r: &mut Resource, entries: &StringMap, specs: &[FieldSpec], b
                 };
                 for (i, (k, v)) in entries.iter().enumerate() {
                     budget.charge_text(k.len() + v.len(), 2).map_err(|e| Error::msg(e.to_string()))?;
-                    if !map.contains_key(k) {
-                        let mut at = path();
-                        at.push(Step::Key(k.clone()));
-                        created[i].push(at);
+                    match map.get_mut(k) {
+                        Some(slot) => *slot = Value::String(v.clone()),
+                        None => {
+                            let mut at = path();
+                            at.push(Step::Key(k.clone()));
+                            created[i].push(at);
+                            map.insert(k.clone(), Value::String(v.clone()));
+                        }
                     }
-                    map.insert(k.clone(), Value::String(v.clone()));
                 }
                 Ok(())
             })

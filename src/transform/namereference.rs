@@ -10,7 +10,7 @@
 //! fields, of the kind the roleRef names. When several remain, those whose prefixes and suffixes
 //! agree with the referrer's win; still several with different names is an error.
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use crate::fast_hash::{FastHashMap, FastHashSet};
 
 use serde_json::Value;
 
@@ -126,15 +126,15 @@ fn effective_namespace(namespace: &str) -> &str {
 
 /// Positions of resources by previous name and by original namespace, in resource order.
 struct Index<'a> {
-    by_previous_name: HashMap<&'a str, Vec<usize>>,
-    by_original_namespace: HashMap<&'a str, Vec<usize>>,
+    by_previous_name: FastHashMap<&'a str, Vec<usize>>,
+    by_original_namespace: FastHashMap<&'a str, Vec<usize>>,
 }
 
 impl<'a> Index<'a> {
     fn build(facts: &'a [Facts]) -> Index<'a> {
-        let mut index = Index { by_previous_name: HashMap::new(), by_original_namespace: HashMap::new() };
+        let mut index = Index { by_previous_name: FastHashMap::default(), by_original_namespace: FastHashMap::default() };
         for (i, f) in facts.iter().enumerate() {
-            let mut seen = HashSet::new();
+            let mut seen = FastHashSet::default();
             for (_, name) in &f.previous {
                 if seen.insert(name.as_str()) {
                     index.by_previous_name.entry(name.as_str()).or_default().push(i);
@@ -158,13 +158,13 @@ struct ReferrerSpec<'t> {
 /// The table's referrer specs in table order, bucketed by the kind they select.
 struct ReferrerSpecs<'t> {
     all: Vec<ReferrerSpec<'t>>,
-    by_kind: HashMap<&'t str, Vec<usize>>,
+    by_kind: FastHashMap<&'t str, Vec<usize>>,
     any_kind: Vec<usize>,
 }
 
 impl<'t> ReferrerSpecs<'t> {
     fn new(table: &'t [NameBackReference]) -> Self {
-        let mut specs = ReferrerSpecs { all: Vec::new(), by_kind: HashMap::new(), any_kind: Vec::new() };
+        let mut specs = ReferrerSpecs { all: Vec::new(), by_kind: FastHashMap::default(), any_kind: Vec::new() };
         for back_reference in table {
             for spec in &back_reference.referrers {
                 let position = specs.all.len();
@@ -193,13 +193,13 @@ impl<'t> ReferrerSpecs<'t> {
 struct Referrer {
     position: usize,
     /// Namespaces of the service accounts a RoleBinding's subjects name.
-    role_binding_namespaces: HashSet<String>,
+    role_binding_namespaces: FastHashSet<String>,
 }
 
 impl Referrer {
     fn new(position: usize, facts: &[Facts], value: &Value) -> Result<Referrer> {
         let me = &facts[position];
-        let mut role_binding_namespaces = HashSet::new();
+        let mut role_binding_namespaces = FastHashSet::default();
         if !me.cluster_scoped && me.kind == "RoleBinding" {
             for subject in value.get("subjects").and_then(Value::as_array).into_iter().flatten() {
                 let (Some(namespace), Some(kind)) = (subject.get("namespace"), subject.get("kind")) else { continue };

@@ -96,7 +96,7 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
         Ok::<(), Error>(())
     })?;
     // Two resources that differed only by namespace now collide.
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = crate::fast_hash::FastHashSet::default();
     for r in resources.iter() {
         let id = r.current_id();
         if !seen.insert(id.clone()) {

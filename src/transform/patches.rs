@@ -5,6 +5,7 @@ use serde_json::Value;
 use super::select::{same_id, CompiledSelector};
 use crate::diagnostics::Diagnostics;
 use crate::error::{Error, Result};
+use crate::fast_hash::{digest, Digester};
 use crate::kustomization::types::{Patch, Selector};
 use crate::kustomization::Loader;
 use crate::patch::{apply_json6902_within, strategic_merge, Schema};
@@ -224,25 +225,29 @@ fn merge_into(r: &mut Resource, patch: &Value, allow_name_change: bool, allow_ki
 fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, options: (bool, bool), schema: &Schema) -> Result<Vec<ResId>> {
     // The patch is copied into each resource it selects.
     crate::budget::current().charge_copies(patch, indices.len()).map_err(|e| Error::msg(e.to_string()))?;
+    // A digest, not a copy, of each resource before the patch tells whether it changed anything
+    // (for the "changes nothing" warning): a collision (about 2^-64) would only warn wrongly.
+    let digester = Digester::new();
     let outcomes = resources.map_positions_mut(indices, |r| {
-        let before = r.value.clone();
+        let before = digest(&r.value, &digester);
         let mut copy = patch.clone();
         // The patch takes the target's apiVersion, as kustomize's ApplySmPatch does.
         if let (Some(obj), api) = (copy.as_object_mut(), r.api_version().to_string()) {
             obj.insert("apiVersion".into(), Value::String(api));
         }
         let kept = merge_into(r, &copy, options.0, options.1, schema)?;
-        Ok::<_, Error>((kept, kept && r.value == before, r.current_id()))
+        // The id only of a resource left as it was, for the warning.
+        let same = kept && digest(&r.value, &digester) == before;
+        Ok::<_, Error>((kept, same.then(|| r.current_id())))
     });
     let mut deleted = Vec::new();
     let mut unchanged = Vec::new();
     for (&i, outcome) in indices.iter().zip(outcomes) {
-        let (kept, same, id) = outcome?;
+        let (kept, same) = outcome?;
         if !kept {
             deleted.push(i);
-        } else if same {
-            unchanged.push(id);
         }
+        unchanged.extend(same);
     }
     if !deleted.is_empty() {
         let mut index = 0;
@@ -436,9 +441,10 @@ fn apply_json6902_to_selected(resources: &mut ResMap, target: &Selector, ops: &V
     }
     // Taken here, on the build's thread: the patch runs on the pool's.
     let budget = crate::budget::current();
+    let digester = Digester::new();
     let results = resources.map_positions_mut(&selected, |r| {
         r.remember_current_id();
-        let before = r.value.clone();
+        let before = digest(&r.value, &digester);
         // kustomize applies JSON patches to the resource as JSON: a null is `null` from then on.
         r.empty_nulls = None;
         r.quoted = None;
@@ -446,7 +452,7 @@ fn apply_json6902_to_selected(resources: &mut ResMap, target: &Selector, ops: &V
             .map_err(|e| Error::msg(format!("{e} (patching {})", r.previous_ids.last().expect("just remembered"))))?;
         // kustomize rebuilds the patched resource from JSON: no node is shared any more.
         r.nodes.forget_all();
-        Ok::<_, Error>((r.value == before).then(|| r.current_id()))
+        Ok::<_, Error>((digest(&r.value, &digester) == before).then(|| r.current_id()))
     });
     let mut unchanged = Vec::new();
     for result in results {

@@ -1,6 +1,6 @@
 //! Output order: kustomize's legacy order (by kind priority, then group/version/kind, namespace, name),
 //! or the input order (`fifo`).
-use std::collections::HashMap;
+use crate::fast_hash::FastHashMap;
 
 use crate::resource::{Gvk, ResId, ResMap};
 
@@ -17,7 +17,7 @@ pub const LEGACY_ORDER_LAST: [&str; 2] = ["MutatingWebhookConfiguration", "Valid
 
 /// Sorts in kustomize's legacy order with the given first/last kind lists.
 pub fn legacy_sort(resources: &mut ResMap, order_first: &[String], order_last: &[String]) {
-    let mut rank: HashMap<&str, i64> = HashMap::new();
+    let mut rank: FastHashMap<&str, i64> = FastHashMap::default();
     for (i, kind) in order_first.iter().enumerate() {
         rank.insert(kind, i as i64 - order_first.len() as i64);
     }

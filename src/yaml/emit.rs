@@ -106,9 +106,16 @@ pub fn find_unencodable(value: &Value) -> Option<char> {
     fn bad(c: char) -> bool {
         matches!(c, '\u{7F}'..='\u{84}' | '\u{86}'..='\u{9F}' | '\u{FFFE}' | '\u{FFFF}')
     }
+    // Every such character, and U+0085, is 0x7F or has a 0xC2 or 0xEF lead byte.
+    // (Two word-at-a-time scans for the usual ASCII text rather than a loop over its bytes.)
+    fn suspicious(s: &str) -> bool {
+        match s.is_ascii() {
+            true => s.as_bytes().contains(&0x7F),
+            false => s.bytes().any(|b| matches!(b, 0x7F | 0xC2 | 0xEF)),
+        }
+    }
     fn in_str(s: &str) -> Option<char> {
-        // Every such character is 0x7F or has a 0xC2 or 0xEF lead byte.
-        if !s.bytes().any(|b| matches!(b, 0x7F | 0xC2 | 0xEF)) {
+        if !suspicious(s) {
             return None;
         }
         s.chars().find(|&c| bad(c))
@@ -116,10 +123,9 @@ pub fn find_unencodable(value: &Value) -> Option<char> {
     match value {
         Value::String(s) => in_str(s),
         Value::Array(items) => items.iter().find_map(find_unencodable),
-        Value::Object(map) => map.iter().find_map(|(k, v)| {
-            in_str(k)
-                .or_else(|| k.contains('\u{85}').then_some('\u{85}'))
-                .or_else(|| find_unencodable(v))
+        Value::Object(map) => map.iter().find_map(|(k, v)| match suspicious(k) {
+            true => k.chars().find(|&c| bad(c)).or_else(|| k.contains('\u{85}').then_some('\u{85}')).or_else(|| find_unencodable(v)),
+            false => find_unencodable(v),
         }),
         _ => None,
     }

@@ -5,7 +5,7 @@
 //! written: its strategic merge drops fields holding such an empty null (the patch's walk sets
 //! each target field again and an empty value clears it) but keeps `null` and `~`. Our
 //! resources are JSON values, so the parser notes these places on the side.
-use std::collections::HashMap;
+use crate::fast_hash::FastHashMap;
 
 use super::node_path::Step;
 
@@ -13,13 +13,13 @@ use super::node_path::Step;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PathTree<M> {
     mark: Option<M>,
-    fields: HashMap<String, PathTree<M>>,
-    items: HashMap<usize, PathTree<M>>,
+    fields: FastHashMap<String, PathTree<M>>,
+    items: FastHashMap<usize, PathTree<M>>,
 }
 
 impl<M> Default for PathTree<M> {
     fn default() -> Self {
-        PathTree { mark: None, fields: HashMap::new(), items: HashMap::new() }
+        PathTree { mark: None, fields: FastHashMap::default(), items: FastHashMap::default() }
     }
 }
 

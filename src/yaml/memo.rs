@@ -1,7 +1,7 @@
 //! Parse results of texts that come back within a build: a component's kustomization file or a
 //! patch written once and applied by every app that uses the component. Such a text is parsed
 //! the second time it is seen and cloned from then on; a text seen once costs only its key.
-use std::collections::HashMap;
+use crate::fast_hash::FastHashMap;
 use std::sync::Mutex;
 
 /// Texts longer than this are neither remembered nor memoized.
@@ -9,7 +9,7 @@ const MAX_TEXT_LEN: usize = 16 * 1024;
 
 /// A memo from text to what parsing it produced (successes only: errors name the file).
 pub struct TextMemo<T> {
-    slots: Mutex<Option<HashMap<Box<str>, Option<T>>>>,
+    slots: Mutex<Option<FastHashMap<Box<str>, Option<T>>>>,
 }
 
 impl<T: Clone> Default for TextMemo<T> {
@@ -32,7 +32,7 @@ impl<T: Clone> TextMemo<T> {
         }
         let seen_before = {
             let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
-            let slots = slots.get_or_insert_with(HashMap::new);
+            let slots = slots.get_or_insert_with(FastHashMap::default);
             match slots.get(text) {
                 Some(Some(parsed)) => return Ok(parsed.clone()),
                 Some(None) => true,
@@ -45,7 +45,7 @@ impl<T: Clone> TextMemo<T> {
         let parsed = parse(text)?;
         if seen_before {
             let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
-            slots.get_or_insert_with(HashMap::new).insert(text.into(), Some(parsed.clone()));
+            slots.get_or_insert_with(FastHashMap::default).insert(text.into(), Some(parsed.clone()));
         }
         Ok(parsed)
     }

@@ -23,7 +23,7 @@
 //! Syntax is saphyr's (YAML 1.2), brought closer to go-yaml's where inputs differ in practice:
 //! a tab after `:` separates like a space, and the `\/` escape is refused.
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use crate::fast_hash::{FastHashMap, FastHashSet};
 use std::fmt;
 
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError, Span, Tag};
@@ -670,9 +670,9 @@ struct MapState {
 struct Merging {
     keys: MergeKeys,
     /// Keys whose value came from a merge key and was not set explicitly (yet).
-    merged: HashSet<String>,
+    merged: FastHashSet<String>,
     /// First line of explicit keys that overrode a merged value.
-    override_lines: HashMap<String, usize>,
+    override_lines: FastHashMap<String, usize>,
 }
 
 struct Frame {
@@ -702,7 +702,7 @@ struct Builder<'a> {
     doc_start: Marker,
     root: Option<Value>,
     stack: Vec<Frame>,
-    anchors: HashMap<usize, Anchored>,
+    anchors: FastHashMap<usize, Anchored>,
     /// Anchored block collections open on the stack (flow patches are kept only inside them).
     anchored_blocks: usize,
     /// Nodes copied by alias expansion in the current document.
@@ -724,7 +724,7 @@ impl<'a> Builder<'a> {
             doc_start: Marker::new(0, 1, 0),
             root: None,
             stack: Vec::new(),
-            anchors: HashMap::new(),
+            anchors: FastHashMap::default(),
             anchored_blocks: 0,
             expanded: 0,
             budget: crate::budget::current(),
@@ -1174,7 +1174,7 @@ impl MapState {
     /// Adds the keys of `source` not set yet, with their flow patches.
     fn merge_map(&mut self, source: Map<String, Value>, source_patches: Vec<FlowPatch>, patches: &mut Vec<FlowPatch>) {
         let merging = self.merging.get_or_insert_with(Box::default);
-        let mut taken = HashSet::new();
+        let mut taken = FastHashSet::default();
         for (k, v) in source {
             if !self.map.contains_key(&k) {
                 merging.merged.insert(k.clone());

@@ -230,6 +230,72 @@ fn a_top_level_patch_replace_changes_nothing_and_says_so() {
     assert!(stderr.contains("changes nothing in ConfigMap.v1.[noGrp]/ui-settings.[noNs]"), "{stderr}");
 }
 
+/// The "changes nothing" warning compares the resource before and after a strategic merge patch
+/// as values: a list's order counts, a mapping's key order does not, a dropped empty null counts.
+#[test]
+fn a_strategic_merge_patch_warns_exactly_when_it_changes_nothing() {
+    let deployment = |labels: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n{labels}spec:\n  replicas: 2\n  template:\n    spec:\n      containers:\n      - name: app\n        image: nginx\n        args: [\"a\", \"b\"]\n        env:\n        - name: A\n          value: \"1\"\n        - name: B\n          value: \"2\"\n"
+        )
+    };
+    let head = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n";
+    let container = "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n";
+    // What each build prints, field by field: (metadata's labels line, args, env).
+    let printed = |labels: &str, args: &str, env: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n{labels}  name: web\nspec:\n  replicas: 2\n  template:\n    spec:\n      containers:\n      - args:\n{args}        env:\n{env}        image: nginx\n        name: app\n"
+        )
+    };
+    let (ab, ba) = ("        - a\n        - b\n", "        - b\n        - a\n");
+    let (env_a, env_b, env_a3) = ("        - name: A\n          value: \"1\"\n", "        - name: B\n          value: \"2\"\n", "        - name: A\n          value: \"3\"\n");
+    let env = format!("{env_a}{env_b}");
+    let with_tier = "  labels:\n    tier:\n";
+    let cases: Vec<(&str, String, String, String, bool)> = vec![
+        ("equal", deployment(""), deployment(""), printed("", ab, &env), true),
+        (
+            "equal-keys-reordered",
+            deployment(""),
+            format!("{head}{container}        env:\n        - value: \"1\"\n          name: A\n        - value: \"2\"\n          name: B\n        image: nginx\n"),
+            printed("", ab, &env),
+            true,
+        ),
+        // The patched element goes first: the list's order changed.
+        (
+            "element-moved",
+            deployment(""),
+            format!("{head}{container}        env:\n        - name: B\n          value: \"2\"\n"),
+            printed("", ab, &format!("{env_b}{env_a}")),
+            false,
+        ),
+        ("list-order", deployment(""), format!("{head}{container}        args: [\"b\", \"a\"]\n"), printed("", ba, &env), false),
+        ("empty-null", deployment(with_tier), format!("{head}{with_tier}"), printed("  labels: {}\n", ab, &env), false),
+        (
+            "delete-element",
+            deployment(""),
+            format!("{head}{container}        env:\n        - name: A\n          $patch: delete\n"),
+            printed("", ab, env_b),
+            false,
+        ),
+        (
+            "deep-scalar",
+            deployment(""),
+            format!("{head}{container}        env:\n        - name: A\n          value: \"3\"\n"),
+            printed("", ab, &format!("{env_a3}{env_b}")),
+            false,
+        ),
+    ];
+    for (label, target, patch, expected, warns) in cases {
+        let t = tree(
+            label,
+            &[("kustomization.yaml", "resources:\n- deploy.yaml\npatches:\n- path: patch.yaml\n"), ("deploy.yaml", &target), ("patch.yaml", &patch)],
+        );
+        let stderr = prints(label, &t, ".", &[], &expected);
+        let warned = stderr.contains("patch 'patch.yaml' changes nothing in Deployment.v1.apps/web.[noNs]");
+        assert_eq!(warned, warns, "{label}: warned {warned}, stderr:\n{stderr}");
+    }
+}
+
 #[test]
 fn field_spec_errors_name_the_field_and_the_object() {
     let transformer = "apiVersion: builtin\nkind: NamespaceTransformer\nmetadata:\n  name: ns\n  namespace: test\nfieldSpecs:\n- path: subjects\n  kind: ClusterRoleBinding\n";

@@ -27,6 +27,7 @@ mod structured_data;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::fast_hash::field_mut;
 use crate::kustomization::types::Selector as KSelector;
 use crate::kustomization::Loader;
 use crate::resource::nodes::{value_at, value_at_mut};
@@ -116,7 +117,7 @@ pub(crate) fn stringify_annotations(resources: &mut ResMap) {
         nodes.type_untagged_as_strings(value, |path| {
             matches!(path, [Step::Key(m), Step::Key(a), _] if m == "metadata" && a == "annotations")
         });
-        let annotations = r.value.get_mut("metadata").and_then(|m| m.get_mut("annotations")).and_then(Value::as_object_mut);
+        let annotations = r.value.as_object_mut().and_then(|m| field_mut(m, "metadata")).and_then(Value::as_object_mut).and_then(|m| field_mut(m, "annotations")).and_then(Value::as_object_mut);
         for value in annotations.into_iter().flat_map(|a| a.values_mut()) {
             if !value.is_string() {
                 *value = Value::String(scalar_text(value));
