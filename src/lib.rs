@@ -14,6 +14,7 @@ pub mod diff;
 pub mod edit;
 pub mod error;
 pub mod explain;
+pub mod file_memo;
 pub mod functions;
 pub mod generate;
 pub mod helm;

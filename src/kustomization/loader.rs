@@ -2,6 +2,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::file_memo::{FileMemo, Identity};
 use super::reads::{Include, Reads};
 use std::sync::Arc;
 
@@ -195,10 +196,40 @@ impl Loader {
         self.probe(relative);
         let path = self.resolve(relative)?;
         let bytes = read_file(&path).map_err(|e| Error::Io { path: path.clone(), message: io_reason(&e) })?;
-        if let Some(reads) = &self.reads {
-            reads.file(&path, &normalize(&self.root.join(relative)));
-        }
+        self.record_file(&path, relative);
         Ok((path, bytes))
+    }
+
+    /// [`Loader::read`] of `relative` and `parse` of its text, or what an earlier `parse` of the
+    /// same file made in this process, when the file is as it was then ([`FileMemo`]). A hit
+    /// makes every check a read makes (the path resolved under the restrictor, a regular file
+    /// within the bound) and records the read; only the reading and parsing are saved. `parse`
+    /// says whether its result may be kept; a text with aliases never is (its copies are charged
+    /// to each build's node budget, [`crate::budget`]).
+    pub fn read_parsed<T>(&self, relative: &str, memo: &FileMemo<T>, parse: impl FnOnce(&Path, String) -> Result<(T, bool)>) -> Result<(PathBuf, Arc<T>)> {
+        self.probe(relative);
+        let path = self.resolve(relative)?;
+        let identity = Identity::at(&path, crate::bounded_read::MAX_FILE_BYTES);
+        if let Some(parsed) = identity.and_then(|identity| memo.get(&path, identity)) {
+            self.record_file(&path, relative);
+            return Ok((path, parsed));
+        }
+        let bytes = read_file(&path).map_err(|e| Error::Io { path: path.clone(), message: io_reason(&e) })?;
+        self.record_file(&path, relative);
+        let text = decode_text(bytes).ok_or_else(|| Error::Io { path: path.clone(), message: "file is not valid UTF-8".into() })?;
+        let (bytes, aliases) = (text.len(), text.contains('&') && text.contains('*'));
+        let (parsed, keep) = parse(&path, text)?;
+        let parsed = Arc::new(parsed);
+        if let (Some(identity), true, false) = (identity, keep, aliases) {
+            memo.put(path.clone(), identity, parsed.clone(), bytes);
+        }
+        Ok((path, parsed))
+    }
+
+    fn record_file(&self, path: &Path, relative: &str) {
+        if let Some(reads) = &self.reads {
+            reads.file(path, &normalize(&self.root.join(relative)));
+        }
     }
 
     /// Whether `relative` names an existing file (not folder) below the root, ignoring the restrictor.
