@@ -87,9 +87,16 @@ impl Build {
         use rayon::prelude::*;
         // Documents are emitted independently, in parallel, then joined in order; on the build's
         // threads, which have room for deep documents (a single thread's emit where those cannot be had).
-        let resources = self.resources.as_slice();
+        let (resources, large) = (self.resources.as_slice(), self.resources.is_large());
         let emit = || {
-            let docs: Vec<String> = resources.par_iter().map(|r| yaml::emit::emit_stream([&r.value])).collect();
+            let one = |r: &resource::Resource| yaml::emit::emit_stream([&r.value]);
+            // A small build's documents are emitted on its own thread: splitting them costs more
+            // than it saves, and keeps the pool's other threads spinning for nothing while the
+            // builds of `build DIR DIR...` run side by side.
+            let docs: Vec<String> = match large {
+                true => resources.par_iter().map(one).collect(),
+                false => resources.iter().map(one).collect(),
+            };
             docs.join("---\n")
         };
         stack::on_large_stack(emit).unwrap_or_else(|_| emit())

@@ -175,7 +175,8 @@ fn build_one(args: &BuildArgs, options: &BuildOptions, dir: &Path, file: &Path, 
         let _ = writeln!(said, "{line}");
     }
     verdict?;
-    write_atomically(file, &result.to_yaml())
+    // A file that holds this build already is left as it is.
+    peerpods_build::safe_write::write_atomically_if_changed(file, &result.to_yaml()).map(drop)
 }
 
 /// What the builds of [`run_builds`] print, put in the order the directories were given: each
