@@ -65,6 +65,9 @@ pub struct BuildOptions {
     pub recorder: Option<std::sync::Arc<explain::Recorder>>,
     /// Set by `deps` and `affected`: record every file, folder and remote the build reads.
     pub reads: Option<std::sync::Arc<kustomization::reads::Reads>>,
+    /// Set where many builds of one process read the same files (`build DIR DIR...`): a
+    /// resource file is decoded once and kept for the next build that reads it ([`file_memo`]).
+    pub shared_files: bool,
 }
 
 /// The kustomize release whose `build` this program follows: v5.8.3, the newest (docs/clients.md
@@ -144,6 +147,7 @@ fn build_with_budget(dir: &Path, options: &BuildOptions) -> Result<Build, BuildF
     ctx.helm = options.helm.clone();
     ctx.plugins = options.plugins.clone();
     ctx.recorder = options.recorder.clone();
+    ctx.shared_files = options.shared_files;
     match build_in(&mut ctx, loader, options) {
         Ok(resources) => Ok(Build { resources, diagnostics: ctx.diagnostics }),
         Err(error) => Err(BuildFailure { error, diagnostics: ctx.diagnostics }),

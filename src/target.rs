@@ -113,6 +113,8 @@ pub struct Context {
     pub needs_build: bool,
     /// A loading walk's read sets of the folders walked so far in this run, shared by the roots.
     pub memo: Option<Arc<crate::kustomization::reads::Memo>>,
+    /// Resource files are decoded through the process's [`FileMemo`] (other builds read them too).
+    pub shared_files: bool,
 }
 
 impl Context {
@@ -135,6 +137,7 @@ impl Context {
             load_only: false,
             needs_build: false,
             memo: None,
+            shared_files: false,
         }
     }
 
@@ -158,6 +161,7 @@ impl Context {
             load_only: self.load_only,
             needs_build: false,
             memo: self.memo.clone(),
+            shared_files: self.shared_files,
         }
     }
 
@@ -544,12 +548,14 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                 target.loader.read(entry).map_err(read_failed)?;
                 continue;
             }
-            let (file, resources) = if let Some(recorder) = &ctx.recorder {
+            let (file, resources) = if !ctx.shared_files || ctx.recorder.is_some() {
                 // `explain` keeps the text of each file, to point into it.
                 let (file, text) = target.loader.read(entry).map_err(read_failed)?;
                 let (mut resources, invalid) = resources_from_file(&file, &text).map_err(|e| parse_failed(&file, e))?;
                 ctx.deferred_errors.extend(invalid);
-                recorder.loaded(&file, &text, &mut resources);
+                if let Some(recorder) = &ctx.recorder {
+                    recorder.loaded(&file, &text, &mut resources);
+                }
                 (file, Arc::new(resources))
             } else {
                 // A file many kustomizations name (a shared base's) is decoded once per process,

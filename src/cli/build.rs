@@ -78,6 +78,8 @@ fn run_build(args: &BuildArgs) -> Result<(), String> {
         recorder: None,
         reads: None,
         managed_by_label,
+        // Several builds in one run share the files they all read.
+        shared_files: args.dirs.len() > 1,
     };
     if args.dirs.len() > 1 {
         return run_builds(args, &options);
