@@ -484,6 +484,34 @@ mod tests {
         assert!(read_file(&t.0.join("app/swapped.yaml")).is_err(), "a link in place of a checked path was followed");
     }
 
+    /// A file parsed by one root and served from memory to the next is still resolved under
+    /// the restrictor and recorded as read by each root.
+    #[test]
+    fn a_memo_hit_is_checked_and_recorded_as_a_read() {
+        let t = tree();
+        std::fs::create_dir_all(t.0.join("base")).unwrap();
+        std::fs::write(t.0.join("base/cm.yaml"), "a: 1").unwrap();
+        let memo: FileMemo<usize> = FileMemo::new(1024);
+        let mut parses = 0;
+        for root in ["app", "other"] {
+            std::fs::create_dir_all(t.0.join(root)).unwrap();
+            let reads = Arc::new(Reads::default());
+            let l = Loader::new(&t.0.join(root), LoadRestrictor::None).unwrap().with_reads(reads.clone());
+            let (path, parsed) = l
+                .read_parsed("../base/cm.yaml", &memo, |_, text| {
+                    parses += 1;
+                    Ok((text.len(), true))
+                })
+                .unwrap();
+            assert_eq!(*parsed, 4);
+            assert!(reads.snapshot().files.contains(&path), "{root}: the read was not recorded");
+            let restricted = Loader::new(&t.0.join(root), LoadRestrictor::RootOnly).unwrap();
+            let refused = restricted.read_parsed("../base/cm.yaml", &memo, |_, _| Ok((0, true)));
+            assert!(matches!(refused, Err(Error::OutsideRoot { .. })), "{root}: the restrictor was passed by");
+        }
+        assert_eq!(parses, 1, "the second root parsed the file again");
+    }
+
     #[test]
     fn two_kustomization_files_in_one_folder_is_an_error() {
         let t = tree();
