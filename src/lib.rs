@@ -15,6 +15,7 @@ pub mod edit;
 pub mod error;
 pub mod explain;
 pub mod fast_hash;
+pub mod file_memo;
 pub mod functions;
 pub mod generate;
 pub mod helm;
@@ -65,6 +66,9 @@ pub struct BuildOptions {
     pub recorder: Option<std::sync::Arc<explain::Recorder>>,
     /// Set by `deps` and `affected`: record every file, folder and remote the build reads.
     pub reads: Option<std::sync::Arc<kustomization::reads::Reads>>,
+    /// Set where many builds of one process read the same files (`build DIR DIR...`): a
+    /// resource file is decoded once and kept for the next build that reads it ([`file_memo`]).
+    pub shared_files: bool,
 }
 
 /// The kustomize release whose `build` this program follows: v5.8.3, the newest (docs/clients.md
@@ -116,8 +120,15 @@ impl Build {
             }
             text
         };
+        // A small build's documents are emitted on its own thread: splitting them costs more than
+        // it saves, and keeps the pool's other threads spinning for nothing while the builds of
+        // `build DIR DIR...` run side by side.
+        let large = self.resources.is_large();
         for (b, batch) in self.resources.as_slice().chunks(BATCH).enumerate() {
-            let emit = || batch.par_chunks(RUN).enumerate().map(|(k, run)| emit_run(b * BATCH + k * RUN, run)).collect::<Vec<String>>();
+            let emit = || match large {
+                true => batch.par_chunks(RUN).enumerate().map(|(k, run)| emit_run(b * BATCH + k * RUN, run)).collect::<Vec<String>>(),
+                false => batch.chunks(RUN).enumerate().map(|(k, run)| emit_run(b * BATCH + k * RUN, run)).collect(),
+            };
             for text in stack::on_large_stack(emit).unwrap_or_else(|_| emit()) {
                 sink(&text)?;
             }
@@ -167,6 +178,7 @@ fn build_with_budget(dir: &Path, options: &BuildOptions) -> Result<Build, BuildF
     ctx.helm = options.helm.clone();
     ctx.plugins = options.plugins.clone();
     ctx.recorder = options.recorder.clone();
+    ctx.shared_files = options.shared_files;
     match build_in(&mut ctx, loader, options) {
         Ok(resources) => Ok(Build { resources, diagnostics: ctx.diagnostics }),
         Err(error) => Err(BuildFailure { error, diagnostics: ctx.diagnostics }),

@@ -36,6 +36,40 @@ pub fn write_bytes_atomically(path: &Path, content: &[u8]) -> Result<(), String>
     commit(staged, path)
 }
 
+/// [`write_atomically`], unless `path` is a regular file holding exactly `content` already: that
+/// file is left as it is (no new file, no rename, its modification time kept), as a render of
+/// many folders into one finds most of them unchanged. Says whether it wrote. A file we may not
+/// write is refused all the same.
+pub fn write_atomically_if_changed(path: &Path, content: &str) -> Result<bool, String> {
+    if !is_written_in_place(path) && holds_exactly(path, content.as_bytes()) {
+        check_writable(path)?;
+        return Ok(false);
+    }
+    write_atomically(path, content).map(|()| true)
+}
+
+/// Whether `path` is a regular file (not a link) whose bytes are `content`.
+fn holds_exactly(path: &Path, content: &[u8]) -> bool {
+    use std::io::Read;
+    let same_size = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() == content.len() as u64);
+    if !same_size {
+        return false;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC);
+    }
+    let Ok(file) = options.open(path) else { return false };
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let mut bytes = Vec::with_capacity(content.len());
+    file.take(content.len() as u64 + 1).read_to_end(&mut bytes).is_ok() && bytes == content
+}
+
 /// The most links followed when looking where a destination leads (Linux's own bound).
 const MAX_LINKS: usize = 40;
 
@@ -126,6 +160,11 @@ fn stage_bytes(path: &Path, content: &[u8]) -> Result<NamedTempFile, String> {
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
     let mut temp = builder.tempfile_in(folder).map_err(|e| format!("writing {}: creating a temporary file in {}: {e}", path.display(), folder.display()))?;
+    // The data reaches the disk before the rename makes it the destination: without it, a crash
+    // soon after could leave the destination renamed but empty on filesystems that do not flush
+    // on rename (ext4 without `auto_da_alloc`, XFS), a half-written output by another road.
+    // When many builds write side by side (`build DIR DIR... -o OUT/`), each one's sync overlaps
+    // the others' work.
     temp.write_all(content)
         .and_then(|()| temp.as_file().sync_data())
         .map_err(|e| format!("writing {}: {e}", temp.path().display()))?;
@@ -143,3 +182,44 @@ pub fn commit(staged: NamedTempFile, path: &Path) -> Result<(), String> {
     staged.persist(path).map(drop).map_err(|e| format!("writing {}: {}", path.display(), e.error))
 }
 
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::MetadataExt;
+
+    #[test]
+    fn an_unchanged_file_is_left_as_it_is_and_a_changed_one_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("out.yaml");
+        assert_eq!(write_atomically_if_changed(&file, "a: 1\n"), Ok(true), "a new file is written");
+        let inode = std::fs::metadata(&file).unwrap().ino();
+        assert_eq!(write_atomically_if_changed(&file, "a: 1\n"), Ok(false));
+        assert_eq!(std::fs::metadata(&file).unwrap().ino(), inode, "an unchanged file was replaced");
+        assert_eq!(write_atomically_if_changed(&file, "a: 2\n"), Ok(true), "same size, other bytes");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "a: 2\n");
+        assert_eq!(write_atomically_if_changed(&file, "a: 22\n"), Ok(true));
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "a: 22\n");
+        // A link holding the same bytes is replaced by a file, as a write replaces it.
+        let target = dir.path().join("target.yaml");
+        std::fs::write(&target, "b: 1\n").unwrap();
+        let link = dir.path().join("link.yaml");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert_eq!(write_atomically_if_changed(&link, "b: 1\n"), Ok(true));
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_file());
+    }
+
+    #[test]
+    fn an_unchanged_file_we_may_not_write_is_refused_as_a_changed_one() {
+        if rustix::process::geteuid().is_root() {
+            eprintln!("skipped: running as root, which may write any file");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("out.yaml");
+        std::fs::write(&file, "a: 1\n").unwrap();
+        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o444)).unwrap();
+        let refused = write_atomically_if_changed(&file, "a: 1\n").unwrap_err();
+        assert!(refused.contains("read-only"), "{refused}");
+    }
+}

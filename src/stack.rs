@@ -26,6 +26,11 @@ pub fn drop_on_large_stack<T: Send>(value: T) {
     }
 }
 
+/// How many threads the library's pool has (one where it cannot be had).
+pub fn threads() -> usize {
+    pool().map_or(1, ThreadPool::current_num_threads)
+}
+
 fn pool() -> Result<&'static ThreadPool, String> {
     static POOL: OnceLock<Result<ThreadPool, String>> = OnceLock::new();
     POOL.get_or_init(|| {

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::build_metadata;
 use crate::diagnostics::Diagnostics;
+use crate::file_memo::FileMemo;
 use crate::error::{Error, Result};
 use crate::generate::{self, GeneratedKind};
 use crate::kustomization::types::Kustomization;
@@ -26,6 +27,10 @@ use crate::yaml::go_syntax::quote as go_quote;
 
 mod remote_entries;
 use remote_entries::{accumulate_git_entry, accumulate_http_entry, in_remote_origin, remote_base};
+
+/// The most text of resource files kept decoded for the next build that reads them
+/// ([`FileMemo`]): the bases of the last few dozen apps of a monorepo.
+const MEMO_TEXT_BYTES: usize = 256 * 1024;
 
 /// What one kustomization (and everything below it) contributes.
 pub struct Accumulated {
@@ -108,6 +113,8 @@ pub struct Context {
     pub needs_build: bool,
     /// A loading walk's read sets of the folders walked so far in this run, shared by the roots.
     pub memo: Option<Arc<crate::kustomization::reads::Memo>>,
+    /// Resource files are decoded through the process's [`FileMemo`] (other builds read them too).
+    pub shared_files: bool,
 }
 
 impl Context {
@@ -130,6 +137,7 @@ impl Context {
             load_only: false,
             needs_build: false,
             memo: None,
+            shared_files: false,
         }
     }
 
@@ -153,6 +161,7 @@ impl Context {
             load_only: self.load_only,
             needs_build: false,
             memo: self.memo.clone(),
+            shared_files: self.shared_files,
         }
     }
 
@@ -516,20 +525,16 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
             absorb_sub(acc, sub)?;
         } else if kinds[position] == EntryKind::File {
             // kustomize then tries the entry as a folder, which a file is not, and says both.
-            let (file, text) = target.loader.read(entry).map_err(|e| {
+            let read_failed = |e: Error| {
                 e.map_message(|inner| {
                     format!(
                         "accumulating resources: accumulation err='accumulating resources from '{entry}': {inner}': must build at directory: '{}': file is not directory",
                         target.loader.display_relative(entry)
                     )
                 })
-            })?;
-            if ctx.load_only {
-                continue;
-            }
-            let origin = build_metadata::file_origin(&ctx.relative(&file));
+            };
             // kustomize then tries the file as a kustomization folder, unless its YAML is malformed.
-            let (mut resources, invalid) = resources_from_file(&file, &text).map_err(|e| match e {
+            let parse_failed = |file: &Path, e: Error| match e {
                 e if crate::resource::decode::is_go_map_error(&e) => e,
                 e if e.is_malformed_yaml() => e.map_message(|inner| format!("accumulating resources: accumulating resources from '{entry}': {inner} in File: {entry}")),
                 other => other.map_message(|inner| {
@@ -538,11 +543,45 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                         file.display()
                     )
                 }),
-            })?;
-            ctx.deferred_errors.extend(invalid);
-            if let Some(recorder) = &ctx.recorder {
-                recorder.loaded(&file, &text, &mut resources);
+            };
+            if ctx.load_only {
+                target.loader.read(entry).map_err(read_failed)?;
+                continue;
             }
+            let (file, resources) = if !ctx.shared_files || ctx.recorder.is_some() {
+                // `explain` keeps the text of each file, to point into it.
+                let (file, text) = target.loader.read(entry).map_err(read_failed)?;
+                let (mut resources, invalid) = resources_from_file(&file, &text).map_err(|e| parse_failed(&file, e))?;
+                ctx.deferred_errors.extend(invalid);
+                if let Some(recorder) = &ctx.recorder {
+                    recorder.loaded(&file, &text, &mut resources);
+                }
+                (file, Arc::new(resources))
+            } else {
+                // A file many kustomizations name (a shared base's) is decoded once per process,
+                // while it is among the files read last.
+                static DECODED: FileMemo<Vec<Resource>> = FileMemo::new(MEMO_TEXT_BYTES);
+                let (mut invalid, mut unparsed) = (None, None);
+                let read = target.loader.read_parsed(entry, &DECODED, |file, text| match resources_from_file(file, &text) {
+                    Ok((resources, deferred)) => {
+                        let keep = deferred.is_none();
+                        invalid = deferred;
+                        Ok((resources, keep))
+                    }
+                    Err(e) => {
+                        let e = parse_failed(file, e);
+                        unparsed = Some(e);
+                        Err(Error::msg("unparsed"))
+                    }
+                });
+                if let Some(e) = unparsed {
+                    return Err(e);
+                }
+                let read = read.map_err(read_failed)?;
+                ctx.deferred_errors.extend(invalid);
+                read
+            };
+            let origin = build_metadata::file_origin(&ctx.relative(&file));
             // kustomize reads the file into a map of its own (a repeated id is an error there), merges
             // that into the level's, and on any error tries the file as a folder, and says both.
             let failed = |stage: &str, e: Error| {
@@ -554,7 +593,8 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                 })
             };
             let mut own = ResMap::default();
-            for mut resource in resources {
+            for resource in resources.iter() {
+                let mut resource = resource.clone();
                 resource.origin = Some(origin.clone());
                 own.append(resource).map_err(|e| failed("accumulating", e))?;
             }

@@ -1,5 +1,9 @@
 //! `build`: one kustomization, or several into one folder.
+use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use peerpods_build::kustomization::LoadRestrictor;
 use peerpods_build::{build, BuildOptions, Reorder};
@@ -74,6 +78,8 @@ fn run_build(args: &BuildArgs) -> Result<(), String> {
         recorder: None,
         reads: None,
         managed_by_label,
+        // Several builds in one run share the files they all read.
+        shared_files: args.dirs.len() > 1,
     };
     if args.dirs.len() > 1 {
         return run_builds(args, &options);
@@ -108,79 +114,126 @@ fn run_build(args: &BuildArgs) -> Result<(), String> {
     written
 }
 
-/// Several builds in one run, each written to `OUTPUT/<path with `_` for `/`>.yaml`; warnings and
-/// errors are printed in the order the directories were given, and a failed build does not
-/// stop the others.
+/// Several builds in one run, each written to `OUTPUT/<path with `_` for `/`>.yaml` as soon as
+/// it is built, so only the builds in progress are held in memory. The builds run in parallel,
+/// in the order given (each thread takes the next directory); warnings and errors are printed in
+/// the order the directories were given, each build's as soon as every earlier one's is out, and
+/// a failed build does not stop the others.
 fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
     let out_dir = args.output.as_ref().ok_or("building several directories needs --output DIR/, the folder for their files")?;
-    let mut names = std::collections::BTreeSet::new();
-    for dir in &args.dirs {
-        let name = output_name(dir)?;
-        if !names.insert(name.clone()) {
+    let here = std::env::current_dir().and_then(|d| d.canonicalize()).unwrap_or_default();
+    let names = args.dirs.iter().map(|dir| output_name_from(&here, dir)).collect::<Result<Vec<_>, _>>()?;
+    let mut unique = std::collections::BTreeSet::new();
+    for name in &names {
+        if !unique.insert(name.clone()) {
             return Err(format!("two directories would both be written to {name}.yaml: {}", args.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(" ")));
         }
     }
     std::fs::create_dir_all(out_dir).map_err(|e| format!("creating {}: {e}", out_dir.display()))?;
-    let mut failed = 0;
-    for dir in &args.dirs {
-        // One build at a time (each is parallel inside): only one build's resources in memory.
-        let written = build(dir, options)
-            .map_err(|failure| {
-                for warning in &failure.diagnostics.warnings {
-                    eprintln!("{warning}");
-                }
-                failure.error.to_string()
-            })
-            .and_then(|result| {
-            for warning in &result.diagnostics.warnings {
-                eprintln!("{warning}");
-            }
-            if args.strict && !result.diagnostics.unmatched.is_empty() {
-                return Err(format!("--strict: {} rule(s) matched nothing", result.diagnostics.unmatched.len()));
-            }
-            check_adaptor_settings(dir, &result, args.strict)?;
-            let file = out_dir.join(format!("{}.yaml", output_name(dir)?));
-            write_atomically(&file, &result.to_yaml())
-        });
-        if let Err(message) = written {
-            super::print_error(&format!("{}: {message}", dir.display()));
-            failed += 1;
+    let printer = InOrder::new();
+    let next = AtomicUsize::new(0);
+    let failed = AtomicUsize::new(0);
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(dir) = args.dirs.get(i) else { break };
+        let mut said = String::new();
+        if let Err(message) = build_one(args, options, dir, &out_dir.join(format!("{}.yaml", names[i])), &mut said) {
+            said.push_str(&format!("Error: {}: {message}\n", dir.display()));
+            failed.fetch_add(1, Ordering::Relaxed);
         }
+        printer.done(i, said);
+    };
+    // One worker per thread of the build pool; each build's own parallel steps share the pool.
+    let threads = args.dirs.len().min(peerpods_build::stack::threads());
+    let run = || rayon::scope(|s| (0..threads).for_each(|_| s.spawn(|_| work())));
+    if peerpods_build::stack::on_large_stack(run).is_err() {
+        work();
     }
     // A failed build keeps its earlier file: only directories no longer given lose theirs.
-    let rendered = args.dirs.iter().map(|dir| output_name(dir).map(|name| format!("{name}.yaml"))).collect::<Result<_, _>>()?;
+    let rendered = names.iter().map(|name| format!("{name}.yaml")).collect();
     super::output_record::sweep(out_dir, &rendered)?;
-    match failed {
+    match failed.into_inner() {
         0 => Ok(()),
         n => Err(format!("{n} of {} builds failed", args.dirs.len())),
+    }
+}
+
+/// One build of [`run_builds`], written to `file`; what it would print to stderr goes to `said`.
+fn build_one(args: &BuildArgs, options: &BuildOptions, dir: &Path, file: &Path, said: &mut String) -> Result<(), String> {
+    use std::fmt::Write;
+    let result = build(dir, options).map_err(|failure| {
+        for warning in &failure.diagnostics.warnings {
+            let _ = writeln!(said, "{warning}");
+        }
+        failure.error.to_string()
+    })?;
+    for warning in &result.diagnostics.warnings {
+        let _ = writeln!(said, "{warning}");
+    }
+    if args.strict && !result.diagnostics.unmatched.is_empty() {
+        return Err(format!("--strict: {} rule(s) matched nothing", result.diagnostics.unmatched.len()));
+    }
+    let (lines, verdict) = adaptor_settings_lines(dir, &result, args.strict);
+    for line in lines {
+        let _ = writeln!(said, "{line}");
+    }
+    verdict?;
+    // A file that holds this build already is left as it is.
+    peerpods_build::safe_write::write_atomically_if_changed(file, &result.to_yaml()).map(drop)
+}
+
+/// What the builds of [`run_builds`] print, put in the order the directories were given: each
+/// build's text is printed once every earlier build's is.
+struct InOrder {
+    state: Mutex<(usize, BTreeMap<usize, String>)>,
+}
+
+impl InOrder {
+    fn new() -> Self {
+        InOrder { state: Mutex::new((0, BTreeMap::new())) }
+    }
+
+    fn done(&self, index: usize, text: String) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let (next, waiting) = &mut *state;
+        waiting.insert(index, text);
+        let mut stderr = std::io::stderr().lock();
+        while let Some(text) = waiting.remove(next) {
+            let _ = stderr.write_all(text.as_bytes());
+            *next += 1;
+        }
     }
 }
 
 /// When the output holds the peer pods settings, warns about each setting the adaptor would
 /// not start with (`check-settings`' findings); `--strict` makes them an error.
 fn check_adaptor_settings(dir: &Path, result: &peerpods_build::Build, strict: bool) -> Result<(), String> {
+    let (lines, verdict) = adaptor_settings_lines(dir, result, strict);
+    for line in lines {
+        eprintln!("{line}");
+    }
+    verdict
+}
+
+/// The lines [`check_adaptor_settings`] prints (each warning, then the hint), and its verdict.
+fn adaptor_settings_lines(dir: &Path, result: &peerpods_build::Build, strict: bool) -> (Vec<String>, Result<(), String>) {
     use peerpods_build::adaptor_settings::{settings_hint, settings_warnings};
-    let warnings = settings_warnings(dir, result);
-    if warnings.is_empty() {
-        return Ok(());
+    let mut lines = settings_warnings(dir, result);
+    if lines.is_empty() {
+        return (lines, Ok(()));
     }
-    for warning in &warnings {
-        eprintln!("{warning}");
-    }
-    eprintln!("{}", settings_hint(dir, warnings.len()));
-    if strict {
-        return Err(format!("--strict: {} adaptor setting(s) missing or invalid", warnings.len()));
-    }
-    Ok(())
+    let count = lines.len();
+    lines.push(settings_hint(dir, count));
+    let verdict = if strict { Err(format!("--strict: {count} adaptor setting(s) missing or invalid")) } else { Ok(()) };
+    (lines, verdict)
 }
 
 /// The name of a directory's output file: its path from the current folder (else from the root),
 /// each `/` written `_` (`overlays/aws` -> `overlays_aws`), so any set of folders can be written
 /// into one; the current folder itself is named by its last component.
-fn output_name(dir: &Path) -> Result<String, String> {
+fn output_name_from(here: &Path, dir: &Path) -> Result<String, String> {
     let real = dir.canonicalize().map_err(|e| format!("{}: {e}", dir.display()))?;
-    let here = std::env::current_dir().and_then(|d| d.canonicalize()).unwrap_or_default();
-    let relative = match real.strip_prefix(&here) {
+    let relative = match real.strip_prefix(here) {
         Ok(inside) if !inside.as_os_str().is_empty() => inside.to_path_buf(),
         Ok(_) => PathBuf::from(real.file_name().unwrap_or_default()),
         Err(_) => real.components().filter(|c| matches!(c, std::path::Component::Normal(_))).collect(),

@@ -2,6 +2,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::file_memo::{FileMemo, Identity};
 use super::reads::{Include, Reads};
 use std::sync::Arc;
 
@@ -195,10 +196,40 @@ impl Loader {
         self.probe(relative);
         let path = self.resolve(relative)?;
         let bytes = read_file(&path).map_err(|e| Error::Io { path: path.clone(), message: io_reason(&e) })?;
-        if let Some(reads) = &self.reads {
-            reads.file(&path, &normalize(&self.root.join(relative)));
-        }
+        self.record_file(&path, relative);
         Ok((path, bytes))
+    }
+
+    /// [`Loader::read`] of `relative` and `parse` of its text, or what an earlier `parse` of the
+    /// same file made in this process, when the file is as it was then ([`FileMemo`]). A hit
+    /// makes every check a read makes (the path resolved under the restrictor, a regular file
+    /// within the bound) and records the read; only the reading and parsing are saved. `parse`
+    /// says whether its result may be kept; a text with aliases never is (its copies are charged
+    /// to each build's node budget, [`crate::budget`]).
+    pub fn read_parsed<T>(&self, relative: &str, memo: &FileMemo<T>, parse: impl FnOnce(&Path, String) -> Result<(T, bool)>) -> Result<(PathBuf, Arc<T>)> {
+        self.probe(relative);
+        let path = self.resolve(relative)?;
+        let identity = Identity::at(&path, crate::bounded_read::MAX_FILE_BYTES);
+        if let Some(parsed) = identity.and_then(|identity| memo.get(&path, identity)) {
+            self.record_file(&path, relative);
+            return Ok((path, parsed));
+        }
+        let bytes = read_file(&path).map_err(|e| Error::Io { path: path.clone(), message: io_reason(&e) })?;
+        self.record_file(&path, relative);
+        let text = decode_text(bytes).ok_or_else(|| Error::Io { path: path.clone(), message: "file is not valid UTF-8".into() })?;
+        let (bytes, aliases) = (text.len(), text.contains('&') && text.contains('*'));
+        let (parsed, keep) = parse(&path, text)?;
+        let parsed = Arc::new(parsed);
+        if let (Some(identity), true, false) = (identity, keep, aliases) {
+            memo.put(path.clone(), identity, parsed.clone(), bytes);
+        }
+        Ok((path, parsed))
+    }
+
+    fn record_file(&self, path: &Path, relative: &str) {
+        if let Some(reads) = &self.reads {
+            reads.file(path, &normalize(&self.root.join(relative)));
+        }
     }
 
     /// Whether `relative` names an existing file (not folder) below the root, ignoring the restrictor.
@@ -451,6 +482,34 @@ mod tests {
         std::os::unix::fs::symlink(t.0.join("app/real.yaml"), t.0.join("app/swapped.yaml")).unwrap();
         assert_eq!(read_file(&t.0.join("app/real.yaml")).unwrap(), b"a: 1");
         assert!(read_file(&t.0.join("app/swapped.yaml")).is_err(), "a link in place of a checked path was followed");
+    }
+
+    /// A file parsed by one root and served from memory to the next is still resolved under
+    /// the restrictor and recorded as read by each root.
+    #[test]
+    fn a_memo_hit_is_checked_and_recorded_as_a_read() {
+        let t = tree();
+        std::fs::create_dir_all(t.0.join("base")).unwrap();
+        std::fs::write(t.0.join("base/cm.yaml"), "a: 1").unwrap();
+        let memo: FileMemo<usize> = FileMemo::new(1024);
+        let mut parses = 0;
+        for root in ["app", "other"] {
+            std::fs::create_dir_all(t.0.join(root)).unwrap();
+            let reads = Arc::new(Reads::default());
+            let l = Loader::new(&t.0.join(root), LoadRestrictor::None).unwrap().with_reads(reads.clone());
+            let (path, parsed) = l
+                .read_parsed("../base/cm.yaml", &memo, |_, text| {
+                    parses += 1;
+                    Ok((text.len(), true))
+                })
+                .unwrap();
+            assert_eq!(*parsed, 4);
+            assert!(reads.snapshot().files.contains(&path), "{root}: the read was not recorded");
+            let restricted = Loader::new(&t.0.join(root), LoadRestrictor::RootOnly).unwrap();
+            let refused = restricted.read_parsed("../base/cm.yaml", &memo, |_, _| Ok((0, true)));
+            assert!(matches!(refused, Err(Error::OutsideRoot { .. })), "{root}: the restrictor was passed by");
+        }
+        assert_eq!(parses, 1, "the second root parsed the file again");
     }
 
     #[test]

@@ -35,7 +35,11 @@ pub fn legacy_sort(resources: &mut ResMap, order_first: &[String], order_last: &
             (rank.get(id.gvk.kind.as_str()).copied().unwrap_or(0), gvk_sort_string(&id.gvk), id_sort_string(&id), i)
         })
         .collect();
-    keyed.par_sort();
+    if resources.is_large() {
+        keyed.par_sort();
+    } else {
+        keyed.sort();
+    }
     let mut slots: Vec<Option<crate::resource::Resource>> = std::mem::take(resources).into_vec().into_iter().map(Some).collect();
     let sorted = keyed.into_iter().map(|(_, _, _, i)| slots[i].take().unwrap()).collect();
     *resources = ResMap::from_vec(sorted);

@@ -43,3 +43,4 @@ mod stress;
 mod tools_present;
 mod yaml_differential;
 mod several_overlays;
+mod several_roots;

@@ -1,0 +1,143 @@
+//! `build DIR DIR... -o OUT/` over roots that share files: the builds run side by side and
+//! read a shared base once, yet each file is what kustomize prints for its root alone, stderr
+//! keeps the order the directories were given, and a failed root stops nothing else.
+use std::fs;
+
+use crate::common::{ours, reference_run, TempTree};
+
+/// `apps/<app>/overlays/<env>` over `apps/<app>/base` and one component every overlay uses.
+fn monorepo(label: &str, apps: usize, envs: &[&str]) -> (TempTree, Vec<String>) {
+    let t = TempTree::new(label);
+    t.write(
+        "components/probe/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n- target:\n    kind: Deployment\n  patch: |-\n    - op: add\n      path: /metadata/annotations\n      value:\n        probe: \"on\"\n",
+    );
+    let mut roots = Vec::new();
+    for app in 0..apps {
+        let base = format!("apps/a{app}/base");
+        t.write(&format!("{base}/kustomization.yaml"), "resources:\n- deployment.yaml\n- service.yaml\nconfigMapGenerator:\n- name: settings\n  literals: [LEVEL=info]\n");
+        t.write(
+            &format!("{base}/deployment.yaml"),
+            &format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: a{app}\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: registry.example/a{app}:1\n        envFrom:\n        - configMapRef:\n            name: settings\n"),
+        );
+        t.write(&format!("{base}/service.yaml"), &format!("apiVersion: v1\nkind: Service\nmetadata:\n  name: a{app}\nspec:\n  ports:\n  - port: 80\n"));
+        for env in envs {
+            let root = format!("apps/a{app}/overlays/{env}");
+            t.write(
+                &format!("{root}/kustomization.yaml"),
+                &format!("resources:\n- ../../base\ncomponents:\n- ../../../../components/probe\nnamePrefix: {env}-\nimages:\n- name: registry.example/a{app}\n  newTag: \"{env}\"\n"),
+            );
+            roots.push(root);
+        }
+    }
+    (t, roots)
+}
+
+fn output_name(root: &str) -> String {
+    format!("{}.yaml", root.replace('/', "_"))
+}
+
+#[test]
+fn roots_sharing_a_base_are_written_as_each_builds_alone_and_as_kustomize_prints_it() {
+    let (t, roots) = monorepo("several-roots-shared", 3, &["dev", "prod", "qa"]);
+    let mut args = vec!["build"];
+    args.extend(roots.iter().map(String::as_str));
+    args.extend(["-o", "out/"]);
+    let run = ours(&args, &t.root);
+    assert!(run.success(), "{}", run.stderr);
+    for root in &roots {
+        let written = fs::read_to_string(t.path(&format!("out/{}", output_name(root)))).unwrap();
+        let alone = ours(&["build", root], &t.root);
+        assert!(alone.success(), "{root}: {}", alone.stderr);
+        assert_eq!(written, alone.stdout, "{root}: the file differs from the root's own build");
+        assert!(written.contains(&format!("name: {}-a", root.rsplit('/').next().unwrap())), "{root}: {written}");
+        if let Some(reference) = reference_run(&[root.as_str()], &t.root, "several roots against kustomize") {
+            assert!(reference.success(), "{root}: {}", reference.stderr);
+            assert_eq!(written, reference.stdout, "{root}: the file differs from kustomize's build of the root");
+        }
+    }
+}
+
+/// The first root is much the largest: the builds after it are done long before it, yet their
+/// warnings and errors come after its own, in the order given.
+#[test]
+fn stderr_keeps_the_order_given_when_a_late_root_finishes_first() {
+    let t = TempTree::new("several-roots-order");
+    let mut big = String::new();
+    for i in 0..3000 {
+        big.push_str(&format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c{i}\ndata:\n  k: v{i}\n"));
+    }
+    t.write("big/configmaps.yaml", &big);
+    // `commonLabels` is deprecated: kustomize warns, naming no folder.
+    t.write("big/kustomization.yaml", "resources:\n- configmaps.yaml\ncommonLabels:\n  size: big\n");
+    t.write("small/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: small\n");
+    t.write("small/kustomization.yaml", "resources:\n- cm.yaml\nimageTags: []\n");
+    t.write("broken/kustomization.yaml", "resources:\n- missing.yaml\n");
+    t.write("last/kustomization.yaml", "resources:\n- ../small/cm.yaml\nbases: []\n");
+    let run = ours(&["build", "big", "small", "broken", "last", "--load-restrictor", "LoadRestrictionsNone", "-o", "out/"], &t.root);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let at = |needle: &str| run.stderr.find(needle).unwrap_or_else(|| panic!("{needle} not in: {}", run.stderr));
+    let order = [at("'commonLabels' is deprecated"), at("'imageTags' is deprecated"), at("Error: broken: "), at("'bases' is deprecated"), at("1 of 4 builds failed")];
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "stderr out of order: {}", run.stderr);
+    for file in ["big.yaml", "small.yaml", "last.yaml"] {
+        assert!(t.path(&format!("out/{file}")).is_file(), "{file} missing");
+    }
+    assert!(!t.path("out/broken.yaml").exists());
+}
+
+/// A root that fails keeps its earlier file and stops nothing; the others are written, and
+/// the run says how many failed, naming the root before kustomize's words.
+#[test]
+fn a_failing_root_among_good_ones_stops_nothing_and_keeps_its_earlier_file() {
+    let (t, roots) = monorepo("several-roots-failing", 2, &["dev", "prod"]);
+    let mut args = vec!["build"];
+    args.extend(roots.iter().map(String::as_str));
+    args.extend(["-o", "out/"]);
+    assert!(ours(&args, &t.root).success());
+    let broken = &roots[1];
+    let earlier = fs::read_to_string(t.path(&format!("out/{}", output_name(broken)))).unwrap();
+    t.write(&format!("{broken}/kustomization.yaml"), "resources:\n- ../../base\n- missing.yaml\n");
+    // Each good root's file is rewritten: make them stale first.
+    for root in roots.iter().filter(|r| *r != broken) {
+        t.write(&format!("out/{}", output_name(root)), "stale: true\n");
+    }
+    let run = ours(&args, &t.root);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(run.stderr.contains(&format!("Error: {broken}: ")), "{}", run.stderr);
+    assert!(run.stderr.contains("missing.yaml"), "{}", run.stderr);
+    assert!(run.stderr.contains(&format!("1 of {} builds failed", roots.len())), "{}", run.stderr);
+    assert_eq!(fs::read_to_string(t.path(&format!("out/{}", output_name(broken)))).unwrap(), earlier, "the failed root's file changed");
+    for root in roots.iter().filter(|r| *r != broken) {
+        let alone = ours(&["build", root], &t.root);
+        assert_eq!(fs::read_to_string(t.path(&format!("out/{}", output_name(root)))).unwrap(), alone.stdout, "{root}");
+    }
+}
+
+/// A shared file edited between two runs is read again; a file already holding its build is
+/// left as it is (same inode), the others are replaced.
+#[cfg(unix)]
+#[test]
+fn a_shared_file_edited_between_runs_is_read_again() {
+    use std::os::unix::fs::MetadataExt;
+    let (t, roots) = monorepo("several-roots-edited", 2, &["dev", "prod"]);
+    let mut args = vec!["build"];
+    args.extend(roots.iter().map(String::as_str));
+    args.extend(["-o", "out/"]);
+    assert!(ours(&args, &t.root).success());
+    let inode = |root: &str| fs::metadata(t.path(&format!("out/{}", output_name(root)))).unwrap().ino();
+    let before: Vec<u64> = roots.iter().map(|r| inode(r)).collect();
+    // The same size, other bytes: only the content can tell.
+    t.write("apps/a0/base/service.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: a0\nspec:\n  ports:\n  - port: 81\n");
+    let run = ours(&args, &t.root);
+    assert!(run.success(), "{}", run.stderr);
+    for (root, inode_before) in roots.iter().zip(&before) {
+        let written = fs::read_to_string(t.path(&format!("out/{}", output_name(root)))).unwrap();
+        assert_eq!(written, ours(&["build", root], &t.root).stdout, "{root}");
+        if root.starts_with("apps/a0/") {
+            assert!(written.contains("port: 81"), "{root}: the edited base was not read again");
+            assert_ne!(inode(root), *inode_before, "{root}: a changed file is replaced");
+        } else {
+            assert_eq!(inode(root), *inode_before, "{root}: an unchanged file was rewritten");
+        }
+    }
+}
