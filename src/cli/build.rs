@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use peerpods_build::kustomization::LoadRestrictor;
+use peerpods_build::safe_write::Batch;
 use peerpods_build::{build, BuildOptions, Reorder};
 
 use super::build_args::{names_a_folder, writes_folder, BuildArgs};
@@ -114,8 +115,10 @@ fn run_build(args: &BuildArgs) -> Result<(), String> {
     written
 }
 
-/// Several builds in one run, each written to `OUTPUT/<path with `_` for `/`>.yaml` as soon as
-/// it is built, so only the builds in progress are held in memory. The builds run in parallel,
+/// Several builds in one run, each written to `OUTPUT/<path with `_` for `/`>.yaml`: staged
+/// beside its destination as soon as it is built, so only the builds in progress are held in
+/// memory, and renamed into place with the others after one sync at the end
+/// ([`peerpods_build::safe_write::Batch`] says why). The builds run in parallel,
 /// in the order given (each thread takes the next directory); warnings and errors are printed in
 /// the order the directories were given, each build's as soon as every earlier one's is out, and
 /// a failed build does not stop the others.
@@ -133,21 +136,31 @@ fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
     let printer = InOrder::new();
     let next = AtomicUsize::new(0);
     let failed = AtomicUsize::new(0);
-    let work = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(dir) = args.dirs.get(i) else { break };
-        let mut said = String::new();
-        if let Err(message) = build_one(args, options, dir, &out_dir.join(format!("{}.yaml", names[i])), &mut said) {
-            said.push_str(&format!("Error: {}: {message}\n", dir.display()));
-            failed.fetch_add(1, Ordering::Relaxed);
+    let staged = Mutex::new(Batch::default());
+    let work = || {
+        let mut mine = Batch::default();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(dir) = args.dirs.get(i) else { break };
+            let mut said = String::new();
+            if let Err(message) = build_one(args, options, dir, &out_dir.join(format!("{}.yaml", names[i])), &mut said, &mut mine) {
+                said.push_str(&format!("Error: {}: {message}\n", dir.display()));
+                failed.fetch_add(1, Ordering::Relaxed);
+            }
+            printer.done(i, said);
         }
-        printer.done(i, said);
+        staged.lock().unwrap_or_else(|e| e.into_inner()).append(mine);
     };
     // One worker per thread of the build pool; each build's own parallel steps share the pool.
     let threads = args.dirs.len().min(peerpods_build::stack::threads());
     let run = || rayon::scope(|s| (0..threads).for_each(|_| s.spawn(|_| work())));
     if peerpods_build::stack::on_large_stack(run).is_err() {
         work();
+    }
+    // A file that could not be renamed into place fails its build.
+    for (_, why) in staged.into_inner().unwrap_or_else(|e| e.into_inner()).commit() {
+        eprintln!("Error: {why}");
+        failed.fetch_add(1, Ordering::Relaxed);
     }
     // A failed build keeps its earlier file: only directories no longer given lose theirs.
     let rendered = names.iter().map(|name| format!("{name}.yaml")).collect();
@@ -159,7 +172,7 @@ fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
 }
 
 /// One build of [`run_builds`], written to `file`; what it would print to stderr goes to `said`.
-fn build_one(args: &BuildArgs, options: &BuildOptions, dir: &Path, file: &Path, said: &mut String) -> Result<(), String> {
+fn build_one(args: &BuildArgs, options: &BuildOptions, dir: &Path, file: &Path, said: &mut String, staged: &mut Batch) -> Result<(), String> {
     use std::fmt::Write;
     let result = build(dir, options).map_err(|failure| {
         for warning in &failure.diagnostics.warnings {
@@ -179,7 +192,7 @@ fn build_one(args: &BuildArgs, options: &BuildOptions, dir: &Path, file: &Path, 
     }
     verdict?;
     // A file that holds this build already is left as it is.
-    peerpods_build::safe_write::write_atomically_if_changed(file, &result.to_yaml()).map(drop)
+    staged.stage_if_changed(file, &result.to_yaml()).map(drop)
 }
 
 /// What the builds of [`run_builds`] print, put in the order the directories were given: each
