@@ -155,18 +155,27 @@ impl Drop for Build {
 /// large enough for the deepest document the parser accepts ([`stack`]).
 /// `dir` may also be a git URL (`kustomize build URL`), when no such local path exists.
 pub fn build(dir: &Path, options: &BuildOptions) -> Result<Build, BuildFailure> {
-    stack::on_large_stack(|| build_here(dir, options))
+    build_resolved(dir, None, options)
+}
+
+/// [`build`] of a local `dir` whose real path (`dir.canonicalize()`) the caller resolved
+/// already, as `build DIR DIR...` does for each directory to name its file: not resolved again.
+pub fn build_resolved(dir: &Path, real: Option<&Path>, options: &BuildOptions) -> Result<Build, BuildFailure> {
+    stack::on_large_stack(|| build_here(dir, real, options))
         .unwrap_or_else(|e| Err(BuildFailure { error: Error::msg(e), diagnostics: Diagnostics::default() }))
 }
 
-fn build_here(dir: &Path, options: &BuildOptions) -> Result<Build, BuildFailure> {
-    budget::within(std::sync::Arc::new(budget::Budget::default()), || build_with_budget(dir, options))
+fn build_here(dir: &Path, real: Option<&Path>, options: &BuildOptions) -> Result<Build, BuildFailure> {
+    budget::within(std::sync::Arc::new(budget::Budget::default()), || build_with_budget(dir, real, options))
 }
 
-fn build_with_budget(dir: &Path, options: &BuildOptions) -> Result<Build, BuildFailure> {
-    let loader = match remote::top_level_repository(dir, &options.remote) {
-        Some(checkout) => checkout.and_then(|(spec, tree)| Loader::in_repository(&tree, &spec.kust_root())),
-        None => Loader::new(dir, options.load_restrictor),
+fn build_with_budget(dir: &Path, real: Option<&Path>, options: &BuildOptions) -> Result<Build, BuildFailure> {
+    // A folder that resolved is there: not a URL.
+    let remote = || real.is_none().then(|| remote::top_level_repository(dir, &options.remote)).flatten();
+    let loader = match (real, remote()) {
+        (_, Some(checkout)) => checkout.and_then(|(spec, tree)| Loader::in_repository(&tree, &spec.kust_root())),
+        (Some(real), None) => Loader::resolved(dir, real, options.load_restrictor),
+        (None, None) => Loader::new(dir, options.load_restrictor),
     };
     let loader = loader.map_err(|error| BuildFailure { error, diagnostics: Diagnostics::default() })?;
     let loader = match &options.reads {
@@ -229,7 +238,7 @@ fn walk(
     ctx.plugins = options.plugins.clone();
     ctx.load_only = true;
     ctx.memo = Some(memo.clone());
-    let top = target::Target::load(loader, &mut ctx.diagnostics)?;
+    let top = target::Target::load(loader, ctx.shared_files, &mut ctx.diagnostics)?;
     let mut acc = target::Accumulated::default();
     target::enter(&mut ctx, &top);
     target::accumulate(&mut ctx, &top, &mut acc)?;
@@ -237,7 +246,7 @@ fn walk(
 }
 
 fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -> Result<ResMap> {
-    let top = target::Target::load(loader, &mut ctx.diagnostics)?;
+    let top = target::Target::load(loader, ctx.shared_files, &mut ctx.diagnostics)?;
     ctx.record_transformations = top.kustomization.build_metadata.iter().any(|b| b == "transformerAnnotations");
     ctx.tracks_origins = !top.kustomization.build_metadata.is_empty();
     let mut acc = target::Accumulated::default();

@@ -181,8 +181,14 @@ pub struct Target {
 
 impl Target {
     /// Reads the kustomization in `loader`'s root.
-    pub fn load(loader: Loader, diagnostics: &mut Diagnostics) -> Result<Target> {
-        let (file, text) = loader.read_kustomization_file()?;
+    /// `shared`: many builds of this process read the same kustomizations (`build DIR DIR...`),
+    /// so a file unchanged since an earlier build read it is not read again.
+    pub fn load(loader: Loader, shared: bool, diagnostics: &mut Diagnostics) -> Result<Target> {
+        static TEXTS: FileMemo<String> = FileMemo::new(MEMO_TEXT_BYTES);
+        let (file, text) = match shared {
+            true => loader.read_kustomization_shared(&TEXTS)?,
+            false => loader.read_kustomization_file().map(|(file, text)| (file, Arc::new(text)))?,
+        };
         // Components and shared bases are read many times in a big build: parse each text once,
         // but print its deprecation warnings each time, as kustomize does.
         static PARSED: TextMemo<(Vec<String>, Kustomization, bool)> = TextMemo::new();
@@ -365,7 +371,7 @@ fn accumulate_here(ctx: &mut Context, target: &Target, acc: &mut Accumulated) ->
         }
         remembered(ctx, loader, true, acc, |ctx, loader, acc| {
             let root = loader.root().display().to_string();
-            let sub = Target::load(loader, &mut ctx.diagnostics).map_err(|e| {
+            let sub = Target::load(loader, ctx.shared_files, &mut ctx.diagnostics).map_err(|e| {
                 e.context(format!("couldn't make target for path '{root}'"))
                     .map_message(|inner| format!("accumulating components: accumulateDirectory: {}", go_quote(inner)))
             })?;
@@ -452,7 +458,7 @@ pub fn accumulate_directory(ctx: &mut Context, loader: Loader) -> Result<Accumul
     let mut acc = Accumulated::default();
     remembered(ctx, loader, false, &mut acc, |ctx, loader, acc| {
         let root = loader.root().display().to_string();
-        let sub = Target::load(loader, &mut ctx.diagnostics)
+        let sub = Target::load(loader, ctx.shared_files, &mut ctx.diagnostics)
             .map_err(|e| e.context(format!("couldn't make target for path '{root}'")))?;
         if sub.is_component() {
             return Err(Error::msg(format!("expected kind != 'Component' for path '{root}'")));

@@ -125,7 +125,9 @@ fn run_build(args: &BuildArgs) -> Result<(), String> {
 fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
     let out_dir = args.output.as_ref().ok_or("building several directories needs --output DIR/, the folder for their files")?;
     let here = std::env::current_dir().and_then(|d| d.canonicalize()).unwrap_or_default();
-    let names = args.dirs.iter().map(|dir| output_name_from(&here, dir)).collect::<Result<Vec<_>, _>>()?;
+    // Each directory resolved once: for its file's name, and as its build's root.
+    let reals = args.dirs.iter().map(|dir| real_dir(&here, dir)).collect::<Result<Vec<_>, _>>()?;
+    let names = args.dirs.iter().zip(&reals).map(|(dir, real)| output_name_from(&here, dir, real)).collect::<Result<Vec<_>, _>>()?;
     let mut unique = std::collections::BTreeSet::new();
     for name in &names {
         if !unique.insert(name.clone()) {
@@ -143,7 +145,7 @@ fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(dir) = args.dirs.get(i) else { break };
             let mut said = String::new();
-            if let Err(message) = build_one(args, options, dir, &out_dir.join(format!("{}.yaml", names[i])), &mut said, &mut mine) {
+            if let Err(message) = build_one(args, options, dir, &reals[i], &out_dir.join(format!("{}.yaml", names[i])), &mut said, &mut mine) {
                 said.push_str(&format!("Error: {}: {message}\n", dir.display()));
                 failed.fetch_add(1, Ordering::Relaxed);
             }
@@ -172,9 +174,9 @@ fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
 }
 
 /// One build of [`run_builds`], written to `file`; what it would print to stderr goes to `said`.
-fn build_one(args: &BuildArgs, options: &BuildOptions, dir: &Path, file: &Path, said: &mut String, staged: &mut Batch) -> Result<(), String> {
+fn build_one(args: &BuildArgs, options: &BuildOptions, dir: &Path, real: &Path, file: &Path, said: &mut String, staged: &mut Batch) -> Result<(), String> {
     use std::fmt::Write;
-    let result = build(dir, options).map_err(|failure| {
+    let result = peerpods_build::build_resolved(dir, Some(real), options).map_err(|failure| {
         for warning in &failure.diagnostics.warnings {
             let _ = writeln!(said, "{warning}");
         }
@@ -241,11 +243,22 @@ fn adaptor_settings_lines(dir: &Path, result: &peerpods_build::Build, strict: bo
     (lines, verdict)
 }
 
+/// `dir.canonicalize()`, from the run's real current folder `here` for a path that does not
+/// climb (`..` is resolved after links: such a path goes to `canonicalize`), so that the parts
+/// of `here` are not read again for every directory.
+fn real_dir(here: &Path, dir: &Path) -> Result<PathBuf, String> {
+    let climbs = dir.components().any(|c| c == std::path::Component::ParentDir);
+    let real = match here.as_os_str().is_empty() || climbs {
+        true => dir.canonicalize(),
+        false => peerpods_build::kustomization::loader::real_path_below(here, dir),
+    };
+    real.map_err(|e| format!("{}: {e}", dir.display()))
+}
+
 /// The name of a directory's output file: its path from the current folder (else from the root),
 /// each `/` written `_` (`overlays/aws` -> `overlays_aws`), so any set of folders can be written
 /// into one; the current folder itself is named by its last component.
-fn output_name_from(here: &Path, dir: &Path) -> Result<String, String> {
-    let real = dir.canonicalize().map_err(|e| format!("{}: {e}", dir.display()))?;
+fn output_name_from(here: &Path, dir: &Path, real: &Path) -> Result<String, String> {
     let relative = match real.strip_prefix(here) {
         Ok(inside) if !inside.as_os_str().is_empty() => inside.to_path_buf(),
         Ok(_) => PathBuf::from(real.file_name().unwrap_or_default()),

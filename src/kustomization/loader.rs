@@ -58,6 +58,14 @@ impl Loader {
         Ok(Loader { root, restrictor, repository: None, reads: None })
     }
 
+    /// `new(root)` for a `root` whose real path `real` the caller resolved already.
+    pub fn resolved(root: &Path, real: &Path, restrictor: LoadRestrictor) -> Result<Self> {
+        if !real.is_dir() {
+            return Err(Error::msg(format!("must build at directory: '{}': file is not directory", root.display())));
+        }
+        Ok(Loader { root: real.to_path_buf(), restrictor, repository: None, reads: None })
+    }
+
     /// `new(base.join(root))` for a `base` that is real (the current folder, resolved once for
     /// the many roots of one run): only the parts below `base` are looked at.
     pub fn new_below(base: &Path, root: &Path, restrictor: LoadRestrictor) -> Result<Self> {
@@ -170,8 +178,13 @@ impl Loader {
     /// `link` points at), and a refusal names the path as written joined to the root, never
     /// where a link leads.
     pub fn resolve(&self, relative: &str) -> Result<PathBuf> {
+        self.resolve_meta(relative).map(|(path, _)| path)
+    }
+
+    /// [`Loader::resolve`], with the `lstat` of the file when resolving made one.
+    fn resolve_meta(&self, relative: &str) -> Result<(PathBuf, Option<std::fs::Metadata>)> {
         let joined = self.root.join(relative);
-        let real = real_path_lexical(&self.root, Path::new(relative)).map_err(|e| match e.kind() {
+        let (real, meta) = real_path_lexical_meta(&self.root, Path::new(relative)).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound if self.restrictor == LoadRestrictor::RootOnly => {
                 let path = normalize(&joined);
                 Error::Missing { message: crate::error::evalsymlink_failure(&path), path }
@@ -181,7 +194,7 @@ impl Loader {
         if self.restrictor == LoadRestrictor::RootOnly && !real.starts_with(&self.root) {
             return Err(Error::OutsideRoot { path: normalize(&joined).display().to_string(), root: self.root.display().to_string() });
         }
-        Ok(real)
+        Ok((real, meta))
     }
 
     /// Reads a file named relative to the root.
@@ -208,8 +221,11 @@ impl Loader {
     /// to each build's node budget, [`crate::budget`]).
     pub fn read_parsed<T>(&self, relative: &str, memo: &FileMemo<T>, parse: impl FnOnce(&Path, String) -> Result<(T, bool)>) -> Result<(PathBuf, Arc<T>)> {
         self.probe(relative);
-        let path = self.resolve(relative)?;
-        let identity = Identity::at(&path, crate::bounded_read::MAX_FILE_BYTES);
+        let (path, meta) = self.resolve_meta(relative)?;
+        let identity = match meta {
+            Some(meta) => Identity::of(&meta, crate::bounded_read::MAX_FILE_BYTES),
+            None => Identity::at(&path, crate::bounded_read::MAX_FILE_BYTES),
+        };
         if let Some(parsed) = identity.and_then(|identity| memo.get(&path, identity)) {
             self.record_file(&path, relative);
             return Ok((path, parsed));
@@ -257,6 +273,17 @@ impl Loader {
     /// outside the root counts as absent, as in kustomize (`LoadKustFile`): its content is never
     /// read. Returns the file as named in the root (for messages) and its text.
     pub fn read_kustomization_file(&self) -> Result<(PathBuf, String)> {
+        self.read_kustomization_with(|name| self.read(name))
+    }
+
+    /// [`Loader::read_kustomization_file`], the text served from `memo` when the file is as an
+    /// earlier read of this process found it ([`Loader::read_parsed`]): the component every
+    /// root of a monorepo uses is read from disk once.
+    pub fn read_kustomization_shared(&self, memo: &FileMemo<String>) -> Result<(PathBuf, Arc<String>)> {
+        self.read_kustomization_with(|name| self.read_parsed(name, memo, |_, text| Ok((text, true))))
+    }
+
+    fn read_kustomization_with<T>(&self, mut read: impl FnMut(&str) -> Result<(PathBuf, T)>) -> Result<(PathBuf, T)> {
         let mut found = Vec::new();
         let mut unreadable = None;
         for name in KUSTOMIZATION_FILE_NAMES {
@@ -266,7 +293,7 @@ impl Loader {
                 self.probe(name);
                 continue;
             }
-            match self.read(name) {
+            match read(name) {
                 Ok((_, text)) => found.push((self.root.join(name), text)),
                 // Absent, a folder, or refused by the restrictor: kustomize's "not found".
                 Err(Error::OutsideRoot { .. }) => {}
@@ -295,27 +322,32 @@ impl Loader {
 /// `base.join(relative).canonicalize()`, for a `base` that is already canonical. Walking down
 /// from `base` one part at a time needs a `lstat` per part where `realpath` reads every link
 /// of the whole path; anything unusual (a symlink, an absolute path, a file on the way) goes
-/// to `canonicalize`, for its exact result or error.
-fn real_path(base: &Path, relative: &Path) -> std::io::Result<PathBuf> {
+/// to `canonicalize`, for its exact result or error. With the result, the `lstat` of its last
+/// part when the walk made one (none when it went to `canonicalize`).
+fn real_path(base: &Path, relative: &Path) -> std::io::Result<(PathBuf, Option<std::fs::Metadata>)> {
     let mut path = base.to_path_buf();
     let mut parts = relative.components().peekable();
+    let mut last = None;
     while let Some(part) = parts.next() {
         match part {
             Component::CurDir => {}
             Component::ParentDir => {
                 path.pop();
+                last = None;
             }
             Component::Normal(name) => {
                 path.push(name);
-                let kind = std::fs::symlink_metadata(&path)?.file_type();
+                let meta = std::fs::symlink_metadata(&path)?;
+                let kind = meta.file_type();
                 if kind.is_symlink() || (parts.peek().is_some() && !kind.is_dir()) {
-                    return base.join(relative).canonicalize();
+                    return Ok((base.join(relative).canonicalize()?, None));
                 }
+                last = Some(meta);
             }
-            Component::RootDir | Component::Prefix(_) => return base.join(relative).canonicalize(),
+            Component::RootDir | Component::Prefix(_) => return Ok((base.join(relative).canonicalize()?, None)),
         }
     }
-    Ok(path)
+    Ok((path, last))
 }
 
 /// `base.join(relative).canonicalize()` for a real `base`, with `..` taken lexically first.
@@ -327,10 +359,16 @@ pub fn real_path_below(base: &Path, relative: &Path) -> std::io::Result<PathBuf>
 /// Go's `filepath.Join` removes them. Every folder above `base` (real) is real too: the walk
 /// starts from the nearest one holding the path (`../../base` from an overlay starts two up).
 fn real_path_lexical(base: &Path, relative: &Path) -> std::io::Result<PathBuf> {
+    real_path_lexical_meta(base, relative).map(|(path, _)| path)
+}
+
+/// [`real_path_lexical`], with the `lstat` of the path's last part when the walk made one (the
+/// path is then no link): what a caller would otherwise ask the disk again.
+fn real_path_lexical_meta(base: &Path, relative: &Path) -> std::io::Result<(PathBuf, Option<std::fs::Metadata>)> {
     let joined = normalize(&base.join(relative));
     match base.ancestors().find_map(|above| Some((above, joined.strip_prefix(above).ok()?))) {
         Some((above, rest)) => real_path(above, rest),
-        None => joined.canonicalize(),
+        None => Ok((joined.canonicalize()?, None)),
     }
 }
 
