@@ -310,6 +310,37 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_renames_its_files_into_place_only_at_commit_and_leaves_an_unchanged_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let same = dir.path().join("same.yaml");
+        std::fs::write(&same, "a: 1\n").unwrap();
+        let inode = std::fs::metadata(&same).unwrap().ino();
+        let mut batch = Batch::default();
+        assert_eq!(batch.stage_if_changed(&same, "a: 1\n"), Ok(false));
+        let names = ["one.yaml", "two.yaml"];
+        for name in names {
+            assert_eq!(batch.stage_if_changed(&dir.path().join(name), &format!("name: {name}\n")), Ok(true));
+            assert!(!dir.path().join(name).exists(), "{name} in place before the commit");
+        }
+        assert_eq!(batch.commit(), Vec::new());
+        for name in names {
+            assert_eq!(std::fs::read_to_string(dir.path().join(name)).unwrap(), format!("name: {name}\n"));
+        }
+        assert_eq!(std::fs::metadata(&same).unwrap().ino(), inode, "an unchanged file was replaced");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().ends_with(TEMP_SUFFIX)).collect();
+        assert!(left.is_empty(), "temporary files left: {left:?}");
+    }
+
+    #[test]
+    fn a_batch_dropped_without_commit_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut batch = Batch::default();
+        assert_eq!(batch.stage_if_changed(&dir.path().join("x.yaml"), "x: 1\n"), Ok(true));
+        drop(batch);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "a file or a temporary file was left");
+    }
+
+    #[test]
     fn an_unchanged_file_we_may_not_write_is_refused_as_a_changed_one() {
         if rustix::process::geteuid().is_root() {
             eprintln!("skipped: running as root, which may write any file");

@@ -141,3 +141,75 @@ fn a_shared_file_edited_between_runs_is_read_again() {
         }
     }
 }
+
+/// The names of the files in `dir` that a write left behind half-done.
+fn temporary_files(dir: &std::path::Path) -> Vec<String> {
+    fs::read_dir(dir).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.ends_with(".peerpods-build.tmp")).collect()
+}
+
+/// An output folder named through a link: the files land in the folder it leads to, each whole
+/// (what the root's own build prints), and no temporary file is left, fresh or rewritten.
+#[cfg(unix)]
+#[test]
+fn an_output_folder_through_a_link_gets_whole_files_and_no_temporary_ones() {
+    let (t, roots) = monorepo("several-roots-linked-out", 2, &["dev", "prod"]);
+    fs::create_dir(t.path("real-out")).unwrap();
+    t.symlink("real-out", "out");
+    let mut args = vec!["build"];
+    args.extend(roots.iter().map(String::as_str));
+    args.extend(["-o", "out/"]);
+    for round in ["fresh", "one file stale"] {
+        let run = ours(&args, &t.root);
+        assert!(run.success(), "{round}: {}", run.stderr);
+        assert!(fs::symlink_metadata(t.path("out")).unwrap().file_type().is_symlink(), "{round}: the link was replaced");
+        for root in &roots {
+            let written = fs::read_to_string(t.path(&format!("real-out/{}", output_name(root)))).unwrap();
+            assert_eq!(written, ours(&["build", root], &t.root).stdout, "{round}: {root}");
+        }
+        assert_eq!(temporary_files(&t.path("real-out")), Vec::<String>::new(), "{round}");
+        t.write(&format!("real-out/{}", output_name(&roots[0])), "stale: true\n");
+    }
+}
+
+/// One folder given twice, spelled two ways (`./x/`, through a link to it): both would be written
+/// to one file, so the run is refused before anything is built or written.
+#[cfg(unix)]
+#[test]
+fn a_root_given_twice_through_two_spellings_is_refused() {
+    let (t, roots) = monorepo("several-roots-twice", 1, &["dev"]);
+    t.symlink("apps/a0/overlays/dev", "dev-link");
+    for other in [format!("./{}/", roots[0]), format!("{}/../dev", roots[0]), "dev-link".to_string()] {
+        let run = ours(&["build", &roots[0], &other, "-o", "out/"], &t.root);
+        assert_eq!(run.code, Some(1), "{other}: {}", run.stderr);
+        assert!(run.stderr.contains("two directories would both be written to apps_a0_overlays_dev.yaml"), "{other}: {}", run.stderr);
+        assert!(!t.path("out").exists() || fs::read_dir(t.path("out")).unwrap().next().is_none(), "{other}: something was written");
+    }
+}
+
+/// A root named through a link, whose file links out of it: refused under
+/// `LoadRestrictionsRootOnly` with the words of the root's own build (and kustomize's), while
+/// the root beside it is written.
+#[cfg(unix)]
+#[test]
+fn a_root_through_a_link_reading_a_file_outside_it_is_refused_as_alone() {
+    let (t, roots) = monorepo("several-roots-escape", 1, &["dev"]);
+    t.write("outside/secret.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: leaked\n");
+    t.write("apps/a0/overlays/leaky/kustomization.yaml", "resources:\n- secret.yaml\n");
+    t.symlink("../../../../outside/secret.yaml", "apps/a0/overlays/leaky/secret.yaml");
+    t.symlink("apps/a0/overlays/leaky", "leaky-link");
+    let alone = ours(&["build", "leaky-link"], &t.root);
+    assert!(!alone.success(), "{}", alone.stdout);
+    let words = alone.stderr.lines().find(|l| l.contains("secret.yaml")).unwrap_or_else(|| panic!("{}", alone.stderr)).trim_start_matches("Error: ").to_string();
+    if let Some(reference) = reference_run(&["leaky-link"], &t.root, "a root through a link reading outside it") {
+        assert!(!reference.success(), "kustomize built it: {}", reference.stdout);
+        assert!(reference.stderr.contains("is not in or below"), "{}", reference.stderr);
+        assert!(words.contains("is not in or below"), "{words}");
+    }
+    let run = ours(&["build", "leaky-link", &roots[0], "-o", "out/"], &t.root);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(run.stderr.contains(&format!("Error: leaky-link: {words}")), "{}", run.stderr);
+    assert!(run.stderr.contains("1 of 2 builds failed"), "{}", run.stderr);
+    assert!(!t.path("out/apps_a0_overlays_leaky.yaml").exists());
+    assert_eq!(fs::read_to_string(t.path(&format!("out/{}", output_name(&roots[0])))).unwrap(), ours(&["build", &roots[0]], &t.root).stdout);
+    assert!(fs::read_dir(t.path("out")).unwrap().flatten().all(|e| !fs::read_to_string(e.path()).unwrap_or_default().contains("leaked")));
+}
