@@ -75,14 +75,15 @@ pub fn bench(bin: &Path, work: &Path, apps: usize, runs: usize) {
     let wall_ratio = median(pairs.iter().map(|(f, u)| u.wall.as_secs_f64() / f));
     let cpu_ratio = median(pairs.iter().map(|(f, u)| u.cpu.as_secs_f64() / f));
     // The largest root built alone: the memory a one-process run should stay near.
-    let (largest, bytes) = std::fs::read_dir(&out).unwrap().flatten().map(|e| (e.path(), e.metadata().unwrap().len())).max_by_key(|e| e.1).unwrap();
+    let outputs = || std::fs::read_dir(&out).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "yaml"));
+    let (largest, bytes) = outputs().map(|p| { let len = p.metadata().unwrap().len(); (p, len) }).max_by_key(|e| e.1).unwrap();
     let largest_root = all.iter().find(|r| largest.file_stem().is_some_and(|s| s.to_string_lossy() == r.replace('/', "_"))).expect("the largest output's root");
     let alone = (0..runs)
         .map(|_| run(Command::new(bin).args(["build", largest_root.as_str()]).current_dir(&tree), &work.join("monorepo-largest.yaml")).expect("the largest root builds"))
         .map(|u| u.peak_kib)
         .min()
         .unwrap();
-    let total: u64 = std::fs::read_dir(&out).unwrap().flatten().map(|e| e.metadata().unwrap().len()).sum();
+    let total: u64 = outputs().map(|p| p.metadata().unwrap().len()).sum();
     println!("| monorepo: {roots} roots in one process (`build -o out/ ROOT...`), medians of {runs} | |");
     println!("|---|---:|");
     println!("| output | {:.1} MB in {roots} files (largest {:.1} KB) |", total as f64 / 1e6, bytes as f64 / 1e3);
