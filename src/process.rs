@@ -411,17 +411,17 @@ fn read_limited<R: Read + std::os::fd::AsFd + Send + 'static>(pipe: Option<R>, l
         let Some(pipe) = pipe else { return (bytes, false) };
         let mut past = false;
         pump(pipe, &ended, |piece| {
-            bytes.extend_from_slice(piece);
-            if limit.is_some_and(|limit| bytes.len() > limit) {
+            // Only what fits is kept: the buffer never grows past the limit (doubling it there
+            // would hold twice the limit at once).
+            let room = limit.map_or(piece.len(), |limit| limit.saturating_sub(bytes.len()).min(piece.len()));
+            bytes.extend_from_slice(&piece[..room]);
+            if room < piece.len() {
                 past = true;
                 over.store(true, Ordering::Relaxed);
                 return false;
             }
             true
         });
-        if let Some(limit) = limit {
-            bytes.truncate(limit);
-        }
         (bytes, past)
     })
 }
@@ -504,6 +504,15 @@ mod tests {
     fn stdout_past_its_limit_fails() {
         let error = Program::new("sh").args(["-c", "head -c 100000 /dev/zero"]).stdout_limit(1000).run().unwrap_err();
         assert!(matches!(error, ProcessError::OutputTooLarge { limit: 1000, .. }), "{error}");
+    }
+
+    #[test]
+    fn stdout_up_to_its_limit_is_kept_whole_and_one_byte_more_fails() {
+        let done = Program::new("sh").args(["-c", "head -c 100000 /dev/zero"]).stdout_limit(100_000).run().unwrap();
+        assert_eq!(done.stdout.len(), 100_000);
+        assert!(done.stdout.iter().all(|&b| b == 0));
+        let error = Program::new("sh").args(["-c", "head -c 100001 /dev/zero"]).stdout_limit(100_000).run().unwrap_err();
+        assert!(matches!(error, ProcessError::OutputTooLarge { limit: 100_000, .. }), "{error}");
     }
 
     #[test]

@@ -600,7 +600,7 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
             };
             let mut own = ResMap::default();
             for resource in resources.iter() {
-                let mut resource = resource.clone();
+                let mut resource = resource.copy_exact();
                 resource.origin = Some(origin.clone());
                 own.append(resource).map_err(|e| failed("accumulating", e))?;
             }

@@ -91,6 +91,45 @@ pub struct Resource {
 }
 
 impl Resource {
+    /// A copy whose mappings and lists hold exactly their entries. `clone` copies a mapping's
+    /// hash table and gives its entries the table's capacity (up to twice as many as there
+    /// are); the resources of a file read once stay in the build until its end, so they are
+    /// copied this way.
+    pub fn copy_exact(&self) -> Resource {
+        let Resource {
+            value,
+            previous_ids,
+            prefixes,
+            suffixes,
+            behavior,
+            needs_hash_suffix,
+            generated,
+            origin,
+            transformations,
+            nodes,
+            empty_nulls,
+            quoted,
+            provenance,
+            plain_keys,
+        } = self;
+        Resource {
+            value: copy_exact(value),
+            previous_ids: previous_ids.clone(),
+            prefixes: prefixes.clone(),
+            suffixes: suffixes.clone(),
+            behavior: *behavior,
+            needs_hash_suffix: *needs_hash_suffix,
+            generated: *generated,
+            origin: origin.clone(),
+            transformations: transformations.clone(),
+            nodes: nodes.clone(),
+            empty_nulls: empty_nulls.clone(),
+            quoted: quoted.clone(),
+            provenance: provenance.clone(),
+            plain_keys: plain_keys.clone(),
+        }
+    }
+
     pub fn new(value: Value) -> Self {
         Resource {
             value,
@@ -285,5 +324,48 @@ impl Resource {
     /// kustomize drops resources annotated `config.kubernetes.io/local-config: "true"` from the output.
     pub fn is_local_config(&self) -> bool {
         self.annotation("config.kubernetes.io/local-config") == Some("true")
+    }
+}
+
+/// A copy of `value` whose mappings and lists hold exactly their entries (see
+/// [`Resource::copy_exact`]).
+pub fn copy_exact(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut copy = Map::with_capacity(map.len());
+            for (key, item) in map {
+                copy.insert(key.clone(), copy_exact(item));
+            }
+            Value::Object(copy)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(copy_exact).collect()),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn keys(value: &Value) -> Vec<&str> {
+        value.as_object().unwrap().keys().map(String::as_str).collect()
+    }
+
+    #[test]
+    fn an_exact_copy_is_equal_and_keeps_the_order_of_keys() {
+        let value = json!({"z": 1, "a": {"y": [1, {"q": null, "b": true}], "c": "text"}, "m": [], "k": {}});
+        let copy = copy_exact(&value);
+        assert_eq!(copy, value);
+        assert_eq!(keys(&copy), ["z", "a", "m", "k"]);
+        assert_eq!(keys(&copy["a"]), ["y", "c"]);
+        assert_eq!(keys(&copy["a"]["y"][1]), ["q", "b"]);
+        let mut resource = Resource::new(value.clone());
+        resource.prefixes.push("p-".into());
+        resource.generated = true;
+        let copied = resource.copy_exact();
+        assert_eq!(copied.value, value);
+        assert_eq!(copied.prefixes, ["p-"]);
+        assert!(copied.generated);
     }
 }

@@ -230,12 +230,18 @@ fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, opti
     let digester = Digester::new();
     let outcomes = resources.map_positions_mut(indices, |r| {
         let before = digest(&r.value, &digester);
-        let mut copy = patch.clone();
-        // The patch takes the target's apiVersion, as kustomize's ApplySmPatch does.
-        if let (Some(obj), api) = (copy.as_object_mut(), r.api_version().to_string()) {
-            obj.insert("apiVersion".into(), Value::String(api));
-        }
-        let kept = merge_into(r, &copy, options.0, options.1, schema)?;
+        // The patch takes the target's apiVersion, as kustomize's ApplySmPatch does: copied
+        // only when that changes it (usually it names the same one).
+        let api = r.api_version();
+        let copy = match patch.as_object() {
+            Some(obj) if crate::fast_hash::field(obj, "apiVersion").and_then(Value::as_str) != Some(api) => {
+                let mut copy = obj.clone();
+                copy.insert("apiVersion".into(), Value::String(api.to_string()));
+                Some(Value::Object(copy))
+            }
+            _ => None,
+        };
+        let kept = merge_into(r, copy.as_ref().unwrap_or(patch), options.0, options.1, schema)?;
         // The id only of a resource left as it was, for the warning.
         let same = kept && digest(&r.value, &digester) == before;
         Ok::<_, Error>((kept, same.then(|| r.current_id())))

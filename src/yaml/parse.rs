@@ -635,10 +635,25 @@ struct PendingKey {
     dropped: bool,
 }
 
+/// An open collection. Its items wait on the builder's stacks ([`Builder::values`],
+/// [`Builder::entries`]) until it ends; then it is built once at its exact size.
 enum Collection {
-    Seq(Vec<Value>),
+    /// A sequence: where its items begin on the value stack, and how many it has so far.
+    Seq { start: usize, len: usize },
     Map(MapState),
 }
+
+/// A mapping's entry waiting on the entry stack.
+struct Entry {
+    key: String,
+    value: Value,
+    /// The key's line (0 for keys that came from a merge).
+    line: usize,
+}
+
+/// Mappings up to this many keys look a key up by comparing it with each; larger ones index
+/// their keys.
+const SCAN_KEYS: usize = 16;
 
 /// The `<<` keys of a mapping as kyaml handles them: it removes the first key spelled `<<`
 /// (merging when it is a merge key, dropping it when it is a quoted one), and merges again when
@@ -655,11 +670,12 @@ enum MergeKeys {
     MergedKept(usize),
 }
 
-#[derive(Default)]
 struct MapState {
-    map: Map<String, Value>,
-    /// Line of each key, in insertion order (0 for keys that came from a merge).
-    lines: Vec<usize>,
+    /// Where the mapping's entries begin on the entry stack (they end at its top while the
+    /// mapping is the innermost open collection).
+    start: usize,
+    /// Each key's position among the entries, once there are more than [`SCAN_KEYS`].
+    index: Option<FastHashMap<String, usize>>,
     pending: Option<PendingKey>,
     /// Set once a key spelled `<<` is met.
     merging: Option<Box<Merging>>,
@@ -702,6 +718,10 @@ struct Builder<'a> {
     doc_start: Marker,
     root: Option<Value>,
     stack: Vec<Frame>,
+    /// The items of the open sequences, innermost last.
+    values: Vec<Value>,
+    /// The entries of the open mappings, innermost last.
+    entries: Vec<Entry>,
     anchors: FastHashMap<usize, Anchored>,
     /// Anchored block collections open on the stack (flow patches are kept only inside them).
     anchored_blocks: usize,
@@ -724,6 +744,8 @@ impl<'a> Builder<'a> {
             doc_start: Marker::new(0, 1, 0),
             root: None,
             stack: Vec::new(),
+            values: Vec::new(),
+            entries: Vec::new(),
             anchors: FastHashMap::default(),
             anchored_blocks: 0,
             expanded: 0,
@@ -740,6 +762,8 @@ impl<'a> Builder<'a> {
                 self.doc_start = span.start;
                 self.root = None;
                 self.stack.clear();
+                self.values.clear();
+                self.entries.clear();
                 self.anchors.clear();
                 self.anchored_blocks = 0;
                 self.expanded = 0;
@@ -755,7 +779,7 @@ impl<'a> Builder<'a> {
                 self.docs.push(Document { value, start: self.doc_start, empty_nulls, quoted, invalid_key });
             }
             Event::Scalar(..) | Event::Alias(_) | Event::SequenceStart(..) | Event::MappingStart(..)
-                if matches!(self.stack.last(), Some(Frame { collection: Collection::Seq(_), flow: false, .. })) =>
+                if matches!(self.stack.last(), Some(Frame { collection: Collection::Seq { .. }, flow: false, .. })) =>
             {
                 self.refuse_tab_after_dash(span.start)?;
                 return self.event_node(event, span).map(|()| false);
@@ -770,8 +794,13 @@ impl<'a> Builder<'a> {
         match event {
             Event::Scalar(text, style, anchor, tag) => self.scalar(text, style, anchor, tag.as_deref(), span)?,
             Event::Alias(id) => self.alias(id, span)?,
-            Event::SequenceStart(anchor, _) => self.open(Collection::Seq(Vec::new()), anchor, span)?,
-            Event::MappingStart(anchor, _) => self.open(Collection::Map(MapState::default()), anchor, span)?,
+            Event::SequenceStart(anchor, _) => {
+                self.open(Collection::Seq { start: self.values.len(), len: 0 }, anchor, span)?
+            }
+            Event::MappingStart(anchor, _) => {
+                let state = MapState { start: self.entries.len(), index: None, pending: None, merging: None };
+                self.open(Collection::Map(state), anchor, span)?
+            }
             Event::SequenceEnd | Event::MappingEnd => self.close(span)?,
             _ => {}
         }
@@ -897,7 +926,7 @@ impl<'a> Builder<'a> {
         let mut path = Vec::with_capacity(self.stack.len());
         for frame in &self.stack {
             match &frame.collection {
-                Collection::Seq(items) => path.push(Step::Index(items.len())),
+                Collection::Seq { len, .. } => path.push(Step::Index(*len)),
                 Collection::Map(state) => match &state.pending {
                     Some(key) if !key.merge && state.merging.is_none() => path.push(Step::Key(key.text.clone())),
                     _ => return None,
@@ -980,9 +1009,18 @@ impl<'a> Builder<'a> {
         if frame.anchor != 0 && !frame.flow {
             self.anchored_blocks -= 1;
         }
+        // Built once at their exact size: growing a map or a list as items come doubles its
+        // capacity, and a build keeps every resource's maps until it writes them.
         let value = match frame.collection {
-            Collection::Seq(items) => Value::Array(items),
-            Collection::Map(state) => Value::Object(state.map),
+            Collection::Seq { start, .. } => Value::Array(self.values.drain(start..).collect()),
+            Collection::Map(state) => {
+                let entries = self.entries.drain(state.start..);
+                let mut map = Map::with_capacity(entries.len());
+                for entry in entries {
+                    map.insert(entry.key, entry.value);
+                }
+                Value::Object(map)
+            }
         };
         if frame.anchor != 0 {
             let anchored = Anchored {
@@ -1016,15 +1054,16 @@ impl<'a> Builder<'a> {
         };
         frame.size += node.size;
         match &mut frame.collection {
-            Collection::Seq(items) => {
+            Collection::Seq { len, .. } => {
                 if node.alias && !node.value.is_object() && frame.non_map_alias.is_none() {
-                    frame.non_map_alias = Some(items.len());
+                    frame.non_map_alias = Some(*len);
                 }
                 for (path, _) in &mut node.flow_patches {
-                    path.push(Seg::Index(items.len()));
+                    path.push(Seg::Index(*len));
                 }
                 frame.flow_patches.append(&mut node.flow_patches);
-                items.push(node.value);
+                self.values.push(node.value);
+                *len += 1;
             }
             Collection::Map(state) => match state.pending.take() {
                 None => {
@@ -1042,13 +1081,13 @@ impl<'a> Builder<'a> {
                     state.pending = Some(PendingKey { text, merge: node.merge, start: node.start, dropped });
                 }
                 Some(key) if key.dropped => {}
-                Some(key) if key.text == "<<" => state.less_less(key, node, &mut frame.flow_patches)?,
+                Some(key) if key.text == "<<" => state.less_less(&mut self.entries, key, node, &mut frame.flow_patches)?,
                 Some(key) => {
                     for (path, _) in &mut node.flow_patches {
                         path.push(Seg::Key(key.text.clone()));
                     }
                     frame.flow_patches.append(&mut node.flow_patches);
-                    state.insert(key, node.value)?;
+                    state.insert(&mut self.entries, key, node.value)?;
                 }
             },
         }
@@ -1078,22 +1117,48 @@ impl MapState {
         ParseError::at(key.start, message)
     }
 
+    /// The position of `key` among the mapping's entries (the top of `entries`).
+    fn position(&self, entries: &[Entry], key: &str) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(key).copied(),
+            None => entries[self.start..].iter().position(|e| e.key == key),
+        }
+    }
+
+    /// Adds an entry whose key the mapping does not have yet.
+    fn push(&mut self, entries: &mut Vec<Entry>, key: String, value: Value, line: usize) {
+        let at = entries.len() - self.start;
+        match &mut self.index {
+            Some(index) => {
+                index.insert(key.clone(), at);
+            }
+            None if at >= SCAN_KEYS => {
+                let mut index = FastHashMap::with_capacity_and_hasher(2 * at, Default::default());
+                index.extend(entries[self.start..].iter().enumerate().map(|(i, e)| (e.key.clone(), i)));
+                index.insert(key.clone(), at);
+                self.index = Some(index);
+            }
+            None => {}
+        }
+        entries.push(Entry { key, value, line });
+    }
+
     /// An explicit `key: value`.
-    fn insert(&mut self, key: PendingKey, value: Value) -> Result<(), ParseError> {
+    fn insert(&mut self, entries: &mut Vec<Entry>, key: PendingKey, value: Value) -> Result<(), ParseError> {
         let line = key.start.line();
-        let Some(slot) = self.map.get_mut(&key.text) else {
-            self.map.insert(key.text, value);
-            self.lines.push(line);
+        let Some(at) = self.position(entries, &key.text) else {
+            self.push(entries, key.text, value, line);
             return Ok(());
         };
+        let entry = &mut entries[self.start + at];
         if LAST_KEY_WINS.with(|flag| flag.get()) {
-            *slot = value;
+            entry.value = value;
             return Ok(());
         }
         // Only a value that came from a merge may be set again.
         if let Some(merging) = self.merging.as_deref_mut() {
             if merging.merged.remove(&key.text) {
-                *slot = value;
+                entry.value = value;
                 merging.override_lines.insert(key.text, line);
                 return Ok(());
             }
@@ -1101,13 +1166,12 @@ impl MapState {
                 return Err(Self::duplicate(&key, first));
             }
         }
-        let index = self.map.keys().position(|k| *k == key.text).unwrap_or(0);
-        Err(Self::duplicate(&key, self.lines.get(index).copied().unwrap_or(0)))
+        Err(Self::duplicate(&key, entry.line))
     }
 
     /// A key spelled `<<`: a merge key (`<<: *map`, `<<: [*map, *other]`; explicit keys win,
     /// earlier maps win) or a quoted one, handled as kyaml does.
-    fn less_less(&mut self, key: PendingKey, node: Node, patches: &mut Vec<FlowPatch>) -> Result<(), ParseError> {
+    fn less_less(&mut self, entries: &mut Vec<Entry>, key: PendingKey, node: Node, patches: &mut Vec<FlowPatch>) -> Result<(), ParseError> {
         let merging = self.merging.get_or_insert_with(Box::default);
         match (key.merge, merging.keys) {
             (true, MergeKeys::Merged | MergeKeys::MergedKept(_)) => {
@@ -1119,30 +1183,32 @@ impl MapState {
                 } else {
                     MergeKeys::MergedKept(key.start.line())
                 };
-                self.merge(node, patches)
+                self.merge(entries, node, patches)
             }
             (false, MergeKeys::None) => {
                 merging.keys = MergeKeys::DroppedQuoted;
                 Ok(())
             }
-            (false, MergeKeys::MergedKept(line)) if !self.map.contains_key("<<") => Err(Self::duplicate(&key, line)),
+            (false, MergeKeys::MergedKept(line)) if self.position(entries, "<<").is_none() => {
+                Err(Self::duplicate(&key, line))
+            }
             (false, _) => {
                 let mut own = node.flow_patches;
                 for (path, _) in &mut own {
                     path.push(Seg::Key(key.text.clone()));
                 }
                 patches.append(&mut own);
-                self.insert(key, node.value)
+                self.insert(entries, key, node.value)
             }
         }
     }
 
-    fn merge(&mut self, node: Node, patches: &mut Vec<FlowPatch>) -> Result<(), ParseError> {
+    fn merge(&mut self, entries: &mut Vec<Entry>, node: Node, patches: &mut Vec<FlowPatch>) -> Result<(), ParseError> {
         let fail = |message: &str| Err(ParseError::at(node.start, message));
         const NOT_A_MAP: &str = "map merge requires map or sequence of maps as the value";
         const ALIAS_NOT_A_MAP: &str = "invalid map merge: received alias for a non-map value";
         match node.value {
-            Value::Object(source) => self.merge_map(source, node.flow_patches, patches),
+            Value::Object(source) => self.merge_map(entries, source, node.flow_patches, patches),
             _ if node.alias => return fail(ALIAS_NOT_A_MAP),
             Value::Array(items) => {
                 if let Some(bad) = items.iter().position(|item| !item.is_object()) {
@@ -1162,7 +1228,7 @@ impl MapState {
                 }
                 for (item, item_patches) in items.into_iter().zip(item_patches) {
                     if let Value::Object(source) = item {
-                        self.merge_map(source, item_patches, patches);
+                        self.merge_map(entries, source, item_patches, patches);
                     }
                 }
             }
@@ -1172,17 +1238,22 @@ impl MapState {
     }
 
     /// Adds the keys of `source` not set yet, with their flow patches.
-    fn merge_map(&mut self, source: Map<String, Value>, source_patches: Vec<FlowPatch>, patches: &mut Vec<FlowPatch>) {
-        let merging = self.merging.get_or_insert_with(Box::default);
+    fn merge_map(
+        &mut self,
+        entries: &mut Vec<Entry>,
+        source: Map<String, Value>,
+        source_patches: Vec<FlowPatch>,
+        patches: &mut Vec<FlowPatch>,
+    ) {
         let mut taken = FastHashSet::default();
         for (k, v) in source {
-            if !self.map.contains_key(&k) {
+            if self.position(entries, &k).is_none() {
+                let merging = self.merging.get_or_insert_with(Box::default);
                 merging.merged.insert(k.clone());
                 if !source_patches.is_empty() {
                     taken.insert(k.clone());
                 }
-                self.map.insert(k, v);
-                self.lines.push(0);
+                self.push(entries, k, v, 0);
             }
         }
         for (path, patch) in source_patches {
@@ -1308,7 +1379,7 @@ impl<'a> Source<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_document, parse_documents, ParseError};
+    use super::{parse_document, parse_documents, ParseError, SCAN_KEYS};
     use pretty_assertions::assert_eq;
     use serde_json::{json, Value};
 
@@ -1625,6 +1696,45 @@ p: !!str
         assert_eq!(err("- x: 1\n  'x': 2\n").message, "mapping key \"x\" already defined at line 1");
         // The same value written differently is not the same key.
         assert_eq!(doc("1: a\n01: b\n"), json!({"1": "a", "01": "b"}));
+    }
+
+    #[test]
+    fn mappings_keep_their_keys_in_order_at_every_size() {
+        // Small mappings compare keys one by one, larger ones index them: both keep the order
+        // written, nested collections included, and refuse a repeated key at its second line.
+        for size in [1, SCAN_KEYS - 1, SCAN_KEYS, SCAN_KEYS + 1, 3 * SCAN_KEYS] {
+            let keys: Vec<String> = (0..size).map(|i| format!("k{}", (i * 7919) % 1000)).collect();
+            let mut text = String::from("outer:\n");
+            for (i, key) in keys.iter().enumerate() {
+                text.push_str(&format!("  {key}: [{i}, {{x: {i}}}]\n"));
+            }
+            text.push_str("after: [1, 2]\n");
+            let value = doc(&text);
+            let outer = value["outer"].as_object().unwrap();
+            assert_eq!(outer.keys().cloned().collect::<Vec<_>>(), keys);
+            for (i, key) in keys.iter().enumerate() {
+                assert_eq!(outer[key], json!([i, {"x": i}]));
+            }
+            assert_eq!(value["after"], json!([1, 2]));
+            let repeated = format!("{text}  {}: again\n", keys[size / 2]).replace("after: [1, 2]\n", "");
+            let e = err(&repeated);
+            assert_eq!((e.line, e.column), (size + 2, 3));
+            assert_eq!(e.message, format!("mapping key \"{}\" already defined at line {}", keys[size / 2], size / 2 + 2));
+        }
+    }
+
+    #[test]
+    fn merge_keys_fill_large_mappings_without_repeating_keys() {
+        let base: String = (0..2 * SCAN_KEYS).map(|i| format!("  b{i}: {i}\n")).collect();
+        let text = format!("base: &b\n{base}own:\n  <<: *b\n  b3: mine\n  extra: 1\n");
+        let value = doc(&text);
+        let own = value["own"].as_object().unwrap();
+        assert_eq!(own.len(), 2 * SCAN_KEYS + 1);
+        assert_eq!(own["b3"], json!("mine"));
+        assert_eq!(own["b20"], json!(20));
+        assert_eq!(own.keys().last().map(String::as_str), Some("extra"));
+        let again = format!("{text}  b3: twice\n");
+        assert!(err(&again).message.starts_with("mapping key \"b3\" already defined at line"), "{:?}", err(&again));
     }
 
     #[test]
