@@ -64,10 +64,14 @@ pub fn bench(bin: &Path, work: &Path, apps: usize, runs: usize) {
     let log = work.join("monorepo-render.log");
     let pairs: Vec<(f64, Usage)> = (0..runs)
         .map(|_| {
+            // Into an empty folder: every file created and written.
+            let _ = std::fs::remove_dir_all(&out);
             let usage = run(&mut render_command, &log).expect("the monorepo renders");
             (output_floor(&out), usage)
         })
         .collect();
+    // Again over the files it wrote: those that hold their build already are left alone.
+    let rerun = median((0..runs).map(|_| run(&mut render_command, &log).expect("the monorepo renders").wall.as_secs_f64()));
     let render = median(pairs.iter().map(|p| p.1.wall.as_secs_f64()));
     let cpu = median(pairs.iter().map(|p| p.1.cpu.as_secs_f64()));
     let peak = median(pairs.iter().map(|p| p.1.peak_kib as f64)) as u64;
@@ -88,7 +92,8 @@ pub fn bench(bin: &Path, work: &Path, apps: usize, runs: usize) {
     println!("|---|---:|");
     println!("| output | {:.1} MB in {roots} files (largest {:.1} KB) |", total as f64 / 1e6, bytes as f64 / 1e3);
     println!("| floor (parse + re-emit of the output, one thread) | {} |", seconds(std::time::Duration::from_secs_f64(floor)));
-    println!("| wall | {} ({wall_ratio:.2}x the floor; goal: at most 1.0x) |", seconds(std::time::Duration::from_secs_f64(render)));
+    println!("| wall, into an empty folder | {} ({wall_ratio:.2}x the floor; goal: at most 1.0x) |", seconds(std::time::Duration::from_secs_f64(render)));
+    println!("| wall again, over its own files (unchanged ones left alone) | {} ({:.2}x the floor) |", seconds(std::time::Duration::from_secs_f64(rerun)), rerun / floor);
     println!("| CPU (all threads) | {} ({cpu_ratio:.2}x the floor) |", seconds(std::time::Duration::from_secs_f64(cpu)));
     println!("| peak memory | {} (the largest root alone: {}; goal: bounded by the largest root, not the sum) |", mib(peak), mib(alone));
     println!();
