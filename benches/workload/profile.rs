@@ -29,19 +29,14 @@ fn has(program: &str, args: &[&str]) -> bool {
     Command::new(program).args(args).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
 }
 
+/// Runs the build of `dir` under `profiler` (its own arguments given); whether it succeeded.
+fn record(profiler: &mut Command, bin: &Path, dir: &Path) -> bool {
+    profiler.arg(bin).arg("build").arg(dir).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
+}
+
 fn perf(bin: &Path, work: &Path, dir: &Path, top: usize) {
     let data = work.join("profile.data");
-    let recorded = Command::new("perf")
-        .args(["record", "-F", "4000", "--call-graph", "dwarf,16384", "-o"])
-        .arg(&data)
-        .arg("--")
-        .arg(bin)
-        .arg("build")
-        .arg(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
+    let recorded = record(Command::new("perf").args(["record", "-F", "4000", "--call-graph", "dwarf,16384", "-o"]).arg(&data).arg("--"), bin, dir);
     assert!(recorded, "perf record failed (is /proc/sys/kernel/perf_event_paranoid above 2? try --tool callgrind)");
     let report = |children: bool| -> Vec<(f64, String)> {
         let out = Command::new("perf")
@@ -82,16 +77,7 @@ fn perf(bin: &Path, work: &Path, dir: &Path, top: usize) {
 
 fn callgrind(bin: &Path, work: &Path, dir: &Path, top: usize) {
     let out = work.join("callgrind.out");
-    let recorded = Command::new("valgrind")
-        .args(["--tool=callgrind", "--fair-sched=yes"])
-        .arg(format!("--callgrind-out-file={}", out.display()))
-        .arg(bin)
-        .arg("build")
-        .arg(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
+    let recorded = record(Command::new("valgrind").args(["--tool=callgrind", "--fair-sched=yes"]).arg(format!("--callgrind-out-file={}", out.display())), bin, dir);
     assert!(recorded, "valgrind --tool=callgrind failed (is valgrind installed?)");
     for (title, inclusive) in [("own instructions", false), ("instructions with what they call", true)] {
         let mut c = Command::new("callgrind_annotate");
