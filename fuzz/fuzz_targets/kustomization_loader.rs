@@ -9,7 +9,7 @@ fuzz_target!(|data: &[u8]| {
     let dir = scratch_dir();
     std::fs::write(dir.join("kustomization.yaml"), data).expect("writing the kustomization");
     let loader = Loader::new(&dir, LoadRestrictor::RootOnly).expect("the scratch folder");
-    let _ = Target::load(loader, &mut Diagnostics::default());
+    let _ = Target::load(loader, false, &mut Diagnostics::default());
 });
 
 /// One folder per process, reused for every input.
