@@ -51,16 +51,13 @@ impl Loader {
             )),
             _ => Error::msg(format!("must build at directory: not a valid directory: {}: {}", root.display(), io_reason(&e))),
         })?;
-        if !root.is_dir() {
-            // kustomize names the path as it was given.
-            return Err(Error::msg(format!("must build at directory: '{}': file is not directory", given.display())));
-        }
-        Ok(Loader { root, restrictor, repository: None, reads: None })
+        Self::resolved(&given, &root, restrictor)
     }
 
     /// `new(root)` for a `root` whose real path `real` the caller resolved already.
     pub fn resolved(root: &Path, real: &Path, restrictor: LoadRestrictor) -> Result<Self> {
         if !real.is_dir() {
+            // kustomize names the path as it was given.
             return Err(Error::msg(format!("must build at directory: '{}': file is not directory", root.display())));
         }
         Ok(Loader { root: real.to_path_buf(), restrictor, repository: None, reads: None })
