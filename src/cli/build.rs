@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use peerpods_build::kustomization::LoadRestrictor;
 use peerpods_build::safe_write::Batch;
-use peerpods_build::{build, BuildOptions, Reorder};
+use peerpods_build::{build, Build, BuildFailure, BuildOptions, Reorder};
 
 use super::build_args::{names_a_folder, writes_folder, BuildArgs};
 use super::check;
@@ -85,22 +85,10 @@ fn run_build(args: &BuildArgs) -> Result<(), String> {
     if args.dirs.len() > 1 {
         return run_builds(args, &options);
     }
-    let result = match build(&args.dirs[0], &options) {
-        Ok(result) => result,
-        Err(failure) => {
-            for warning in &failure.diagnostics.warnings {
-                eprintln!("{warning}");
-            }
-            return Err(failure.error.to_string());
-        }
-    };
-    for warning in &result.diagnostics.warnings {
-        eprintln!("{warning}");
-    }
-    if args.strict && !result.diagnostics.unmatched.is_empty() {
-        return Err(format!("--strict: {} rule(s) matched nothing", result.diagnostics.unmatched.len()));
-    }
-    check_adaptor_settings(&args.dirs[0], &result, args.strict)?;
+    let mut said = String::new();
+    let reviewed = review(args, &args.dirs[0], build(&args.dirs[0], &options), &mut said);
+    eprint!("{said}");
+    let result = reviewed?;
     let written = match &args.output {
         None => {
             use std::io::Write;
@@ -175,24 +163,7 @@ fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
 
 /// One build of [`run_builds`], written to `file`; what it would print to stderr goes to `said`.
 fn build_one(args: &BuildArgs, options: &BuildOptions, dir: &Path, real: &Path, file: &Path, said: &mut String, staged: &mut Batch) -> Result<(), String> {
-    use std::fmt::Write;
-    let result = peerpods_build::build_resolved(dir, Some(real), options).map_err(|failure| {
-        for warning in &failure.diagnostics.warnings {
-            let _ = writeln!(said, "{warning}");
-        }
-        failure.error.to_string()
-    })?;
-    for warning in &result.diagnostics.warnings {
-        let _ = writeln!(said, "{warning}");
-    }
-    if args.strict && !result.diagnostics.unmatched.is_empty() {
-        return Err(format!("--strict: {} rule(s) matched nothing", result.diagnostics.unmatched.len()));
-    }
-    let (lines, verdict) = adaptor_settings_lines(dir, &result, args.strict);
-    for line in lines {
-        let _ = writeln!(said, "{line}");
-    }
-    verdict?;
+    let result = review(args, dir, peerpods_build::build_resolved(dir, Some(real), options), said)?;
     // A file that holds this build already is left as it is.
     staged.stage_if_changed(file, &result.to_yaml()).map(drop)
 }
@@ -220,27 +191,36 @@ impl InOrder {
     }
 }
 
-/// When the output holds the peer pods settings, warns about each setting the adaptor would
-/// not start with (`check-settings`' findings); `--strict` makes them an error.
-fn check_adaptor_settings(dir: &Path, result: &peerpods_build::Build, strict: bool) -> Result<(), String> {
-    let (lines, verdict) = adaptor_settings_lines(dir, result, strict);
-    for line in lines {
-        eprintln!("{line}");
-    }
-    verdict
-}
-
-/// The lines [`check_adaptor_settings`] prints (each warning, then the hint), and its verdict.
-fn adaptor_settings_lines(dir: &Path, result: &peerpods_build::Build, strict: bool) -> (Vec<String>, Result<(), String>) {
+/// What a build says on stderr, written to `said`: its warnings, then, when the output holds the
+/// peer pods settings, each setting the adaptor would not start with (`check-settings`' findings)
+/// and a hint. The build, unless it failed or `--strict` makes a rule that matched nothing or a
+/// setting missing an error.
+fn review(args: &BuildArgs, dir: &Path, outcome: Result<Build, BuildFailure>, said: &mut String) -> Result<Build, String> {
     use peerpods_build::adaptor_settings::{settings_hint, settings_warnings};
-    let mut lines = settings_warnings(dir, result);
-    if lines.is_empty() {
-        return (lines, Ok(()));
+    use std::fmt::Write;
+    let diagnostics = match &outcome {
+        Ok(result) => &result.diagnostics,
+        Err(failure) => &failure.diagnostics,
+    };
+    for warning in &diagnostics.warnings {
+        let _ = writeln!(said, "{warning}");
     }
-    let count = lines.len();
-    lines.push(settings_hint(dir, count));
-    let verdict = if strict { Err(format!("--strict: {count} adaptor setting(s) missing or invalid")) } else { Ok(()) };
-    (lines, verdict)
+    let result = outcome.map_err(|failure| failure.error.to_string())?;
+    if args.strict && !result.diagnostics.unmatched.is_empty() {
+        return Err(format!("--strict: {} rule(s) matched nothing", result.diagnostics.unmatched.len()));
+    }
+    let settings = settings_warnings(dir, &result);
+    if settings.is_empty() {
+        return Ok(result);
+    }
+    for line in &settings {
+        let _ = writeln!(said, "{line}");
+    }
+    let _ = writeln!(said, "{}", settings_hint(dir, settings.len()));
+    match args.strict {
+        true => Err(format!("--strict: {} adaptor setting(s) missing or invalid", settings.len())),
+        false => Ok(result),
+    }
 }
 
 /// `dir.canonicalize()`, from the run's real current folder `here` for a path that does not
