@@ -599,6 +599,9 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                 })
             };
             let mut own = ResMap::default();
+            // Copied even when this build alone decoded them: the copies, which stay to the end
+            // of the build, are packed apart from the parse's short-lived allocations (the
+            // 500-app benchmark's peak: 94 MiB when moved, 80 MiB when copied).
             for resource in resources.iter() {
                 let mut resource = resource.copy_exact();
                 resource.origin = Some(origin.clone());
