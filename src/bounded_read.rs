@@ -43,17 +43,44 @@ pub fn read_regular_file(path: &Path, links: Links, limit: u64) -> Result<Vec<u8
     if !meta.is_file() {
         return Err(Error::new(ErrorKind::InvalidInput, "not a regular file (a device, FIFO or socket); only regular files are read"));
     }
-    #[cfg(unix)]
-    {
-        // Regular files never block; clear the flag all the same for a plain blocking read.
-        let _ = rustix::fs::fcntl_setfl(&file, rustix::fs::OFlags::empty());
-    }
-    let mut bytes = Vec::with_capacity(meta.len().min(limit).min(16 * 1024 * 1024) as usize);
-    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    // O_NONBLOCK stays set: Linux ignores it for regular files (open(2)), and clearing it would
+    // cost a system call per file.
+    let expected = meta.len().min(limit);
+    let mut bytes = Vec::with_capacity(expected.min(16 * 1024 * 1024) as usize + 1);
+    read_to_end(file.take(limit.saturating_add(1)), &mut bytes, expected)?;
     if bytes.len() as u64 > limit {
         return Err(too_large(limit));
     }
     Ok(bytes)
+}
+
+/// Reads all of `reader` into `bytes`. A regular file's read that returns fewer bytes than asked
+/// for has reached its end; when that happens at the size `fstat` gave, the read that would
+/// return nothing is not made (one system call less per file). A file that grew is read on.
+fn read_to_end(mut reader: impl Read, bytes: &mut Vec<u8>, expected: u64) -> Result<()> {
+    loop {
+        if bytes.len() == bytes.capacity() {
+            bytes.reserve(bytes.capacity().clamp(8 * 1024, 16 * 1024 * 1024));
+        }
+        let start = bytes.len();
+        let room = bytes.capacity() - start;
+        bytes.resize(start + room, 0);
+        let read = match reader.read(&mut bytes[start..]) {
+            Ok(read) => read,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {
+                bytes.truncate(start);
+                continue;
+            }
+            Err(e) => {
+                bytes.truncate(start);
+                return Err(e);
+            }
+        };
+        bytes.truncate(start + read);
+        if read == 0 || (read < room && bytes.len() as u64 == expected) {
+            return Ok(());
+        }
+    }
 }
 
 /// [`read_regular_file`] (links followed, [`MAX_FILE_BYTES`]) as UTF-8 text.
@@ -70,6 +97,43 @@ pub fn too_large(limit: u64) -> Error {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
+
+    /// Serves `text` in pieces of at most `piece` bytes, counting the reads asked of it.
+    struct Pieces<'a> {
+        text: &'a [u8],
+        piece: usize,
+        reads: usize,
+    }
+
+    impl Read for Pieces<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
+            self.reads += 1;
+            let n = self.piece.min(buf.len()).min(self.text.len());
+            buf[..n].copy_from_slice(&self.text[..n]);
+            self.text = &self.text[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_short_read_at_the_expected_size_ends_the_read_and_a_grown_file_is_read_whole() {
+        let text: Vec<u8> = (0..20_000u32).map(|i| (i % 251) as u8).collect();
+        for (len, piece) in [(0, 7), (1, 7), (5, 2), (8_191, 100_000), (20_000, 100_000), (20_000, 3_000)] {
+            let mut pieces = Pieces { text: &text[..len], piece, reads: 0 };
+            let mut bytes = Vec::with_capacity(len + 1);
+            read_to_end(&mut pieces, &mut bytes, len as u64).unwrap();
+            assert_eq!(bytes, &text[..len], "{len} bytes in pieces of {piece}");
+            // Whole in one read: no further read to find the end.
+            if piece > len {
+                assert_eq!(pieces.reads, 1, "{len} bytes in pieces of {piece}");
+            }
+        }
+        // The file grew after its size was taken: everything there is read.
+        let mut pieces = Pieces { text: &text, piece: 4_096, reads: 0 };
+        let mut bytes = Vec::with_capacity(11);
+        read_to_end(&mut pieces, &mut bytes, 10).unwrap();
+        assert_eq!(bytes, text);
+    }
 
     #[test]
     fn regular_files_are_read_and_others_refused() {

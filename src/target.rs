@@ -709,14 +709,17 @@ impl EntryKind {
     fn of(loader: &Loader, entry: &str) -> EntryKind {
         if crate::remote::url::is_http_url(entry) {
             EntryKind::Http
-        } else if loader.is_file(entry) {
-            EntryKind::File
-        } else if crate::remote::RepoSpec::parse(entry).is_ok() {
-            EntryKind::Git
-        } else if loader.is_dir(entry) {
-            EntryKind::Folder
         } else {
-            EntryKind::Missing
+            let kind = loader.kind_of(entry);
+            if kind.is_some_and(|k| k.is_file()) {
+                EntryKind::File
+            } else if crate::remote::RepoSpec::parse(entry).is_ok() {
+                EntryKind::Git
+            } else if kind.is_some_and(|k| k.is_dir()) {
+                EntryKind::Folder
+            } else {
+                EntryKind::Missing
+            }
         }
     }
 }

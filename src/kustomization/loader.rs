@@ -39,8 +39,8 @@ impl Loader {
     /// `new(base.join(root))`, resolved from `base` (already real) when there is one.
     fn new_in(base: Option<&Path>, root: &Path, restrictor: LoadRestrictor) -> Result<Self> {
         let real = match base {
-            Some(base) => real_path_lexical(base, root),
-            None => root.canonicalize(),
+            Some(base) => real_path_lexical_meta(base, root),
+            None => root.canonicalize().map(|real| (real, None)),
         };
         let given = base.map_or_else(|| root.to_path_buf(), |b| b.join(root));
         let root = given.clone();
@@ -51,12 +51,18 @@ impl Loader {
             )),
             _ => Error::msg(format!("must build at directory: not a valid directory: {}: {}", root.display(), io_reason(&e))),
         })?;
-        Self::resolved(&given, &root, restrictor)
+        let (root, meta) = root;
+        Self::resolved_as(&given, &root, meta.map(|meta| meta.is_dir()), restrictor)
     }
 
     /// `new(root)` for a `root` whose real path `real` the caller resolved already.
     pub fn resolved(root: &Path, real: &Path, restrictor: LoadRestrictor) -> Result<Self> {
-        if !real.is_dir() {
+        Self::resolved_as(root, real, None, restrictor)
+    }
+
+    /// [`Loader::resolved`], told whether `real` is a folder when the caller's walk saw it.
+    fn resolved_as(root: &Path, real: &Path, is_dir: Option<bool>, restrictor: LoadRestrictor) -> Result<Self> {
+        if !is_dir.unwrap_or_else(|| real.is_dir()) {
             // kustomize names the path as it was given.
             return Err(Error::msg(format!("must build at directory: '{}': file is not directory", root.display())));
         }
@@ -251,6 +257,13 @@ impl Loader {
         normalize(&self.root.join(relative)).is_file()
     }
 
+    /// What `relative` names below the root, following links and ignoring the restrictor: one
+    /// `stat` where [`Loader::is_file`] then [`Loader::is_dir`] would make two.
+    pub fn kind_of(&self, relative: &str) -> Option<std::fs::FileType> {
+        self.probe(relative);
+        std::fs::metadata(normalize(&self.root.join(relative))).ok().map(|meta| meta.file_type())
+    }
+
     pub fn is_dir(&self, relative: &str) -> bool {
         self.probe(relative);
         normalize(&self.root.join(relative)).is_dir()
@@ -334,10 +347,18 @@ fn real_path(base: &Path, relative: &Path) -> std::io::Result<(PathBuf, Option<s
             }
             Component::Normal(name) => {
                 path.push(name);
+                let on_the_way = parts.peek().is_some();
+                if on_the_way && real_folders::known(&path) {
+                    last = None;
+                    continue;
+                }
                 let meta = std::fs::symlink_metadata(&path)?;
                 let kind = meta.file_type();
                 if kind.is_symlink() || (parts.peek().is_some() && !kind.is_dir()) {
                     return Ok((base.join(relative).canonicalize()?, None));
+                }
+                if kind.is_dir() {
+                    real_folders::remember(&path);
                 }
                 last = Some(meta);
             }
@@ -345,6 +366,34 @@ fn real_path(base: &Path, relative: &Path) -> std::io::Result<(PathBuf, Option<s
         }
     }
     Ok((path, last))
+}
+
+/// Folders a walk of [`real_path`] found to be folders, not links, in this process: the many
+/// files of one folder, and the many roots below one folder, look at its parts once. A folder
+/// replaced by a link after that is followed, as it would be had the swap come just after its
+/// own check (files are opened by path; only their last part refuses a link).
+mod real_folders {
+    use std::path::{Path, PathBuf};
+    use std::sync::Mutex;
+
+    /// Enough for the folders of a large monorepo; past it the set starts again.
+    const MOST: usize = 1 << 16;
+
+    static FOLDERS: Mutex<Option<crate::fast_hash::FastHashSet<PathBuf>>> = Mutex::new(None);
+
+    pub fn known(path: &Path) -> bool {
+        FOLDERS.lock().map(|set| set.as_ref().is_some_and(|set| set.contains(path))).unwrap_or(false)
+    }
+
+    pub fn remember(path: &Path) {
+        if let Ok(mut set) = FOLDERS.lock() {
+            let set = set.get_or_insert_with(Default::default);
+            if set.len() >= MOST {
+                set.clear();
+            }
+            set.insert(path.to_path_buf());
+        }
+    }
 }
 
 /// `base.join(relative).canonicalize()` for a real `base`, with `..` taken lexically first.
