@@ -181,8 +181,10 @@ pub fn walk_at<'p, S: AsRef<str>>(
 /// not once per resource it visits.
 pub struct SpecPaths<'s> {
     specs: &'s [FieldSpec],
-    /// Each spec's path, split as kyaml's `PathSplitter` splits it.
-    parts: Vec<Vec<Cow<'s, str>>>,
+    /// Every spec's path split as kyaml's `PathSplitter` splits it, one spec after another: the
+    /// parts of spec `i` end at `ends[i]`.
+    parts: Vec<Cow<'s, str>>,
+    ends: Vec<usize>,
 }
 
 /// A walk along a field spec's path that failed: the spec, and why.
@@ -204,7 +206,18 @@ pub type VisitAt<'v> = dyn FnMut(&mut Value, &dyn Fn() -> NodePath) -> Result<()
 
 impl<'s> SpecPaths<'s> {
     pub fn new(specs: &'s [FieldSpec]) -> Self {
-        SpecPaths { specs, parts: specs.iter().map(|spec| split_spec_path(&spec.path)).collect() }
+        let mut parts = Vec::with_capacity(specs.len() * 4);
+        let mut ends = Vec::with_capacity(specs.len());
+        for spec in specs {
+            push_spec_path(&spec.path, &mut parts);
+            ends.push(parts.len());
+        }
+        SpecPaths { specs, parts, ends }
+    }
+
+    fn parts(&self, index: usize) -> &[Cow<'s, str>] {
+        let start = index.checked_sub(1).map_or(0, |before| self.ends[before]);
+        &self.parts[start..self.ends[index]]
     }
 
     pub fn specs(&self) -> &'s [FieldSpec] {
@@ -270,7 +283,7 @@ impl<'s> SpecPaths<'s> {
     ) -> Result<()> {
         at.clear();
         let spec = &self.specs[index];
-        walk_at(value, &self.parts[index], spec.create, create_kind, track.then_some(at), altered, &mut |node, path| {
+        walk_at(value, self.parts(index), spec.create, create_kind, track.then_some(at), altered, &mut |node, path| {
             visit(node, &|| owned_path(path))
         })
     }
@@ -282,17 +295,23 @@ fn api_version_and_kind(value: &Value) -> (&str, &str) {
     (text("apiVersion"), text("kind"))
 }
 
-/// [`split_field_spec_path`], borrowing the parts from `path` when it escapes no slash.
-fn split_spec_path(path: &str) -> Vec<Cow<'_, str>> {
-    if path.contains('\\') {
-        return split_field_spec_path(path).into_iter().map(Cow::Owned).collect();
+/// Appends the parts of `path` split as [`split_field_spec_path`] splits it, borrowed from
+/// `path` when it escapes no slash.
+fn push_spec_path<'s>(path: &'s str, parts: &mut Vec<Cow<'s, str>>) {
+    if path.as_bytes().contains(&b'\\') {
+        parts.extend(split_field_spec_path(path).into_iter().map(Cow::Owned));
+        return;
     }
-    let mut parts: Vec<Cow<'_, str>> = path.split('/').map(Cow::Borrowed).collect();
     // A leading slash is dropped, as kyaml's `PathSplitter` drops it (`/a/b` is `a/b`).
-    if parts.len() > 1 && parts[0].is_empty() {
-        parts.remove(0);
+    let path = path.strip_prefix('/').unwrap_or(path);
+    let mut start = 0;
+    for (i, byte) in path.bytes().enumerate() {
+        if byte == b'/' {
+            parts.push(Cow::Borrowed(&path[start..i]));
+            start = i + 1;
+        }
     }
-    parts
+    parts.push(Cow::Borrowed(&path[start..]));
 }
 
 /// Which of a list of field specs apply to a resource.
@@ -391,7 +410,9 @@ mod tests {
             ("/", &[""]),
             ("", &[""]),
         ] {
-            assert_eq!(split_spec_path(path), parts, "{path}");
+            let mut split = Vec::new();
+            push_spec_path(path, &mut split);
+            assert_eq!(split, parts, "{path}");
             assert_eq!(split_field_spec_path(path), parts, "{path}");
         }
         let mut v = json!({"spec": {"replicas": 1}});
