@@ -303,7 +303,7 @@ const DEPRECATED_FIELDS: [(&str, &str); 6] = [
 fn deprecated_field_warnings(raw: &Value) -> Vec<String> {
     DEPRECATED_FIELDS
         .iter()
-        .filter(|(field, _)| raw.get(field).is_some())
+        .filter(|(field, _)| crate::fast_hash::get(raw, field).is_some())
         .map(|(field, instead)| {
             format!("# Warning: '{field}' is deprecated. Please use {instead} Run 'kustomize edit fix' to update your Kustomization automatically.")
         })

@@ -371,11 +371,11 @@ pub fn json_kind(value: &Value) -> &'static str {
     }
 }
 
-/// Where the decoder is: the innermost struct and the Go field path from the top.
+/// Where the decoder is: the innermost struct and the Go field path from the top. Where it is
+/// in the document is not followed: a failure collects its steps on the way out.
 struct Context<'a> {
     strukt: &'static str,
-    fields: Vec<&'static str>,
-    at: &'a mut Vec<Step>,
+    fields: &'a mut Vec<&'static str>,
 }
 
 impl Context<'_> {
@@ -392,8 +392,17 @@ impl Context<'_> {
                 ty.go_name()
             ),
             suggestion: None,
-            at: self.at.clone(),
+            at: Vec::new(),
         }
+    }
+}
+
+/// A failure below `step`, on its way out: `step` joins its path (innermost first until
+/// [`decode_document`] turns it around).
+fn below(step: impl FnOnce() -> Step) -> impl FnOnce(DecodeError) -> DecodeError {
+    move |mut e| {
+        e.at.push(step());
+        e
     }
 }
 
@@ -407,33 +416,54 @@ pub fn decode_kustomization(value: Value) -> Result<Value, DecodeError> {
 /// [`TRANSFORMER_CONFIG`]); a document that is not a mapping is returned as it is, for the
 /// caller's own wording.
 pub fn decode_document(value: Value, strukt: &'static GoStruct) -> Result<Value, DecodeError> {
-    let mut at = Vec::new();
     let object = match value {
         Value::Object(object) => object,
         other => return Ok(other),
     };
-    decode_struct(object, strukt, &mut Context { strukt: strukt.name, fields: Vec::new(), at: &mut at })
+    decode_struct(object, strukt, &mut Context { strukt: strukt.name, fields: &mut Vec::new() }).map_err(|mut e| {
+        e.at.reverse();
+        e
+    })
+}
+
+/// The field of `strukt` that `key` names exactly.
+fn exact_field(strukt: &'static GoStruct, key: &str) -> Option<&'static GoField> {
+    strukt.fields.iter().find(|f| f.json == key)
 }
 
 fn decode_struct(object: Map<String, Value>, strukt: &'static GoStruct, outer: &mut Context) -> Result<Value, DecodeError> {
+    // Every key spelled as its field (the usual case): the values are decoded in place and the
+    // mapping is kept, not built again.
+    if object.keys().all(|key| exact_field(strukt, key).is_some()) {
+        let mut object = object;
+        for (key, value) in object.iter_mut() {
+            let field = exact_field(strukt, key).expect("checked above");
+            *value = decode_field(std::mem::take(value), field, strukt, outer).map_err(below(|| Step::Key(key.clone())))?;
+        }
+        return Ok(Value::Object(object));
+    }
     let mut out = Map::with_capacity(object.len());
     for (key, value) in object {
-        let found = strukt.fields.iter().find(|f| f.json == key).or_else(|| strukt.fields.iter().find(|f| f.json.eq_ignore_ascii_case(&key)));
-        outer.at.push(Step::Key(key.clone()));
+        let found = exact_field(strukt, &key).or_else(|| strukt.fields.iter().find(|f| f.json.eq_ignore_ascii_case(&key)));
         let Some(field) = found else {
             return Err(DecodeError {
                 message: format!("json: unknown field \"{key}\""),
                 suggestion: closest(&key, strukt.fields.iter().map(|f| f.json)),
-                at: outer.at.clone(),
+                at: vec![Step::Key(key)],
             });
         };
-        let mut fields = outer.fields.clone();
-        fields.push(field.path);
-        let decoded = decode(value, &field.ty, &mut Context { strukt: strukt.name, fields, at: outer.at })?;
-        outer.at.pop();
+        let decoded = decode_field(value, field, strukt, outer).map_err(below(|| Step::Key(key.clone())))?;
         out.insert(field.json.to_owned(), decoded);
     }
     Ok(Value::Object(out))
+}
+
+/// The value of `field` of `strukt`.
+fn decode_field(value: Value, field: &GoField, strukt: &'static GoStruct, outer: &mut Context) -> Result<Value, DecodeError> {
+    outer.fields.push(field.path);
+    let decoded = decode(value, &field.ty, &mut Context { strukt: strukt.name, fields: outer.fields })?;
+    outer.fields.pop();
+    Ok(decoded)
 }
 
 fn decode(value: Value, ty: &GoType, cx: &mut Context) -> Result<Value, DecodeError> {
@@ -441,24 +471,18 @@ fn decode(value: Value, ty: &GoType, cx: &mut Context) -> Result<Value, DecodeEr
         (GoType::Any, value) | (_, value @ Value::Null) => Ok(value),
         (GoType::Str(_), value @ Value::String(_)) | (GoType::Bool, value @ Value::Bool(_)) => Ok(value),
         (GoType::Int64, Value::Number(n)) => whole_number(&n).map(|i| Value::Number(i.into())).ok_or_else(|| cx.type_error(&Value::Number(n), ty)),
-        (GoType::Map(elem), Value::Object(object)) => {
-            let mut out = Map::with_capacity(object.len());
-            for (key, item) in object {
-                cx.at.push(Step::Key(key.clone()));
-                let item = decode(item, elem, cx)?;
-                cx.at.pop();
-                out.insert(key, item);
+        // Keys stay as written: the values are decoded in place.
+        (GoType::Map(elem), Value::Object(mut object)) => {
+            for (key, item) in object.iter_mut() {
+                *item = decode(std::mem::take(item), elem, cx).map_err(below(|| Step::Key(key.clone())))?;
             }
-            Ok(Value::Object(out))
+            Ok(Value::Object(object))
         }
-        (GoType::List(elem), Value::Array(items)) => {
-            let mut out = Vec::with_capacity(items.len());
-            for (i, item) in items.into_iter().enumerate() {
-                cx.at.push(Step::Index(i));
-                out.push(decode(item, elem, cx)?);
-                cx.at.pop();
+        (GoType::List(elem), Value::Array(mut items)) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                *item = decode(std::mem::take(item), elem, cx).map_err(below(|| Step::Index(i)))?;
             }
-            Ok(Value::Array(out))
+            Ok(Value::Array(items))
         }
         (GoType::Struct(strukt), Value::Object(object)) => decode_struct(object, strukt, cx),
         (_, value) => Err(cx.type_error(&value, ty)),
@@ -522,6 +546,19 @@ mod tests {
             error(json!({"sortOptions": {"order": 1}})),
             "json: cannot unmarshal number into Go struct field SortOptions.sortOptions.order of type types.SortOrder"
         );
+    }
+
+    /// A value of the wrong type is found where it is, below keys spelled exactly and below
+    /// keys matched case-insensitively alike.
+    #[test]
+    fn a_type_error_names_where_the_value_is() {
+        let at = |value: Value| decode_kustomization(value).unwrap_err().at;
+        let expected = vec![Step::Key("images".into()), Step::Index(1), Step::Key("newTag".into())];
+        assert_eq!(at(json!({"resources": [], "images": [{"name": "a"}, {"newTag": 1}]})), expected);
+        let expected = vec![Step::Key("Images".into()), Step::Index(1), Step::Key("NEWTAG".into())];
+        assert_eq!(at(json!({"Images": [{"name": "a"}, {"NEWTAG": 1}]})), expected);
+        let expected = vec![Step::Key("commonLabels".into()), Step::Key("b".into())];
+        assert_eq!(at(json!({"commonLabels": {"a": "x", "b": 2}})), expected);
     }
 
     #[test]

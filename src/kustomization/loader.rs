@@ -186,16 +186,17 @@ impl Loader {
 
     /// [`Loader::resolve`], with the `lstat` of the file when resolving made one.
     fn resolve_meta(&self, relative: &str) -> Result<(PathBuf, Option<std::fs::Metadata>)> {
-        let joined = self.root.join(relative);
+        // The path as written joined to the root, made only for a refusal.
+        let joined = || self.root.join(relative);
         let (real, meta) = real_path_lexical_meta(&self.root, Path::new(relative)).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound if self.restrictor == LoadRestrictor::RootOnly => {
-                let path = normalize(&joined);
+                let path = normalize(&joined());
                 Error::Missing { message: crate::error::evalsymlink_failure(&path), path }
             }
-            _ => Error::Io { path: joined.clone(), message: io_reason(&e) },
+            _ => Error::Io { path: joined(), message: io_reason(&e) },
         })?;
         if self.restrictor == LoadRestrictor::RootOnly && !real.starts_with(&self.root) {
-            return Err(Error::OutsideRoot { path: normalize(&joined).display().to_string(), root: self.root.display().to_string() });
+            return Err(Error::OutsideRoot { path: normalize(&joined()).display().to_string(), root: self.root.display().to_string() });
         }
         Ok((real, meta))
     }
@@ -254,7 +255,10 @@ impl Loader {
     /// Whether `relative` names an existing file (not folder) below the root, ignoring the restrictor.
     pub fn is_file(&self, relative: &str) -> bool {
         self.probe(relative);
-        normalize(&self.root.join(relative)).is_file()
+        match goes_down(Path::new(relative)) {
+            true => self.root.join(relative).is_file(),
+            false => normalize(&self.root.join(relative)).is_file(),
+        }
     }
 
     /// What `relative` names below the root, following links and ignoring the restrictor: one
@@ -411,11 +415,23 @@ fn real_path_lexical(base: &Path, relative: &Path) -> std::io::Result<PathBuf> {
 /// [`real_path_lexical`], with the `lstat` of the path's last part when the walk made one (the
 /// path is then no link): what a caller would otherwise ask the disk again.
 fn real_path_lexical_meta(base: &Path, relative: &Path) -> std::io::Result<(PathBuf, Option<std::fs::Metadata>)> {
+    // The usual case (`deployment.yaml`, `config/app.env`): nothing to take back lexically, and
+    // the walk starts at `base` itself.
+    if goes_down(relative) {
+        return real_path(base, relative);
+    }
     let joined = normalize(&base.join(relative));
     match base.ancestors().find_map(|above| Some((above, joined.strip_prefix(above).ok()?))) {
         Some((above, rest)) => real_path(above, rest),
         None => Ok((joined.canonicalize()?, None)),
     }
+}
+
+/// Whether `relative` only goes down: not empty, not absolute, no `.` or `..` part. Joined to a
+/// real folder (which has no such part either), it needs no lexical cleaning.
+fn goes_down(relative: &Path) -> bool {
+    let bytes = relative.as_os_str().as_encoded_bytes();
+    !bytes.is_empty() && bytes[0] != b'/' && bytes.split(|&b| b == b'/').all(|part| part != b"." && part != b"..")
 }
 
 /// A file's text: UTF-8, or UTF-16 when it starts with a byte order mark saying so (go-yaml
@@ -535,6 +551,25 @@ mod tests {
                 let _ = std::fs::remove_dir_all(&self.0);
             }
         }
+    }
+
+    /// A path that only goes down resolves without lexical cleaning, to the same real path
+    /// (doubled and trailing slashes included); one with `.` or `..` parts takes the long way.
+    #[test]
+    fn paths_going_down_resolve_as_cleaned_ones_do() {
+        for (path, down) in [("a.yaml", true), ("sub/a.yaml", true), ("sub//a.yaml", true), ("sub/", true), ("./a.yaml", false), ("sub/../a.yaml", false), ("/a.yaml", false), ("", false), ("..a/b..", true)] {
+            assert_eq!(goes_down(Path::new(path)), down, "{path:?}");
+        }
+        let t = tree();
+        let root = t.0.join("app").canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::write(root.join("sub/a.yaml"), "a: 1").unwrap();
+        for path in ["sub/a.yaml", "sub//a.yaml", "sub/./a.yaml", "sub/"] {
+            let (real, _) = real_path_lexical_meta(&root, Path::new(path)).unwrap();
+            assert_eq!(real, root.join(path).canonicalize().unwrap(), "{path}");
+        }
+        let l = Loader::new(&root, LoadRestrictor::RootOnly).unwrap();
+        assert!(l.is_file("sub//a.yaml") && l.is_file("./sub/a.yaml") && !l.is_file("sub"));
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! Field specs: the data that says which kinds and which paths a transformer touches,
 //! and the walker that visits those paths (kyaml's fieldspec filter).
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
@@ -175,71 +177,141 @@ pub fn walk_at<'p, S: AsRef<str>>(
     }
 }
 
-/// Applies `visit` at every path of `specs` that applies to the resource `value`.
-pub fn apply_field_specs(
-    value: &mut Value,
-    specs: &[FieldSpec],
-    create_kind: CreateKind,
-    visit: &mut dyn FnMut(&mut Value) -> Result<()>,
-) -> Result<()> {
-    visit_field_specs(value, specs, create_kind, false, &mut false, &mut |node, _| visit(node))
+/// Field specs made ready for a pass over many resources: each path is split once for the pass,
+/// not once per resource it visits.
+pub struct SpecPaths<'s> {
+    specs: &'s [FieldSpec],
+    /// Every spec's path split as kyaml's `PathSplitter` splits it, one spec after another: the
+    /// parts of spec `i` end at `ends[i]`.
+    parts: Vec<Cow<'s, str>>,
+    ends: Vec<usize>,
 }
 
-/// [`apply_field_specs`], saying whether the walk itself changed `value` (added a field, or
-/// gave a null the kind its path says) apart from what `visit` does.
-pub fn apply_field_specs_noting(
-    value: &mut Value,
-    specs: &[FieldSpec],
-    create_kind: CreateKind,
-    visit: &mut dyn FnMut(&mut Value) -> Result<()>,
-) -> Result<bool> {
-    let mut altered = false;
-    visit_field_specs(value, specs, create_kind, false, &mut altered, &mut |node, _| visit(node))?;
-    Ok(altered)
+/// A walk along a field spec's path that failed: the spec, and why.
+#[derive(Debug)]
+pub struct SpecFailure<'s> {
+    pub spec: &'s FieldSpec,
+    pub error: Error,
 }
 
-/// [`apply_field_specs`], telling `visit` where each node is (as an owned path, made only when
-/// `visit` asks for it through the closure it is given).
-pub fn apply_field_specs_at(
-    value: &mut Value,
-    specs: &[FieldSpec],
-    create_kind: CreateKind,
-    visit: &mut dyn FnMut(&mut Value, &dyn Fn() -> NodePath) -> Result<()>,
-) -> Result<()> {
-    visit_field_specs(value, specs, create_kind, true, &mut false, visit)
-}
-
-fn visit_field_specs(
-    value: &mut Value,
-    specs: &[FieldSpec],
-    create_kind: CreateKind,
-    track: bool,
-    altered: &mut bool,
-    visit: &mut dyn FnMut(&mut Value, &dyn Fn() -> NodePath) -> Result<()>,
-) -> Result<()> {
-    // Which specs apply is decided by the resource's apiVersion and kind before any walk (a walk
-    // may write them), without copying them: a bit per spec, a list only for long tables.
-    let applying = {
-        let api_version = get(value, "apiVersion").and_then(Value::as_str).unwrap_or("");
-        let kind = get(value, "kind").and_then(Value::as_str).unwrap_or("");
-        let applies = |spec: &FieldSpec| spec.applies_to(api_version, kind);
-        match specs.len() {
-            0..=64 => Applying::Bits(specs.iter().enumerate().fold(0u64, |bits, (i, spec)| bits | (u64::from(applies(spec)) << i))),
-            _ => Applying::List(specs.iter().map(applies).collect()),
-        }
-    };
-    for (i, spec) in specs.iter().enumerate() {
-        if !applying.get(i) {
-            continue;
-        }
-        with_spec_parts(spec, &mut |parts| {
-            let mut at = Vec::new();
-            walk_at(value, parts, spec.create, create_kind, track.then_some(&mut at), altered, &mut |node, path| {
-                visit(node, &|| owned_path(path))
-            })
-        })?;
+impl From<SpecFailure<'_>> for Error {
+    fn from(failure: SpecFailure<'_>) -> Error {
+        failure.error
     }
-    Ok(())
+}
+
+/// The visit a walk calls at each node it reaches, with the node's path (an owned path is made
+/// only when the visit asks for it).
+pub type VisitAt<'v> = dyn FnMut(&mut Value, &dyn Fn() -> NodePath) -> Result<()> + 'v;
+
+impl<'s> SpecPaths<'s> {
+    pub fn new(specs: &'s [FieldSpec]) -> Self {
+        let mut parts = Vec::with_capacity(specs.len() * 4);
+        let mut ends = Vec::with_capacity(specs.len());
+        for spec in specs {
+            push_spec_path(&spec.path, &mut parts);
+            ends.push(parts.len());
+        }
+        SpecPaths { specs, parts, ends }
+    }
+
+    fn parts(&self, index: usize) -> &[Cow<'s, str>] {
+        let start = index.checked_sub(1).map_or(0, |before| self.ends[before]);
+        &self.parts[start..self.ends[index]]
+    }
+
+    pub fn specs(&self) -> &'s [FieldSpec] {
+        self.specs
+    }
+
+    /// Applies `visit` at every path of the specs that apply to the resource `value`, in the
+    /// specs' order. Which specs apply is decided by the resource's apiVersion and kind before
+    /// any walk. Says whether the walks themselves changed `value` (added a field, or gave a
+    /// null the kind its path says) apart from what `visit` does.
+    pub fn apply(&self, value: &mut Value, create_kind: CreateKind, visit: &mut dyn FnMut(&mut Value) -> Result<()>) -> Result<bool, SpecFailure<'s>> {
+        let mut altered = false;
+        self.visit_all(value, create_kind, false, &mut altered, &mut |node, _| visit(node))?;
+        Ok(altered)
+    }
+
+    /// [`Self::apply`], telling `visit` where each node is.
+    pub fn apply_at(&self, value: &mut Value, create_kind: CreateKind, visit: &mut VisitAt<'_>) -> Result<(), SpecFailure<'s>> {
+        self.visit_all(value, create_kind, true, &mut false, visit)
+    }
+
+    /// The walk of the spec at `index` alone, if it applies to `value` as it is now; `track`
+    /// says whether `visit` is told where each node is (an empty path otherwise).
+    pub fn apply_one(&self, index: usize, value: &mut Value, create_kind: CreateKind, track: bool, visit: &mut VisitAt<'_>) -> Result<()> {
+        let (api_version, kind) = api_version_and_kind(value);
+        if !self.specs[index].applies_to(api_version, kind) {
+            return Ok(());
+        }
+        self.walk_one(index, value, create_kind, &mut Vec::new(), track, &mut false, visit)
+    }
+
+    fn visit_all(&self, value: &mut Value, create_kind: CreateKind, track: bool, altered: &mut bool, visit: &mut VisitAt<'_>) -> Result<(), SpecFailure<'s>> {
+        // Decided before any walk (a walk may write them), without copying them: a bit per
+        // spec, a list only for long tables.
+        let applying = {
+            let (api_version, kind) = api_version_and_kind(value);
+            let applies = |spec: &FieldSpec| spec.applies_to(api_version, kind);
+            match self.specs.len() {
+                0..=64 => Applying::Bits(self.specs.iter().enumerate().fold(0u64, |bits, (i, spec)| bits | (u64::from(applies(spec)) << i))),
+                _ => Applying::List(self.specs.iter().map(applies).collect()),
+            }
+        };
+        // One path buffer for every walk of this resource.
+        let mut at = Vec::new();
+        for (i, spec) in self.specs.iter().enumerate() {
+            if applying.get(i) {
+                self.walk_one(i, value, create_kind, &mut at, track, altered, visit).map_err(|error| SpecFailure { spec, error })?;
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn walk_one<'p>(
+        &'p self,
+        index: usize,
+        value: &mut Value,
+        create_kind: CreateKind,
+        at: &mut Vec<StepRef<'p>>,
+        track: bool,
+        altered: &mut bool,
+        visit: &mut VisitAt<'_>,
+    ) -> Result<()> {
+        at.clear();
+        let spec = &self.specs[index];
+        walk_at(value, self.parts(index), spec.create, create_kind, track.then_some(at), altered, &mut |node, path| {
+            visit(node, &|| owned_path(path))
+        })
+    }
+}
+
+/// A resource's apiVersion and kind, empty when missing or not text.
+fn api_version_and_kind(value: &Value) -> (&str, &str) {
+    let text = |key| get(value, key).and_then(Value::as_str).unwrap_or("");
+    (text("apiVersion"), text("kind"))
+}
+
+/// Appends the parts of `path` split as [`split_field_spec_path`] splits it, borrowed from
+/// `path` when it escapes no slash.
+fn push_spec_path<'s>(path: &'s str, parts: &mut Vec<Cow<'s, str>>) {
+    if path.as_bytes().contains(&b'\\') {
+        parts.extend(split_field_spec_path(path).into_iter().map(Cow::Owned));
+        return;
+    }
+    // A leading slash is dropped, as kyaml's `PathSplitter` drops it (`/a/b` is `a/b`).
+    let path = path.strip_prefix('/').unwrap_or(path);
+    let mut start = 0;
+    for (i, byte) in path.bytes().enumerate() {
+        if byte == b'/' {
+            parts.push(Cow::Borrowed(&path[start..i]));
+            start = i + 1;
+        }
+    }
+    parts.push(Cow::Borrowed(&path[start..]));
 }
 
 /// Which of a list of field specs apply to a resource.
@@ -267,7 +339,9 @@ fn with_spec_parts(spec: &FieldSpec, f: &mut dyn FnMut(&[&str]) -> Result<()>) -
     let mut parts = [""; 16];
     let mut count = 0;
     if !spec.path.contains('\\') {
-        for part in spec.path.split('/') {
+        // A leading slash is dropped, as in [`split_spec_path`].
+        let path = spec.path.strip_prefix('/').unwrap_or(&spec.path);
+        for part in path.split('/') {
             if count == parts.len() {
                 break;
             }
@@ -307,19 +381,67 @@ mod tests {
     #[test]
     fn walk_creates_missing_mappings_only_when_asked() {
         let mut v = json!({"metadata": {}});
-        let s = spec("spec/selector/matchLabels", true);
-        apply_field_specs(&mut v, &[s], CreateKind::Mapping, &mut |n| {
-            n.as_object_mut().unwrap().insert("a".into(), json!("b"));
+        let specs = [spec("spec/selector/matchLabels", true)];
+        let altered = SpecPaths::new(&specs)
+            .apply(&mut v, CreateKind::Mapping, &mut |n| {
+                n.as_object_mut().unwrap().insert("a".into(), json!("b"));
+                Ok(())
+            })
+            .unwrap();
+        assert!(altered, "the walk created the selector");
+        assert_eq!(v, json!({"metadata": {}, "spec": {"selector": {"matchLabels": {"a": "b"}}}}));
+        let mut untouched = json!({"metadata": {}});
+        let specs = [spec("spec/selector", false)];
+        let altered = SpecPaths::new(&specs)
+            .apply(&mut untouched, CreateKind::Mapping, &mut |_| panic!("must not visit a missing field"))
+            .unwrap();
+        assert!(!altered);
+        assert_eq!(untouched, json!({"metadata": {}}));
+    }
+
+    /// kyaml's `PathSplitter` drops a leading slash (`/a/b` is `a/b`), escaped or not; a path
+    /// of one empty part stays one (and names no field).
+    #[test]
+    fn a_leading_slash_is_dropped_from_spec_paths() {
+        for (path, parts) in [
+            ("/metadata/labels", &["metadata", "labels"][..]),
+            ("metadata/labels", &["metadata", "labels"]),
+            (r"/metadata/annotations/a.io\/b", &["metadata", "annotations", "a.io/b"]),
+            ("/", &[""]),
+            ("", &[""]),
+        ] {
+            let mut split = Vec::new();
+            push_spec_path(path, &mut split);
+            assert_eq!(split, parts, "{path}");
+            assert_eq!(split_field_spec_path(path), parts, "{path}");
+        }
+        let mut v = json!({"spec": {"replicas": 1}});
+        walk_spec_path(&mut v, &spec("/spec/replicas", true), CreateKind::Scalar, &mut |n| {
+            *n = json!(3);
             Ok(())
         })
         .unwrap();
-        assert_eq!(v, json!({"metadata": {}, "spec": {"selector": {"matchLabels": {"a": "b"}}}}));
-        let mut untouched = json!({"metadata": {}});
-        apply_field_specs(&mut untouched, &[spec("spec/selector", false)], CreateKind::Mapping, &mut |_| {
-            panic!("must not visit a missing field")
-        })
-        .unwrap();
-        assert_eq!(untouched, json!({"metadata": {}}));
+        assert_eq!(v, json!({"spec": {"replicas": 3}}));
+    }
+
+    /// A failed walk names its spec; the specs before it have been applied.
+    #[test]
+    fn a_failed_walk_names_its_spec() {
+        let specs = [spec("metadata/labels", true), spec("spec/template", true), spec("spec/other", true)];
+        let mut v = json!({"metadata": {}, "spec": {"template": "text", "other": {}}});
+        let mut seen = 0;
+        let failure = SpecPaths::new(&specs)
+            .apply_at(&mut v, CreateKind::Mapping, &mut |node, _| {
+                seen += 1;
+                match node {
+                    Value::Object(_) => Ok(()),
+                    _ => Err(Error::msg("not a mapping")),
+                }
+            })
+            .unwrap_err();
+        assert_eq!(failure.spec.path, "spec/template");
+        assert_eq!(failure.error.to_string(), "not a mapping");
+        assert_eq!(seen, 2, "the third spec is not walked");
     }
 
     #[test]

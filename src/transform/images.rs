@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use regex::Regex;
 use serde_json::Value;
 
-use super::fieldspec::{apply_field_specs_noting, CreateKind, FieldSpec};
+use super::fieldspec::{CreateKind, FieldSpec, SpecPaths};
 use crate::error::{Error, Result};
 use crate::kustomization::types::Image;
 use crate::resource::ResMap;
@@ -135,6 +135,7 @@ pub fn set_images(resources: &mut ResMap, images: &[Image], specs: &[FieldSpec])
         .map(|rule| ImageRule { rule, matcher: ImageMatcher::new(&rule.name) })
         .collect::<Vec<_>>();
     let matched: Vec<AtomicBool> = rules.iter().map(|_| AtomicBool::new(false)).collect();
+    let paths = SpecPaths::new(specs);
     resources.try_update_parallel(|r| {
         let mut wrote = false;
         for (i, rule) in rules.iter().enumerate() {
@@ -147,7 +148,7 @@ pub fn set_images(resources: &mut ResMap, images: &[Image], specs: &[FieldSpec])
                 Ok(())
             };
             update_containers_anywhere(&mut r.value, &mut update)?;
-            let altered = apply_field_specs_noting(&mut r.value, specs, CreateKind::Nothing, &mut update)?;
+            let altered = paths.apply(&mut r.value, CreateKind::Nothing, &mut update)?;
             wrote |= altered;
         }
         Ok::<bool, Error>(wrote)

@@ -1,7 +1,8 @@
 //! `commonLabels`, `labels` and `commonAnnotations`: add entries to the maps the field specs name.
 use serde_json::{Map, Value};
 
-use super::fieldspec::{apply_field_specs_at, CreateKind, FieldSpec};
+use super::fieldspec::{CreateKind, FieldSpec, SpecPaths};
+use crate::fast_hash::field_mut;
 use crate::error::{Error, Result};
 use crate::kustomization::types::StringMap;
 use crate::resource::nodes::quoted_at;
@@ -15,47 +16,45 @@ pub fn add_map_entries(resources: &mut ResMap, entries: &StringMap, specs: &[Fie
         return Ok(());
     }
     let budget = crate::budget::current();
-    resources.try_for_each_mut_parallel(|r| add_to_resource(r, entries, specs, &budget))
+    let paths = SpecPaths::new(specs);
+    resources.try_for_each_mut_parallel(|r| add_to_resource(r, entries, &paths, &budget))
 }
 
-fn add_to_resource(r: &mut Resource, entries: &StringMap, specs: &[FieldSpec], budget: &crate::budget::Budget) -> Result<()> {
+fn add_to_resource(r: &mut Resource, entries: &StringMap, specs: &SpecPaths, budget: &crate::budget::Budget) -> Result<()> {
     // For each key, the paths where this run created it.
     let mut created: Vec<Vec<NodePath>> = vec![Vec::new(); entries.len()];
-    let mut failed_spec = None;
     let quoted = r.quoted.clone();
-    let outcome: Result<()> = r.write(|value| {
-        for spec in specs {
-            apply_field_specs_at(value, std::slice::from_ref(spec), CreateKind::Mapping, &mut |node, path| {
-                if node.is_null() {
-                    *node = Value::Object(Map::new());
-                }
-                let Value::Object(map) = node else {
-                    let got = if node.is_array() { "SequenceNode" } else { "ScalarNode" };
-                    let contents = crate::yaml::emit::emit_node_dump(node, quoted_at(quoted.as_deref(), &path()));
-                    return Err(Error::msg(format!("wrong node kind: expected MappingNode but got {got}: node contents:\n{contents}")));
-                };
-                for (i, (k, v)) in entries.iter().enumerate() {
-                    budget.charge_text(k.len() + v.len(), 2).map_err(|e| Error::msg(e.to_string()))?;
-                    match map.get_mut(k) {
-                        Some(slot) => *slot = Value::String(v.clone()),
-                        None => {
-                            let mut at = path();
-                            at.push(Step::Key(k.clone()));
-                            created[i].push(at);
-                            map.insert(k.clone(), Value::String(v.clone()));
-                        }
+    let outcome = r.write(|value| {
+        specs.apply_at(value, CreateKind::Mapping, &mut |node, path| {
+            if node.is_null() {
+                *node = Value::Object(Map::new());
+            }
+            let Value::Object(map) = node else {
+                let got = if node.is_array() { "SequenceNode" } else { "ScalarNode" };
+                let contents = crate::yaml::emit::emit_node_dump(node, quoted_at(quoted.as_deref(), &path()));
+                return Err(Error::msg(format!("wrong node kind: expected MappingNode but got {got}: node contents:\n{contents}")));
+            };
+            for (i, (k, v)) in entries.iter().enumerate() {
+                budget.charge_text(k.len() + v.len(), 2).map_err(|e| Error::msg(e.to_string()))?;
+                match field_mut(map, k) {
+                    // Already the value: nothing to write (and no new string to make).
+                    Some(Value::String(old)) if old == v => {}
+                    Some(slot) => *slot = Value::String(v.clone()),
+                    None => {
+                        let mut at = path();
+                        at.push(Step::Key(k.clone()));
+                        created[i].push(at);
+                        map.insert(k.clone(), Value::String(v.clone()));
                     }
                 }
-                Ok(())
-            })
-            .inspect_err(|_| failed_spec = Some(spec.path.clone()))?;
-        }
-        Ok(())
+            }
+            Ok(())
+        })
     });
-    if let Err(e) = outcome {
+    if let Err(failure) = outcome {
         // The id is made only for the message.
-        let path = failed_spec.unwrap_or_default();
-        return Err(e.context(format!("considering field '{path}' of object {}", r.current_id())));
+        let path = &failure.spec.path;
+        return Err(failure.error.context(format!("considering field '{path}' of object {}", r.current_id())));
     }
     for (paths, k) in created.into_iter().zip(entries.keys()) {
         if crate::yaml::scalar::plain_key_as_go_value(k).is_some() {

@@ -1,7 +1,7 @@
 //! `namespace`: moves namespaced resources, and the fields that name a namespace, into one namespace.
 use serde_json::Value;
 
-use super::fieldspec::{apply_field_specs, apply_field_specs_at, CreateKind, FieldSpec};
+use super::fieldspec::{CreateKind, FieldSpec, SpecPaths};
 use crate::error::{Error, Result};
 use crate::resource::nodes::{quoted_at, NodePath};
 use crate::resource::{scope::is_namespaced, ResMap};
@@ -46,6 +46,7 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
             *node = Value::String(ns.to_string());
         }
     };
+    let paths = SpecPaths::new(&specs);
     resources.try_for_each_mut_parallel(|r| {
         // kustomize leaves what a chart rendered to helm (v5.8), even its id history.
         if r.is_helm_generated() {
@@ -60,14 +61,14 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
         if is_binding(r.kind()) {
             set_subject_namespaces(&mut r.value, options.subjects, &set);
         }
-        for spec in &specs {
+        // A quoted scalar keeps its quotes when set, as a kyaml node does; they show only
+        // in the node an error prints, so paths are tracked only when there are quotes.
+        let quoted = r.quoted.clone();
+        for (index, spec) in specs.iter().enumerate() {
             // Renaming a Namespace object is for the core kind only, not for CRDs also named Namespace.
             if spec.path == "metadata/name" && spec.gvk.kind == "Namespace" && r.api_version() != "v1" {
                 continue;
             }
-            // A quoted scalar keeps its quotes when set, as a kyaml node does; they show only
-            // in the node an error prints, so paths are tracked only when there are quotes.
-            let quoted = r.quoted.clone();
             let mut visit = |node: &mut Value, path: &dyn Fn() -> NodePath| match node {
                 Value::Null | Value::String(_) | Value::Number(_) | Value::Bool(_) => {
                     set(node);
@@ -79,13 +80,7 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
                     crate::yaml::emit::emit_node_dump(other, quoted_at(quoted.as_deref(), &path()))
                 ))),
             };
-            let one_spec = std::slice::from_ref(spec);
-            if quoted.is_some() {
-                apply_field_specs_at(&mut r.value, one_spec, CreateKind::Scalar, &mut visit)
-            } else {
-                apply_field_specs(&mut r.value, one_spec, CreateKind::Scalar, &mut |node| visit(node, &Vec::new))
-            }
-            .map_err(|e| {
+            paths.apply_one(index, &mut r.value, CreateKind::Scalar, quoted.is_some(), &mut visit).map_err(|e| {
                 let id = r.current_id();
                 Error::msg(format!(
                     "namespace field specs must target scalar nodes: considering field '{}' of object {id}: {e}",

@@ -415,3 +415,26 @@ fn folders_reaching_back_up_the_chain_are_cycles() {
     );
     fails_with_flags("base-and-overlay-unrestricted", &t, "overlay", &["--load-restrictor", "LoadRestrictionsNone"], &unrestricted, &unrestricted);
 }
+
+/// A field spec path may start with a slash (kyaml's `PathSplitter` drops it), for every table
+/// of a `configurations` file: labels, name prefixes and replicas reach `/spec/...` as they
+/// reach `spec/...`.
+#[test]
+fn field_spec_paths_may_start_with_a_slash() {
+    let t = tree(
+        "fidelity-slash-paths",
+        &[
+            (
+                "app/kustomization.yaml",
+                "resources: [d.yaml]\nlabels:\n- pairs: {env: prod}\n  includeSelectors: true\nnamePrefix: p-\nreplicas: [{name: web, count: 3}]\nconfigurations: [conf.yaml]\n",
+            ),
+            (
+                "app/conf.yaml",
+                "commonLabels:\n- {path: /spec/extra/labels, kind: Deployment, create: true}\nnamePrefix:\n- {path: /spec/other, kind: Deployment}\nreplicas:\n- {path: /spec/count, kind: Deployment, create: true}\n",
+            ),
+            ("app/d.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  other: x\n"),
+        ],
+    );
+    let expected = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  labels:\n    env: prod\n  name: p-web\nspec:\n  count: 3\n  extra:\n    labels:\n      env: prod\n  other: p-x\n  replicas: 3\n  selector:\n    matchLabels:\n      env: prod\n  template:\n    metadata:\n      labels:\n        env: prod\n";
+    prints("fidelity-slash-paths", &t, "app", &[], expected);
+}
