@@ -264,7 +264,7 @@ struct Walker<'s> {
 impl<'s> Walker<'s> {
     /// kyaml `Walker.GetSchema` without comment schemas: the given schema, else the
     /// schema of the first source carrying a known apiVersion and kind.
-    fn schema_of(&self, given: Option<SchemaNode<'s>>, srcs: [&Option<Value>; 2]) -> Option<SchemaNode<'s>> {
+    fn schema_of(&self, given: Option<SchemaNode<'s>>, srcs: [Option<&Value>; 2]) -> Option<SchemaNode<'s>> {
         if given.is_some() {
             return given;
         }
@@ -283,8 +283,61 @@ impl<'s> Walker<'s> {
         None
     }
 
+    /// Whether walking `dest` without a patch (`walk(Some(dest), None, ..)`, which kyaml does for
+    /// every target field the patch does not name) would give it back unchanged: no empty null
+    /// to drop and no merge list its walk would rebuild (duplicates, elements without their
+    /// keys, null or empty elements). Read without copying, so such fields stay where they are.
+    fn settled(&self, dest: &Value, sch: Option<SchemaNode<'s>>, nulls: Option<&EmptyNulls>) -> bool {
+        match dest {
+            Value::Object(map) => {
+                let sch = self.schema_of(sch, [Some(dest), None]);
+                map.iter().all(|(key, value)| self.settled_field(key, value, sch, nulls))
+            }
+            Value::Array(items) => {
+                let Some(sch) = self.schema_of(sch, [Some(dest), None]).filter(|s| s.has_merge_strategy()) else {
+                    // A list replaced as a whole: its items are not walked.
+                    return true;
+                };
+                let keys = sch.merge_keys();
+                if keys.is_empty() {
+                    // merge_primitive's regular case keeps such a list as it is.
+                    let mut seen = FastHashSet::default();
+                    return items.iter().all(|v| matches!(kind_of(v), Some(Kind::Scalar)) && seen.insert(node_value(v)));
+                }
+                // merge_keyed's indexed case keeps each element in place: every element a
+                // non-empty mapping holding every key as a non-empty scalar, no two alike, each
+                // settled itself.
+                let elements = sch.elements();
+                let mut seen = FastHashSet::with_capacity_and_hasher(items.len(), Default::default());
+                items.iter().enumerate().all(|(i, item)| {
+                    let Some(m) = item.as_object().filter(|m| !m.is_empty()) else { return false };
+                    let tuple: Option<Vec<String>> = keys
+                        .iter()
+                        .map(|k| match field(m, k) {
+                            Some(x @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => Some(node_value(x)).filter(|s| !s.is_empty()),
+                            _ => None,
+                        })
+                        .collect();
+                    tuple.is_some_and(|t| seen.insert(t)) && self.settled(item, elements, nulls.and_then(|n| n.item(i)))
+                })
+            }
+            _ => true,
+        }
+    }
+
+    /// [`Self::settled`] for one field of a mapping whose schema is `sch`: a null stays unless
+    /// it was written as nothing.
+    fn settled_field(&self, key: &str, value: &Value, sch: Option<SchemaNode<'s>>, nulls: Option<&EmptyNulls>) -> bool {
+        let nulls = nulls.and_then(|n| n.field(key));
+        match value {
+            Value::Null => !nulls.is_some_and(EmptyNulls::here),
+            Value::Object(_) | Value::Array(_) => self.settled(value, sch.and_then(|s| s.field(key)), nulls),
+            _ => true,
+        }
+    }
+
     fn walk(&mut self, dest: Option<Value>, origin: Option<Value>, sch: Option<SchemaNode<'s>>, nulls: Option<&EmptyNulls>) -> Result<Out> {
-        let sch = self.schema_of(sch, [&dest, &origin]);
+        let sch = self.schema_of(sch, [dest.as_ref(), origin.as_ref()]);
         let kind = dest.as_ref().and_then(kind_of).or_else(|| origin.as_ref().and_then(kind_of));
         if let Some(k) = kind {
             for src in [&dest, &origin].into_iter().flatten() {
@@ -335,7 +388,10 @@ impl<'s> Walker<'s> {
             Some(Value::Object(m)) => m,
             _ => Map::new(),
         };
-        let mut keys: Vec<String> = dmap.keys().chain(omap.keys()).cloned().collect();
+        // The target's fields the patch does not name are walked only when the walk would
+        // change them (see `settled`).
+        let unsettled = dmap.iter().filter(|(k, v)| field(&omap, k).is_none() && !self.settled_field(k, v, sch, nulls));
+        let mut keys: Vec<String> = unsettled.map(|(k, _)| k).chain(omap.keys()).cloned().collect();
         keys.sort_unstable();
         keys.dedup();
         for key in keys {
@@ -485,6 +541,13 @@ impl<'s> Walker<'s> {
         let mut merged: FastHashMap<Vec<String>, Value> = FastHashMap::with_capacity_and_hasher(order.len(), Default::default());
         for t in &order {
             let di = dest_idx.get(t).copied();
+            // A target element the patch does not name stays in its slot when its walk would
+            // not change it.
+            if let (Some(i), false) = (di, alias || origin_idx.contains_key(t)) {
+                if dest_slots[i].as_ref().is_some_and(|d| self.settled(d, elem_schema, nulls.and_then(|n| n.item(i)))) {
+                    continue;
+                }
+            }
             // Each element is walked once, so it moves into the walk; the target's element is
             // copied only where it must survive the walk: when aliased, or when the patch's
             // element carries a `$patch` directive (`replace` keeps the target's element).
