@@ -218,6 +218,8 @@ fn json_equal(a: &Value, b: &Value) -> bool {
 /// as Go's encoding/json does, read back as YAML): integral values are integers.
 fn normalize_numbers(v: &mut Value) {
     match v {
+        // An integer float64 holds exactly (up to 2^53) reads back as itself.
+        Value::Number(n) if n.as_i64().is_some_and(|i| i.unsigned_abs() <= 1 << 53) || n.as_u64().is_some_and(|u| u <= 1 << 53) => {}
         Value::Number(n) => {
             if let Some(f) = n.as_f64() {
                 if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e21 {
@@ -323,5 +325,9 @@ mod tests {
         let mut d = json!({"h": 1.0, "r": 1000000, "big": 12345678901234567890u64, "f": 0.5});
         apply_json6902(&mut d, &json!([])).unwrap();
         assert_eq!(d, json!({"h": 1, "r": 1000000, "big": 12345678901234567000u64, "f": 0.5}));
+        // 2^53 is the last integer a float64 holds with its neighbours; 2^53 + 1 rounds to even.
+        let mut d = json!([9007199254740992u64, 9007199254740993u64, -9007199254740992i64, -9007199254740993i64, -7, 0]);
+        apply_json6902(&mut d, &json!([])).unwrap();
+        assert_eq!(d, json!([9007199254740992u64, 9007199254740992u64, -9007199254740992i64, -9007199254740992i64, -7, 0]));
     }
 }

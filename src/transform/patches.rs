@@ -93,7 +93,7 @@ impl PluginConfig<'_> {
     fn fails(&self, e: Error) -> Error {
         match &self.from {
             ConfigFrom::Field(_) => e.context(format!("trouble configuring builtin {} with config: `\n{}`", self.plugin, self.text())),
-            ConfigFrom::Transformer(config) => e.context(format!("plugin {} fails configuration", Resource::new((*config).clone()).current_id())),
+            ConfigFrom::Transformer(config) => e.context(format!("plugin {} fails configuration", ResId::of_value(config))),
         }
     }
 }
@@ -133,32 +133,33 @@ pub fn strategic_merge_field_config(entries: &[String]) -> Value {
     serde_json::json!({ "paths": entries })
 }
 
-/// A `patches` entry as kustomize's PatchTransformer holds it once configured.
-struct ConfiguredPatch {
-    loaded: LoadedPatch,
-    /// `[path: "..."]` or `[patch: "..."]`, as its messages name the patch.
-    source: String,
+/// `[path: "..."]` or `[patch: "..."]`, as PatchTransformer's messages name a configured
+/// patch (made only for a message).
+fn source(entry: &Patch) -> String {
+    match entry.path.is_empty() {
+        false => format!("[path: {}]", go_quote(&entry.path)),
+        true => format!("[patch: {}]", go_quote(entry.patch.trim())),
+    }
 }
 
 /// PatchTransformer's `Config`: one of `path` and `patch`, read and parsed.
-fn configure_patch(entry: &Patch, loader: &Loader, config: &PluginConfig) -> Result<ConfiguredPatch> {
+fn configure_patch(entry: &Patch, loader: &Loader, config: &PluginConfig) -> Result<LoadedPatch> {
     let inline = entry.patch.trim();
-    let (text, origin, source) = match (entry.path.is_empty(), inline.is_empty()) {
+    let (text, origin) = match (entry.path.is_empty(), inline.is_empty()) {
         (true, true) => return Err(Error::msg(format!("must specify one of patch and path in\n{}", config.text()))),
         (false, false) => return Err(Error::msg(format!("patch and path can't be set at the same time\n{}", config.text()))),
         (false, true) => {
             let (file, text) = loader.read(&entry.path).map_err(|e| e.context(format!("failed to get the patch file from path({})", entry.path)))?;
-            (text, file.display().to_string(), format!("[path: {}]", go_quote(&entry.path)))
+            (text, file.display().to_string())
         }
-        (true, false) => (inline.to_owned(), "inline patch".to_owned(), format!("[patch: {}]", go_quote(inline))),
+        (true, false) => (inline.to_owned(), "inline patch".to_owned()),
     };
-    let unparsable = || format!("unable to parse SM or JSON patch from {source}");
-    let loaded = match parse_patch_text(&text, &origin) {
-        Ok(LoadedPatch::Other(_)) => return Err(Error::msg(unparsable())),
-        Err(e) => return Err(Error::noted(unparsable(), e.to_string())),
-        Ok(loaded) => loaded,
-    };
-    Ok(ConfiguredPatch { loaded, source })
+    let unparsable = || format!("unable to parse SM or JSON patch from {}", source(entry));
+    match parse_patch_text(&text, &origin) {
+        Ok(LoadedPatch::Other(_)) => Err(Error::msg(unparsable())),
+        Err(e) => Err(Error::noted(unparsable(), e.to_string())),
+        Ok(loaded) => Ok(loaded),
+    }
 }
 
 /// For a loading walk: reads every patch file the three patch fields name, as applying them
@@ -188,7 +189,7 @@ fn unique_target(resources: &ResMap, id: &ResId) -> Result<usize> {
 
 /// The id a strategic merge patch names.
 fn patch_id(patch: &Value) -> ResId {
-    Resource::new(patch.clone()).current_id()
+    ResId::of_value(patch)
 }
 
 /// Merges one strategic merge patch into `r`; returns false when the patch deleted the resource.
@@ -266,7 +267,12 @@ fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, opti
 }
 
 /// A patch that changes nothing is as suspicious as one that selects nothing: say so.
-fn warn_unchanged(unchanged: Vec<ResId>, diagnostics: &mut Diagnostics, kustomization: &str, described: &str) {
+/// `described` names the patch (made only when there is something to say).
+fn warn_unchanged(unchanged: Vec<ResId>, diagnostics: &mut Diagnostics, kustomization: &str, described: impl FnOnce() -> String) {
+    if unchanged.is_empty() {
+        return;
+    }
+    let described = described();
     for id in unchanged {
         diagnostics.unmatched(kustomization, &format!("patch {described} changes nothing in {id}"));
     }
@@ -289,7 +295,7 @@ pub fn apply_patches_strategic_merge(
     for (patch, described) in patches {
         let target = unique_target(resources, &patch_id(&patch))?;
         let unchanged = merge_selected(resources, &[target], &patch, (false, false), schema)?;
-        warn_unchanged(unchanged, diagnostics, kustomization, &described);
+        warn_unchanged(unchanged, diagnostics, kustomization, || described);
     }
     Ok(())
 }
@@ -341,30 +347,31 @@ pub fn apply_patch(
     kustomization: &str,
     config: &PluginConfig,
 ) -> Result<()> {
-    let described = describe(entry);
-    let ConfiguredPatch { loaded, source } = configure_patch(entry, loader, config).map_err(|e| config.fails(e))?;
+    let described = || describe(entry);
+    let loaded = configure_patch(entry, loader, config).map_err(|e| config.fails(e))?;
     let allow = (
         entry.options.get("allowNameChange").copied().unwrap_or(false),
         entry.options.get("allowKindChange").copied().unwrap_or(false),
     );
     match loaded {
         LoadedPatch::Strategic(patches) if patches.is_empty() => {
-            diagnostics.unmatched(kustomization, &format!("patch {described} holds no document and has no effect"));
+            diagnostics.unmatched(kustomization, &format!("patch {} holds no document and has no effect", described()));
             Ok(())
         }
         LoadedPatch::Strategic(patches) => match &entry.target {
             Some(target) => {
                 if patches.len() > 1 {
                     return Err(Error::msg(format!(
-                        "Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field: {source}"
+                        "Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field: {}",
+                        source(entry)
                     )));
                 }
                 let selected = select(resources, target)?;
                 if selected.is_empty() {
-                    diagnostics.unmatched(kustomization, &format!("patch {described} selects no resource"));
+                    diagnostics.unmatched(kustomization, &format!("patch {} selects no resource", described()));
                 }
                 let unchanged = merge_selected(resources, &selected, &patches[0], allow, schema)?;
-                warn_unchanged(unchanged, diagnostics, kustomization, &described);
+                warn_unchanged(unchanged, diagnostics, kustomization, described);
                 Ok(())
             }
             None => {
@@ -373,16 +380,16 @@ pub fn apply_patch(
                     let id = patch_id(patch);
                     let target = unique_target(resources, &id).map_err(|e| e.context(format!("no resource matches strategic merge patch \"{id}\"")))?;
                     let unchanged = merge_selected(resources, &[target], patch, allow, schema)?;
-                    warn_unchanged(unchanged, diagnostics, kustomization, &described);
+                    warn_unchanged(unchanged, diagnostics, kustomization, described);
                 }
                 Ok(())
             }
         },
         LoadedPatch::Json6902(ops) => {
             let Some(target) = &entry.target else {
-                return Err(Error::msg(format!("must specify a target for JSON patch {source}")));
+                return Err(Error::msg(format!("must specify a target for JSON patch {}", source(entry))));
             };
-            apply_json6902_to_selected(resources, target, &ops, diagnostics, kustomization, &described)
+            apply_json6902_to_selected(resources, target, &ops, diagnostics, kustomization, described)
         }
         LoadedPatch::Other(_) => unreachable!("configure_patch refuses it"),
     }
@@ -395,7 +402,7 @@ pub fn apply_patch_json6902(resources: &mut ResMap, entry: &Patch, loader: &Load
         return Err(Error::msg(format!("must specify a target for patch {described}")));
     };
     let ops = configure_json6902(entry, target, loader, &described).map_err(|e| config.fails(e))?;
-    apply_json6902_to_selected(resources, target, &ops, diagnostics, kustomization, &described)
+    apply_json6902_to_selected(resources, target, &ops, diagnostics, kustomization, || described.clone())
 }
 
 /// PatchJson6902Transformer's `Config`: the operations of its file or `jsonOp`, decoded as
@@ -440,10 +447,17 @@ fn configure_json6902(entry: &Patch, target: &Selector, loader: &Loader, describ
     }
 }
 
-fn apply_json6902_to_selected(resources: &mut ResMap, target: &Selector, ops: &Value, diagnostics: &mut Diagnostics, kustomization: &str, described: &str) -> Result<()> {
+fn apply_json6902_to_selected(
+    resources: &mut ResMap,
+    target: &Selector,
+    ops: &Value,
+    diagnostics: &mut Diagnostics,
+    kustomization: &str,
+    described: impl Fn() -> String,
+) -> Result<()> {
     let selected = select(resources, target)?;
     if selected.is_empty() {
-        diagnostics.unmatched(kustomization, &format!("patch {described} selects no resource"));
+        diagnostics.unmatched(kustomization, &format!("patch {} selects no resource", described()));
     }
     // Taken here, on the build's thread: the patch runs on the pool's.
     let budget = crate::budget::current();
