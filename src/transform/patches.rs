@@ -1,6 +1,6 @@
 //! The patch transformers: `patchesStrategicMerge`, `patches` and `patchesJson6902`, choosing their
 //! targets as kustomize does and handing the merge itself to [`crate::patch`].
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::select::{same_id, CompiledSelector};
 use crate::diagnostics::Diagnostics;
@@ -9,6 +9,7 @@ use crate::fast_hash::{digest, Digester};
 use crate::kustomization::types::{Patch, Selector};
 use crate::kustomization::Loader;
 use crate::patch::{apply_json6902_within, strategic_merge, Schema};
+use crate::resource::nodes::PARENT_MARK;
 use crate::resource::{ResId, ResMap, Resource};
 use crate::yaml::memo::TextMemo;
 use crate::kustomization::go_json::json_kind;
@@ -192,32 +193,77 @@ fn patch_id(patch: &Value) -> ResId {
     ResId::of_value(patch)
 }
 
-/// Merges one strategic merge patch into `r`; returns false when the patch deleted the resource.
-fn merge_into(r: &mut Resource, patch: &Value, allow_name_change: bool, allow_kind_change: bool, schema: &Schema) -> Result<bool> {
+/// Merges one strategic merge patch into `r`; returns false when the patch deleted the
+/// resource, and whether the resource changed (when kept).
+fn merge_into(r: &mut Resource, patch: Value, allow_name_change: bool, allow_kind_change: bool, schema: &Schema) -> Result<(bool, bool)> {
     let (name, namespace, kind) = (r.name().to_string(), r.namespace().to_string(), r.kind().to_string());
     if allow_name_change || allow_kind_change {
         r.remember_current_id();
     }
     // The walk drops the target's empty nulls; those it does not reach stay as they are.
     let empty_nulls = r.empty_nulls.take();
-    r.write_replacing(|value| strategic_merge(value, patch, schema, empty_nulls.as_deref()))?;
+    let mut changed = r.write_replacing(|value| strategic_merge(value, patch, schema, empty_nulls.as_deref(), Some(PARENT_MARK)))?;
     let Resource { value, nodes, .. } = r;
-    nodes.quote_untagged_non_strings(value);
+    changed |= nodes.quote_untagged_non_strings(value);
     if r.value.as_object().is_none_or(|m| m.is_empty()) {
-        return Ok(false);
+        return Ok((false, true));
     }
+    // Set back as they were; a change only where they were not so.
+    let mut set = |map: &mut Map<String, Value>, key: &str, text: String| {
+        let text = Value::String(text);
+        changed |= map.insert(key.to_owned(), text.clone()).as_ref() != Some(&text);
+    };
     if !allow_kind_change {
-        r.map_mut().insert("kind".into(), Value::String(kind));
+        set(r.map_mut(), "kind", kind);
     }
     if !allow_name_change {
-        r.metadata_mut().insert("name".into(), Value::String(name));
+        set(r.metadata_mut(), "name", name);
     }
     if namespace.is_empty() {
-        r.metadata_mut().shift_remove("namespace");
+        changed |= r.metadata_mut().shift_remove("namespace").is_some();
     } else {
-        r.metadata_mut().insert("namespace".into(), Value::String(namespace));
+        set(r.metadata_mut(), "namespace", namespace);
     }
-    Ok(true)
+    Ok((true, changed))
+}
+
+/// The patch as merged into `r`, and whether the merge's own report of a change is to be
+/// trusted (else the resource is compared before and after).
+///
+/// The patch takes the target's apiVersion, as kustomize's ApplySmPatch does. The name (unless
+/// it may change) and the namespace are set back after the merge, so they are left out of the
+/// patch: the merge's report then leaves them out too. The report is not used where the merge
+/// and what is set back after it could cancel out: a patch with `$patch` directives (a map
+/// replaced without its name), a `metadata` that is not a map, a kind that is set back.
+fn patch_for(r: &Resource, patch: &Value, allow_name_change: bool, allow_kind_change: bool) -> (Value, bool) {
+    let mut patch = patch.clone();
+    let Value::Object(map) = &mut patch else { return (patch, false) };
+    map.insert("apiVersion".into(), Value::String(r.api_version().to_string()));
+    let kind_kept = allow_kind_change || crate::fast_hash::field(map, "kind").is_none_or(|k| Some(k) == crate::fast_hash::get(&r.value, "kind"));
+    let exact = kind_kept && !has_directive(map);
+    match crate::fast_hash::field_mut(map, "metadata") {
+        Some(Value::Object(metadata)) if exact => {
+            if !allow_name_change {
+                metadata.shift_remove("name");
+            }
+            metadata.shift_remove("namespace");
+            (patch, true)
+        }
+        None => (patch, exact),
+        _ => (patch, false),
+    }
+}
+
+/// Whether a patch holds a `$patch` directive anywhere.
+fn has_directive(map: &Map<String, Value>) -> bool {
+    fn any(value: &Value) -> bool {
+        match value {
+            Value::Object(m) => has_directive(m),
+            Value::Array(items) => items.iter().any(any),
+            _ => false,
+        }
+    }
+    map.contains_key("$patch") || map.values().any(any)
 }
 
 /// Applies strategic merge patches to the resources at `indices`, dropping the ones a patch deletes.
@@ -226,26 +272,20 @@ fn merge_into(r: &mut Resource, patch: &Value, allow_name_change: bool, allow_ki
 fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, options: (bool, bool), schema: &Schema) -> Result<Vec<ResId>> {
     // The patch is copied into each resource it selects.
     crate::budget::current().charge_copies(patch, indices.len()).map_err(|e| Error::msg(e.to_string()))?;
-    // A digest, not a copy, of each resource before the patch tells whether it changed anything
-    // (for the "changes nothing" warning): a collision (about 2^-64) would only warn wrongly.
+    // Whether the patch changed anything (for the "changes nothing" warning) is the merge's
+    // report; where that cannot be trusted, a digest of the resource before and after tells (a
+    // collision, about 2^-64, would only warn wrongly).
     let digester = Digester::new();
     let outcomes = resources.map_positions_mut(indices, |r| {
-        let before = digest(&r.value, &digester);
-        // The patch takes the target's apiVersion, as kustomize's ApplySmPatch does: copied
-        // only when that changes it (usually it names the same one).
-        let api = r.api_version();
-        let copy = match patch.as_object() {
-            Some(obj) if crate::fast_hash::field(obj, "apiVersion").and_then(Value::as_str) != Some(api) => {
-                let mut copy = obj.clone();
-                copy.insert("apiVersion".into(), Value::String(api.to_string()));
-                Some(Value::Object(copy))
-            }
-            _ => None,
+        let (patch, exact) = patch_for(r, patch, options.0, options.1);
+        let before = (!exact).then(|| digest(&r.value, &digester));
+        let (kept, changed) = merge_into(r, patch, options.0, options.1, schema)?;
+        let changed = match before {
+            Some(before) => digest(&r.value, &digester) != before,
+            None => changed,
         };
-        let kept = merge_into(r, copy.as_ref().unwrap_or(patch), options.0, options.1, schema)?;
         // The id only of a resource left as it was, for the warning.
-        let same = kept && digest(&r.value, &digester) == before;
-        Ok::<_, Error>((kept, same.then(|| r.current_id())))
+        Ok::<_, Error>((kept, (kept && !changed).then(|| r.current_id())))
     });
     let mut deleted = Vec::new();
     let mut unchanged = Vec::new();
