@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::fast_hash::{digest, Digester};
 use crate::kustomization::types::{Patch, Selector};
 use crate::kustomization::Loader;
+use crate::patch::json6902::reports_changes;
 use crate::patch::{apply_json6902_within, strategic_merge, Schema};
 use crate::resource::nodes::PARENT_MARK;
 use crate::resource::{ResId, ResMap, Resource};
@@ -501,18 +502,29 @@ fn apply_json6902_to_selected(
     }
     // Taken here, on the build's thread: the patch runs on the pool's.
     let budget = crate::budget::current();
+    // Whether the patch changed a resource is the patch's own answer where that is sure (and
+    // no operation writes the annotations map added for it below); else a digest of the
+    // resource before and after tells.
+    let touches_annotations_map = ops.as_array().into_iter().flatten().any(|op| {
+        matches!(op.get("path").and_then(Value::as_str), Some("" | "/metadata" | "/metadata/annotations"))
+    });
+    let reported = reports_changes(ops) && !touches_annotations_map;
     let digester = Digester::new();
     let results = resources.map_positions_mut(&selected, |r| {
         r.remember_current_id();
-        let before = digest(&r.value, &digester);
+        let before = (!reported).then(|| digest(&r.value, &digester));
         // kustomize applies JSON patches to the resource as JSON: a null is `null` from then on.
         r.empty_nulls = None;
         r.quoted = None;
-        with_annotations_present(&mut r.value, |value| apply_json6902_within(value, ops, &budget))
+        let changed = with_annotations_present(&mut r.value, |value| apply_json6902_within(value, ops, &budget))
             .map_err(|e| Error::msg(format!("{e} (patching {})", r.previous_ids.last().expect("just remembered"))))?;
         // kustomize rebuilds the patched resource from JSON: no node is shared any more.
         r.nodes.forget_all();
-        Ok::<_, Error>((digest(&r.value, &digester) == before).then(|| r.current_id()))
+        let changed = match before {
+            Some(before) => digest(&r.value, &digester) != before,
+            None => changed,
+        };
+        Ok::<_, Error>((!changed).then(|| r.current_id()))
     });
     let mut unchanged = Vec::new();
     for result in results {
