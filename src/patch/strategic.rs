@@ -601,7 +601,7 @@ impl<'s> Walker<'s> {
                 return None;
             }
             keys.iter()
-                .map(|k| match m.get(k) {
+                .map(|k| match field(m, k) {
                     Some(x @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => {
                         Some(node_value(x)).filter(|s| !s.is_empty())
                     }
@@ -609,36 +609,45 @@ impl<'s> Walker<'s> {
                 })
                 .collect()
         };
-        let index = |l: &[Value]| -> Option<FastHashMap<Vec<String>, usize>> {
-            let mut idx = FastHashMap::with_capacity_and_hasher(l.len(), Default::default());
-            for (i, v) in l.iter().enumerate() {
-                if idx.insert(tuple_of(v)?, i).is_some() {
+        // Each element's key values, read once: a walk leaves them as they are (the patch's
+        // element has the same ones), so they also say where each merged element goes.
+        let tuples = |l: &[Value]| -> Option<Vec<Vec<String>>> { l.iter().map(tuple_of).collect() };
+        fn index(tuples: &[Vec<String>]) -> Option<FastHashMap<&[String], usize>> {
+            let mut idx = FastHashMap::with_capacity_and_hasher(tuples.len(), Default::default());
+            for (i, t) in tuples.iter().enumerate() {
+                if idx.insert(t.as_slice(), i).is_some() {
                     return None;
                 }
             }
             Some(idx)
+        }
+        let dest_tuples = tuples(&dest);
+        let origin_tuples = match (alias, origin.as_deref()) {
+            (true, _) | (false, None) => Some(Vec::new()),
+            (false, Some(o)) => tuples(o),
         };
-        let dest_idx = index(&dest);
-        let origin_idx = if alias { dest_idx.clone() } else { origin.as_deref().map(index).unwrap_or(Some(FastHashMap::default())) };
-        let (Some(dest_idx), Some(origin_idx)) = (dest_idx, origin_idx) else {
+        let indexes = match (&dest_tuples, &origin_tuples) {
+            (Some(d), Some(o)) => index(d).zip(index(o)),
+            _ => None,
+        };
+        let Some((dest_idx, origin_idx)) = indexes else {
             return self.merge_generic_compared(dest, origin, alias, keys, elem_schema, false);
         };
+        let (dest_tuples, origin_tuples) = (dest_tuples.as_deref().unwrap_or_default(), origin_tuples.as_deref().unwrap_or_default());
+        // Aliased, the list merges with itself.
+        let origin_idx = if alias { &dest_idx } else { &origin_idx };
 
         // Fast path: every element has every key, no duplicates on either side.
         let mut origin_list: Vec<Value> = if alias { Vec::new() } else { origin.unwrap_or_default() };
-        let origin_src: &[Value] = if alias { &dest } else { &origin_list };
-        let mut order: Vec<Vec<String>> = Vec::with_capacity(dest.len() + origin_src.len());
-        for v in origin_src.iter().chain(dest.iter()) {
-            order.push(tuple_of(v).expect("indexed"));
-        }
-        let mut seen = FastHashSet::with_capacity_and_hasher(order.len(), Default::default());
-        order.retain(|t| seen.insert(t.clone()));
+        let origin_src = if alias { dest_tuples } else { origin_tuples };
+        let mut seen = FastHashSet::with_capacity_and_hasher(origin_src.len() + dest_tuples.len(), Default::default());
+        let order: Vec<&[String]> = origin_src.iter().chain(dest_tuples).map(Vec::as_slice).filter(|t| seen.insert(*t)).collect();
 
         let mut dest_slots: Vec<Option<Value>> = dest.into_iter().map(Some).collect();
         // Whether the walk changed the element in each slot.
         let mut slot_changed = vec![false; dest_slots.len()];
-        let mut merged: FastHashMap<Vec<String>, Value> = FastHashMap::with_capacity_and_hasher(order.len(), Default::default());
-        for t in &order {
+        let mut merged: FastHashMap<&[String], Value> = FastHashMap::with_capacity_and_hasher(order.len(), Default::default());
+        for &t in &order {
             let di = dest_idx.get(t).copied();
             // A target element the patch does not name stays in its slot when its walk would
             // not change it.
@@ -689,7 +698,7 @@ impl<'s> Walker<'s> {
                             slot_changed[i] = element_changed;
                         }
                         _ => {
-                            merged.insert(t.clone(), v);
+                            merged.insert(t, v);
                         }
                     }
                 }
@@ -703,34 +712,31 @@ impl<'s> Walker<'s> {
         let at_its_place = |out: &Vec<Value>, i: usize| i == out.len() && !slot_changed[i];
         if keys.len() == 1 {
             // each target element takes the place of its merged item
-            let mut dest_by_tuple: FastHashMap<Vec<String>, (usize, Value)> = FastHashMap::default();
-            for (i, v) in dest_slots.into_iter().enumerate().filter_map(|(i, v)| Some((i, v?))) {
-                dest_by_tuple.insert(tuple_of(&v).expect("indexed"), (i, v));
-            }
-            for t in order {
-                if let Some((i, v)) = dest_by_tuple.remove(&t) {
+            for &t in &order {
+                let kept = dest_idx.get(t).and_then(|&i| Some((i, dest_slots[i].take()?)));
+                if let Some((i, v)) = kept {
                     changed |= !at_its_place(&out, i);
                     out.push(v);
-                } else if let Some(v) = merged.remove(&t) {
+                } else if let Some(v) = merged.remove(t) {
                     changed = true;
                     out.push(v);
                 }
             }
         } else {
             // target elements are removed and appended again, in target order
-            let remaining: Vec<(usize, Value)> = dest_slots.into_iter().enumerate().filter_map(|(i, v)| Some((i, v?))).collect();
-            let in_dest: FastHashSet<Vec<String>> = remaining.iter().map(|(_, v)| tuple_of(v).expect("indexed")).collect();
-            for t in order {
-                if !in_dest.contains(&t) {
-                    if let Some(v) = merged.remove(&t) {
+            for &t in &order {
+                if !dest_idx.get(t).is_some_and(|&i| dest_slots[i].is_some()) {
+                    if let Some(v) = merged.remove(t) {
                         changed = true;
                         out.push(v);
                     }
                 }
             }
-            for (i, v) in remaining {
-                changed |= !at_its_place(&out, i);
-                out.push(v);
+            for (i, v) in dest_slots.into_iter().enumerate() {
+                if let Some(v) = v {
+                    changed |= !at_its_place(&out, i);
+                    out.push(v);
+                }
             }
         }
         changed |= out.len() != dest_len;
