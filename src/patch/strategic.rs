@@ -413,20 +413,23 @@ impl<'s> Walker<'s> {
         };
         let nulls = nulls.filter(|_| is_dest);
         let Value::Object(dmap) = &mut new_dest else { return Ok(self.wrap(new_dest, is_dest, replaced.as_ref())) };
-        let mut omap = match origin {
+        let omap = match origin {
             Some(Value::Object(m)) => m,
             _ => Map::new(),
         };
-        // The target's fields the patch does not name are walked only when the walk would
-        // change them (see `settled`).
-        let unsettled = dmap.iter().filter(|(k, v)| field(&omap, k).is_none() && !self.settled_field(k, v, sch, nulls));
-        let mut keys: Vec<String> = unsettled.map(|(k, _)| k).chain(omap.keys()).cloned().collect();
-        keys.sort_unstable();
-        keys.dedup();
+        // The fields to walk, in the order of their keys: the patch's (moved out of it), and the
+        // target's fields the patch does not name only when the walk would change them (see
+        // `settled`).
+        let mut fields: Vec<(String, Option<Value>)> = dmap
+            .iter()
+            .filter(|(k, v)| field(&omap, k).is_none() && !self.settled_field(k, v, sch, nulls))
+            .map(|(k, _)| (k.clone(), None))
+            .collect();
+        fields.extend(omap.into_iter().map(|(k, v)| (k, Some(v))));
+        fields.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut changed = false;
-        for key in keys {
+        for (key, o) in fields {
             let fs = sch.and_then(|s| s.field(&key));
-            let o = field(&omap, &key).is_some().then(|| omap.swap_remove(&key)).flatten();
             let d = field_mut(dmap, &key).map(std::mem::take);
             let had = d.is_some();
             let field_nulls = nulls.and_then(|n| n.field(&key));
