@@ -728,7 +728,7 @@ impl<'s> Walker<'s> {
         } else {
             // target elements are removed and appended again, in target order
             for &t in &order {
-                if !dest_idx.get(t).is_some_and(|&i| dest_slots[i].is_some()) {
+                if dest_idx.get(t).is_none_or(|&i| dest_slots[i].is_none()) {
                     if let Some(v) = merged.remove(t) {
                         changed = true;
                         out.push(v);
