@@ -15,35 +15,82 @@ use serde_json::{Map, Number, Value};
 use super::PatchError;
 
 /// Apply the operations `ops` (a parsed JSON array, from JSON or YAML text) to `target`.
-pub fn apply_json6902(target: &mut Value, ops: &Value) -> Result<(), PatchError> {
+/// Returns whether the operations changed `target`, a sure answer when [`reports_changes`]
+/// holds for `ops`.
+pub fn apply_json6902(target: &mut Value, ops: &Value) -> Result<bool, PatchError> {
     apply_json6902_within(target, ops, &crate::budget::current())
+}
+
+/// Whether [`apply_json6902`]'s answer to "did it change the target" is sure: the operations
+/// cannot undo one another. Each is an `add`, `remove`, `replace` or `test` (a `move` or
+/// `copy` reads one place and writes another), and no two write in one list (indexes shift)
+/// or one within the other; each then compares what it writes with what it writes over.
+pub fn reports_changes(ops: &Value) -> bool {
+    let Value::Array(list) = ops else { return false };
+    let mut paths: Vec<Vec<std::borrow::Cow<str>>> = Vec::with_capacity(list.len());
+    for op in list {
+        let Some(op) = op.as_object() else { return false };
+        match op.get("op").and_then(Value::as_str) {
+            Some("add" | "remove" | "replace") => {}
+            Some("test") => continue,
+            _ => return false,
+        }
+        let Some(path) = op.get("path").and_then(Value::as_str) else { return false };
+        paths.push(path.split('/').map(|part| if part.contains('~') { decode_key(part).into() } else { part.into() }).collect());
+    }
+    // A path within another sorts right after it, or after one within it.
+    paths.sort_unstable();
+    if paths.windows(2).any(|w| w[1].starts_with(&w[0])) {
+        return false;
+    }
+    // Two writes under one parent interfere when either is a list index.
+    let mut parents: crate::fast_hash::FastHashMap<&[std::borrow::Cow<str>], bool> = Default::default();
+    for path in &paths {
+        let Some((last, parent)) = path.split_last() else { return false };
+        let indexed = last == "-" || last.parse::<i64>().is_ok();
+        if let Some(other_indexed) = parents.insert(parent, indexed) {
+            if indexed || other_indexed {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 /// [`apply_json6902`], charging what it copies (each `add`/`replace` value, each `copy`) to
 /// `budget` first: 40 `copy /data -> /data/cN` operations would make a resource 2^40 times larger.
-pub fn apply_json6902_within(target: &mut Value, ops: &Value, budget: &crate::budget::Budget) -> Result<(), PatchError> {
+pub fn apply_json6902_within(target: &mut Value, ops: &Value, budget: &crate::budget::Budget) -> Result<bool, PatchError> {
     let Value::Array(list) = ops else {
         return Err(PatchError::new(format!(
             "json patch must be a list of operations, got: {}",
             serde_json::to_string(ops).unwrap_or_default()
         )));
     };
+    let mut changed = false;
     for (i, op) in list.iter().enumerate() {
         let Value::Object(op) = op else {
             return Err(PatchError::new(format!("json patch operation {i} is not a map")));
         };
         let kind = op.get("op").and_then(Value::as_str).unwrap_or("unknown");
         let path = op.get("path").and_then(Value::as_str).unwrap_or("unknown");
-        apply_one(target, kind, path, op, budget).map_err(|e| {
+        changed |= apply_one(target, kind, path, op, budget).map_err(|e| {
             PatchError::new(format!("json patch operation {i} ({kind} {path}): {e}"))
         })?;
     }
-    normalize_numbers(target);
-    Ok(())
+    changed |= normalize_numbers(target);
+    Ok(changed)
 }
 
-fn apply_one(doc: &mut Value, kind: &str, path: &str, op: &Map<String, Value>, budget: &crate::budget::Budget) -> Result<(), String> {
-    let value = || op.get("value").cloned().unwrap_or(Value::Null);
+/// Applies one operation; returns whether it changed what it wrote over (for `move` and
+/// `copy`, always true: [`reports_changes`] leaves them out).
+fn apply_one(doc: &mut Value, kind: &str, path: &str, op: &Map<String, Value>, budget: &crate::budget::Budget) -> Result<bool, String> {
+    // Written as the number normalization at the end leaves it, so that what it writes over
+    // is compared with what stays.
+    let value = || {
+        let mut value = op.get("value").cloned().unwrap_or(Value::Null);
+        normalize_numbers(&mut value);
+        value
+    };
     if matches!(kind, "add" | "replace") {
         budget.charge_copies(op.get("value").unwrap_or(&Value::Null), 1).map_err(|e| e.to_string())?;
     }
@@ -56,20 +103,20 @@ fn apply_one(doc: &mut Value, kind: &str, path: &str, op: &Map<String, Value>, b
         "remove" => {
             let (parent, key) = find_object(doc, path)
                 .ok_or_else(|| format!("remove operation does not apply: doc is missing path: \"{path}\": missing value"))?;
-            remove(parent, &key).map(|_| ()).map_err(|e| format!("error in remove for path: '{path}': {e}"))
+            remove(parent, &key).map(|_| true).map_err(|e| format!("error in remove for path: '{path}': {e}"))
         }
         "replace" => {
             let (parent, key) = find_object(doc, path)
                 .ok_or_else(|| format!("replace operation does not apply: doc is missing path: {path}: missing value"))?;
             // evanphx v4 sets a missing object key; only a bad array index fails
             let missing = || format!("replace operation does not apply: doc is missing key: {path}: missing value");
-            match parent {
-                Value::Object(m) => {
-                    m.insert(key, value());
-                }
-                _ => *get_mut(parent, &key).map_err(|_| missing())?.ok_or_else(missing)? = value(),
-            }
-            Ok(())
+            let new = value();
+            let old = match parent {
+                Value::Object(m) => m.insert(key.clone(), new),
+                _ => Some(std::mem::replace(get_mut(parent, &key).map_err(|_| missing())?.ok_or_else(missing)?, new)),
+            };
+            let written = get_mut(parent, &key).ok().flatten();
+            Ok(old.as_ref() != written.as_deref())
         }
         "move" | "copy" => {
             let from = op.get("from").and_then(Value::as_str).unwrap_or("unknown");
@@ -87,7 +134,7 @@ fn apply_one(doc: &mut Value, kind: &str, path: &str, op: &Map<String, Value>, b
             };
             let (parent, key) = find_object(doc, path)
                 .ok_or_else(|| format!("{kind} operation does not apply: doc is missing destination path: {path}: missing value"))?;
-            add(parent, &key, val).map_err(|e| format!("error in add for path: '{path}': {e}"))
+            add(parent, &key, val).map(|_| true).map_err(|e| format!("error in add for path: '{path}': {e}"))
         }
         "test" => {
             let (parent, key) = find_object(doc, path)
@@ -99,7 +146,7 @@ fn apply_one(doc: &mut Value, kind: &str, path: &str, op: &Map<String, Value>, b
                 Some(v) => json_equal(v, want),
             };
             if ok {
-                Ok(())
+                Ok(false)
             } else {
                 Err(format!("testing value {path} failed: test failed"))
             }
@@ -160,20 +207,21 @@ fn array_index(key: &str, len: usize, for_add: bool) -> Result<usize, String> {
     Ok(idx as usize)
 }
 
-fn add(parent: &mut Value, key: &str, val: Value) -> Result<(), String> {
+/// Returns whether the add changed `parent` (an insertion into a list always does).
+fn add(parent: &mut Value, key: &str, val: Value) -> Result<bool, String> {
     match parent {
         Value::Object(m) => {
-            m.insert(key.to_string(), val);
-            Ok(())
+            let old = m.insert(key.to_string(), val);
+            Ok(old.as_ref() != m.get(key))
         }
         Value::Array(a) => {
             if key == "-" {
                 a.push(val);
-                return Ok(());
+                return Ok(true);
             }
             let i = array_index(key, a.len(), true)?;
             a.insert(i, val);
-            Ok(())
+            Ok(true)
         }
         _ => Err(format!("add operation does not apply: doc is missing path: \"{key}\": missing value")),
     }
@@ -215,29 +263,36 @@ fn json_equal(a: &Value, b: &Value) -> bool {
 }
 
 /// The number every value becomes after kustomize's JSON round trip (float64, printed
-/// as Go's encoding/json does, read back as YAML): integral values are integers.
-fn normalize_numbers(v: &mut Value) {
+/// as Go's encoding/json does, read back as YAML): integral values are integers. Returns
+/// whether a number changed.
+fn normalize_numbers(v: &mut Value) -> bool {
     match v {
+        // An integer float64 holds exactly (up to 2^53) reads back as itself.
+        Value::Number(n) if n.as_i64().is_some_and(|i| i.unsigned_abs() <= 1 << 53) || n.as_u64().is_some_and(|u| u <= 1 << 53) => false,
         Value::Number(n) => {
-            if let Some(f) = n.as_f64() {
-                if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e21 {
-                    // shortest digits, as Go prints a float64, then read back as an integer
-                    let text = format!("{f}");
-                    if let Ok(u) = text.parse::<u64>() {
-                        *n = Number::from(u);
-                    } else if let Ok(i) = text.parse::<i64>() {
-                        *n = Number::from(i);
-                    } else if let Some(x) = Number::from_f64(f) {
-                        *n = x;
-                    }
-                } else if let Some(x) = Number::from_f64(f) {
-                    *n = x;
+            let Some(f) = n.as_f64() else { return false };
+            let normalized = if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e21 {
+                // shortest digits, as Go prints a float64, then read back as an integer
+                let text = format!("{f}");
+                match (text.parse::<u64>(), text.parse::<i64>()) {
+                    (Ok(u), _) => Some(Number::from(u)),
+                    (_, Ok(i)) => Some(Number::from(i)),
+                    _ => Number::from_f64(f),
                 }
+            } else {
+                Number::from_f64(f)
+            };
+            match normalized {
+                Some(x) if x != *n => {
+                    *n = x;
+                    true
+                }
+                _ => false,
             }
         }
-        Value::Array(a) => a.iter_mut().for_each(normalize_numbers),
-        Value::Object(m) => m.values_mut().for_each(normalize_numbers),
-        _ => {}
+        Value::Array(a) => a.iter_mut().fold(false, |changed, v| normalize_numbers(v) | changed),
+        Value::Object(m) => m.values_mut().fold(false, |changed, v| normalize_numbers(v) | changed),
+        _ => false,
     }
 }
 
@@ -317,11 +372,61 @@ mod tests {
         assert!(e.0.ends_with("Unexpected kind: bogus"));
     }
 
+    /// Where its answer is sure, the patch says exactly whether it changed the target.
+    #[test]
+    fn the_patch_reports_exactly_whether_it_changed_the_target() {
+        let sure = [
+            json!([]),
+            json!([{"op": "replace", "path": "/data/a", "value": "1"}]),
+            json!([{"op": "replace", "path": "/data/a", "value": "2"}]),
+            json!([{"op": "add", "path": "/data/a", "value": "1"}, {"op": "add", "path": "/data/b", "value": "2"}]),
+            json!([{"op": "add", "path": "/data/a", "value": "1"}, {"op": "test", "path": "/data/a", "value": "1"}]),
+            json!([{"op": "remove", "path": "/data/a"}]),
+            json!([{"op": "add", "path": "/l/-", "value": 4}]),
+            json!([{"op": "replace", "path": "/l/0", "value": 1}, {"op": "replace", "path": "/m/x/1", "value": "b"}]),
+            json!([{"op": "replace", "path": "/l/0", "value": 1.0}]),
+            json!([{"op": "replace", "path": "/l/0", "value": 2}]),
+            json!([{"op": "replace", "path": "/m", "value": {"x": ["a", "b"]}}]),
+            json!([{"op": "add", "path": "/m/y", "value": null}]),
+        ];
+        // As doc(), with a whole number the round trip leaves as it is.
+        let before = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"},
+               "data": {"a": "1"}, "l": [1, 2, 3], "n": 1, "m": {"x": ["a", "b"]}});
+        let mut unchanged = 0;
+        for ops in sure {
+            assert!(reports_changes(&ops), "{ops}");
+            let mut after = before.clone();
+            let changed = apply_json6902(&mut after, &ops).unwrap();
+            assert_eq!(changed, after != before, "{ops}: the report differs from the truth");
+            unchanged += usize::from(!changed);
+        }
+        assert_eq!(unchanged, 6, "cases that change nothing");
+        // A float the round trip makes whole changes the target even where no operation writes.
+        let mut d = json!({"n": 1.0, "a": "x"});
+        assert!(apply_json6902(&mut d, &json!([{"op": "replace", "path": "/a", "value": "x"}])).unwrap());
+        // Operations that could undo one another: the caller compares instead.
+        for ops in [
+            json!([{"op": "add", "path": "/data/a", "value": "2"}, {"op": "replace", "path": "/data/a", "value": "1"}]),
+            json!([{"op": "add", "path": "/l/0", "value": 0}, {"op": "remove", "path": "/l/1"}]),
+            json!([{"op": "replace", "path": "/l/0", "value": 0}, {"op": "replace", "path": "/l/1", "value": 1}]),
+            json!([{"op": "add", "path": "/m", "value": {}}, {"op": "add", "path": "/m/x", "value": 1}]),
+            json!([{"op": "move", "from": "/data/a", "path": "/data/b"}]),
+            json!([{"op": "copy", "from": "/data/a", "path": "/data/b"}]),
+            json!({"op": "add"}),
+        ] {
+            assert!(!reports_changes(&ops), "{ops}");
+        }
+    }
+
     /// kustomize round-trips the object through float64 JSON: 1.0 -> 1, big ints lose digits.
     #[test]
     fn numbers_go_through_float64() {
         let mut d = json!({"h": 1.0, "r": 1000000, "big": 12345678901234567890u64, "f": 0.5});
         apply_json6902(&mut d, &json!([])).unwrap();
         assert_eq!(d, json!({"h": 1, "r": 1000000, "big": 12345678901234567000u64, "f": 0.5}));
+        // 2^53 is the last integer a float64 holds with its neighbours; 2^53 + 1 rounds to even.
+        let mut d = json!([9007199254740992u64, 9007199254740993u64, -9007199254740992i64, -9007199254740993i64, -7, 0]);
+        apply_json6902(&mut d, &json!([])).unwrap();
+        assert_eq!(d, json!([9007199254740992u64, 9007199254740992u64, -9007199254740992i64, -9007199254740992i64, -7, 0]));
     }
 }

@@ -47,25 +47,32 @@ type Result<T> = std::result::Result<T, PatchError>;
 /// `empty_nulls` says where the target holds nulls written as nothing (`key:`): those
 /// fields are dropped wherever the walk meets them (kyaml sets every target field again
 /// and an empty value clears it), while a null written `null` or `~` stays.
-pub fn strategic_merge(target: &mut Value, patch: &Value, schema: &Schema, empty_nulls: Option<&EmptyNulls>) -> Result<()> {
+///
+/// Returns whether `target` changed (is no longer `==` to what it was): the walk knows where
+/// it wrote, so nothing is compared but the values it wrote over. `transparent` is a key the
+/// caller wrote into the target's maps for its own purposes: not counted as content then.
+pub fn strategic_merge(target: &mut Value, patch: Value, schema: &Schema, empty_nulls: Option<&EmptyNulls>, transparent: Option<&str>) -> Result<bool> {
     if patch.get("$patch").and_then(Value::as_str) == Some("replace") {
         // kyaml builds the replacement on the patch's own node, and kustomize keeps only what
         // the walk changed in the resource's node: nothing.
-        return Ok(());
+        return Ok(false);
     }
     let dest = std::mem::take(target);
-    let mut w = Walker { schema };
-    let out = w.walk(Some(dest), Some(patch.clone()), None, empty_nulls)?;
+    let mut w = Walker { schema, transparent };
+    let (out, changed) = w.walk(Some(dest), Some(patch), None, empty_nulls)?;
     *target = match out {
-        Out::Clear => Value::Null,
+        Out::Clear => return Ok(true),
         Out::Dest(v) | Out::Origin(v) => v,
     };
-    Ok(())
+    Ok(changed)
 }
 
 /// What a walk produced: nothing (clear the field), the target's node (possibly
 /// merged in place), or the patch's node. kyaml distinguishes the last two by node
 /// identity; keyed lists keep the target's element when it exists.
+///
+/// Each walk also says whether the value it produced differs from the target's value it
+/// was given (meaningful when there was one and the result is a value).
 enum Out {
     Clear,
     Dest(Value),
@@ -259,12 +266,27 @@ fn sequence_directive(list: &mut Vec<Value>) -> Result<Directive> {
 
 struct Walker<'s> {
     schema: &'s Schema,
+    /// See [`strategic_merge`].
+    transparent: Option<&'s str>,
 }
 
 impl<'s> Walker<'s> {
+    /// `target == result`, but for the caller's transparent key in their maps.
+    fn same(&self, target: &Value, result: &Value) -> bool {
+        let Some(key) = self.transparent else { return target == result };
+        match (target, result) {
+            (Value::Object(t), Value::Object(r)) => {
+                let content = |m: &Map<String, Value>| m.len() - usize::from(m.contains_key(key));
+                content(t) == content(r) && t.iter().filter(|(k, _)| *k != key).all(|(k, v)| r.get(k).is_some_and(|rv| self.same(v, rv)))
+            }
+            (Value::Array(t), Value::Array(r)) => t.len() == r.len() && t.iter().zip(r).all(|(a, b)| self.same(a, b)),
+            _ => target == result,
+        }
+    }
+
     /// kyaml `Walker.GetSchema` without comment schemas: the given schema, else the
     /// schema of the first source carrying a known apiVersion and kind.
-    fn schema_of(&self, given: Option<SchemaNode<'s>>, srcs: [&Option<Value>; 2]) -> Option<SchemaNode<'s>> {
+    fn schema_of(&self, given: Option<SchemaNode<'s>>, srcs: [Option<&Value>; 2]) -> Option<SchemaNode<'s>> {
         if given.is_some() {
             return given;
         }
@@ -283,8 +305,61 @@ impl<'s> Walker<'s> {
         None
     }
 
-    fn walk(&mut self, dest: Option<Value>, origin: Option<Value>, sch: Option<SchemaNode<'s>>, nulls: Option<&EmptyNulls>) -> Result<Out> {
-        let sch = self.schema_of(sch, [&dest, &origin]);
+    /// Whether walking `dest` without a patch (`walk(Some(dest), None, ..)`, which kyaml does for
+    /// every target field the patch does not name) would give it back unchanged: no empty null
+    /// to drop and no merge list its walk would rebuild (duplicates, elements without their
+    /// keys, null or empty elements). Read without copying, so such fields stay where they are.
+    fn settled(&self, dest: &Value, sch: Option<SchemaNode<'s>>, nulls: Option<&EmptyNulls>) -> bool {
+        match dest {
+            Value::Object(map) => {
+                let sch = self.schema_of(sch, [Some(dest), None]);
+                map.iter().all(|(key, value)| self.settled_field(key, value, sch, nulls))
+            }
+            Value::Array(items) => {
+                let Some(sch) = self.schema_of(sch, [Some(dest), None]).filter(|s| s.has_merge_strategy()) else {
+                    // A list replaced as a whole: its items are not walked.
+                    return true;
+                };
+                let keys = sch.merge_keys();
+                if keys.is_empty() {
+                    // merge_primitive's regular case keeps such a list as it is.
+                    let mut seen = FastHashSet::default();
+                    return items.iter().all(|v| matches!(kind_of(v), Some(Kind::Scalar)) && seen.insert(node_value(v)));
+                }
+                // merge_keyed's indexed case keeps each element in place: every element a
+                // non-empty mapping holding every key as a non-empty scalar, no two alike, each
+                // settled itself.
+                let elements = sch.elements();
+                let mut seen = FastHashSet::with_capacity_and_hasher(items.len(), Default::default());
+                items.iter().enumerate().all(|(i, item)| {
+                    let Some(m) = item.as_object().filter(|m| !m.is_empty()) else { return false };
+                    let tuple: Option<Vec<String>> = keys
+                        .iter()
+                        .map(|k| match field(m, k) {
+                            Some(x @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => Some(node_value(x)).filter(|s| !s.is_empty()),
+                            _ => None,
+                        })
+                        .collect();
+                    tuple.is_some_and(|t| seen.insert(t)) && self.settled(item, elements, nulls.and_then(|n| n.item(i)))
+                })
+            }
+            _ => true,
+        }
+    }
+
+    /// [`Self::settled`] for one field of a mapping whose schema is `sch`: a null stays unless
+    /// it was written as nothing.
+    fn settled_field(&self, key: &str, value: &Value, sch: Option<SchemaNode<'s>>, nulls: Option<&EmptyNulls>) -> bool {
+        let nulls = nulls.and_then(|n| n.field(key));
+        match value {
+            Value::Null => !nulls.is_some_and(EmptyNulls::here),
+            Value::Object(_) | Value::Array(_) => self.settled(value, sch.and_then(|s| s.field(key)), nulls),
+            _ => true,
+        }
+    }
+
+    fn walk(&mut self, dest: Option<Value>, origin: Option<Value>, sch: Option<SchemaNode<'s>>, nulls: Option<&EmptyNulls>) -> Result<(Out, bool)> {
+        let sch = self.schema_of(sch, [dest.as_ref(), origin.as_ref()]);
         let kind = dest.as_ref().and_then(kind_of).or_else(|| origin.as_ref().and_then(kind_of));
         if let Some(k) = kind {
             for src in [&dest, &origin].into_iter().flatten() {
@@ -298,87 +373,125 @@ impl<'s> Walker<'s> {
             Some(Kind::Seq) if sch.is_some_and(|s| s.has_merge_strategy()) => self.walk_assoc(dest, origin, sch.unwrap(), nulls),
             // non-associative lists and scalars: the patch's value wins as is
             Some(_) => Ok(match (origin, dest) {
-                (Some(o), _) => Out::Origin(o),
-                (None, Some(d)) => Out::Dest(d),
-                (None, None) => Out::Clear,
+                (Some(o), d) => {
+                    let changed = d.as_ref().is_none_or(|d| !self.same(d, &o));
+                    (Out::Origin(o), changed)
+                }
+                (None, Some(d)) => (Out::Dest(d), false),
+                (None, None) => (Out::Clear, false),
             }),
         }
     }
 
-    fn walk_map(&mut self, dest: Option<Value>, mut origin: Option<Value>, sch: Option<SchemaNode<'s>>, nulls: Option<&EmptyNulls>) -> Result<Out> {
+    fn walk_map(&mut self, dest: Option<Value>, mut origin: Option<Value>, sch: Option<SchemaNode<'s>>, nulls: Option<&EmptyNulls>) -> Result<(Out, bool)> {
         // kyaml Merger.VisitMap
+        // The target's map a `$patch: replace` replaces, to tell whether the result differs.
+        let mut replaced = None;
         let (mut new_dest, is_dest) = if is_null(&dest) {
             let ps = directive(&mut origin).unwrap_or(Directive::Unknown);
             if ps == Directive::Delete {
-                return Ok(Out::Clear);
+                return Ok((Out::Clear, false));
             }
             match (&origin, dest) {
                 // an explicit null already in the target is kept
-                (None, Some(Value::Null)) => return Ok(Out::Dest(Value::Null)),
-                (None, _) => return Ok(Out::Clear),
+                (None, Some(Value::Null)) => return Ok((Out::Dest(Value::Null), false)),
+                (None, _) => return Ok((Out::Clear, false)),
                 (Some(o), _) => (o.clone(), false),
             }
         } else {
             if matches!(origin, Some(Value::Null)) {
-                return Ok(Out::Clear);
+                return Ok((Out::Clear, false));
             }
             match directive(&mut origin)? {
-                Directive::Delete => return Ok(Out::Clear),
-                Directive::Replace => (origin.clone().unwrap_or(Value::Null), false),
+                Directive::Delete => return Ok((Out::Clear, false)),
+                Directive::Replace => {
+                    replaced = dest;
+                    (origin.clone().unwrap_or(Value::Null), false)
+                }
                 _ => (dest.unwrap_or(Value::Null), true),
             }
         };
-        let wrap = |v| if is_dest { Out::Dest(v) } else { Out::Origin(v) };
         let nulls = nulls.filter(|_| is_dest);
-        let Value::Object(dmap) = &mut new_dest else { return Ok(wrap(new_dest)) };
-        let mut omap = match origin {
+        let Value::Object(dmap) = &mut new_dest else { return Ok(self.wrap(new_dest, is_dest, replaced.as_ref())) };
+        let omap = match origin {
             Some(Value::Object(m)) => m,
             _ => Map::new(),
         };
-        let mut keys: Vec<String> = dmap.keys().chain(omap.keys()).cloned().collect();
-        keys.sort_unstable();
-        keys.dedup();
-        for key in keys {
+        // The fields to walk, in the order of their keys: the patch's (moved out of it), and the
+        // target's fields the patch does not name only when the walk would change them (see
+        // `settled`).
+        let mut fields: Vec<(String, Option<Value>)> = dmap
+            .iter()
+            .filter(|(k, v)| field(&omap, k).is_none() && !self.settled_field(k, v, sch, nulls))
+            .map(|(k, _)| (k.clone(), None))
+            .collect();
+        fields.extend(omap.into_iter().map(|(k, v)| (k, Some(v))));
+        fields.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut changed = false;
+        for (key, o) in fields {
             let fs = sch.and_then(|s| s.field(&key));
-            let o = field(&omap, &key).is_some().then(|| omap.swap_remove(&key)).flatten();
             let d = field_mut(dmap, &key).map(std::mem::take);
+            let had = d.is_some();
             let field_nulls = nulls.and_then(|n| n.field(&key));
             if o.is_none() && matches!(d, Some(Value::Null)) {
                 if field_nulls.is_some_and(EmptyNulls::here) {
                     dmap.shift_remove(&key);
+                    changed = true;
                 }
                 // else kept as it is (the field still holds the null)
                 continue;
             }
             match self.walk(d, o, fs, field_nulls)? {
-                Out::Clear | Out::Origin(Value::Null) => {
+                (Out::Clear | Out::Origin(Value::Null), _) => {
                     dmap.shift_remove(&key);
+                    changed |= had;
                 }
-                Out::Dest(v) | Out::Origin(v) => match field_mut(dmap, &key) {
-                    Some(slot) => *slot = v,
-                    None => {
-                        dmap.insert(key, v);
+                (Out::Dest(v) | Out::Origin(v), field_changed) => {
+                    changed |= !had || field_changed;
+                    match field_mut(dmap, &key) {
+                        Some(slot) => *slot = v,
+                        None => {
+                            dmap.insert(key, v);
+                        }
                     }
-                },
+                }
             }
         }
-        Ok(wrap(new_dest))
+        let (out, replaced_changed) = self.wrap(new_dest, is_dest, replaced.as_ref());
+        Ok((out, changed || replaced_changed))
     }
 
-    fn walk_assoc(&mut self, dest: Option<Value>, origin: Option<Value>, sch: SchemaNode<'s>, nulls: Option<&EmptyNulls>) -> Result<Out> {
+    /// A map merged into the target's (`is_dest`) or made from the patch: the latter differs
+    /// from the target's null or `replaced` map unless equal to it.
+    fn wrap(&self, v: Value, is_dest: bool, replaced: Option<&Value>) -> (Out, bool) {
+        match is_dest {
+            true => (Out::Dest(v), false),
+            false => {
+                let changed = replaced.is_none_or(|r| !self.same(r, &v));
+                (Out::Origin(v), changed)
+            }
+        }
+    }
+
+    fn walk_assoc(&mut self, dest: Option<Value>, origin: Option<Value>, sch: SchemaNode<'s>, nulls: Option<&EmptyNulls>) -> Result<(Out, bool)> {
         // kyaml Merger.VisitList for associative lists
+        // The target's list a `$patch: replace` replaces, to tell whether the result differs.
+        let mut replaced = None;
         let (dest_list, origin_list, alias) = if is_null(&dest) {
             match origin {
                 Some(Value::Array(o)) => (o, None, true),
-                _ => return Ok(Out::Clear),
+                _ => return Ok((Out::Clear, false)),
             }
         } else {
             match origin {
-                Some(Value::Null) => return Ok(Out::Clear),
+                Some(Value::Null) => return Ok((Out::Clear, false)),
                 Some(Value::Array(mut o)) => match sequence_directive(&mut o)? {
-                    Directive::Delete => return Ok(Out::Clear),
+                    Directive::Delete => return Ok((Out::Clear, false)),
                     // kyaml makes the patch's list the target: its items merge with themselves
-                    Directive::Replace => (o, None, true),
+                    Directive::Replace => {
+                        replaced = dest;
+                        (o, None, true)
+                    }
                     _ => (into_array(dest), Some(o), false),
                 },
                 _ => (into_array(dest), None, false),
@@ -386,53 +499,96 @@ impl<'s> Walker<'s> {
         };
         let keys: Vec<String> = sch.merge_keys().into_iter().map(str::to_string).collect();
         let elem_schema = sch.elements();
-        let list = if keys.is_empty() {
+        let (list, changed) = if keys.is_empty() {
             self.merge_primitive(dest_list, origin_list, alias)?
         } else {
             self.merge_keyed(dest_list, origin_list, alias, &keys, elem_schema, nulls.filter(|_| !alias))?
         };
-        Ok(if alias { Out::Origin(Value::Array(list)) } else { Out::Dest(Value::Array(list)) })
+        Ok(match alias {
+            true => {
+                let list = Value::Array(list);
+                let changed = replaced.as_ref().is_none_or(|r| !self.same(r, &list));
+                (Out::Origin(list), changed)
+            }
+            false => (Out::Dest(Value::Array(list)), changed),
+        })
+    }
+
+    /// [`Self::merge_generic`], and whether the list it gives differs from `dest` (when not
+    /// `alias`; irregular lists are rare, so the target's list is copied to tell).
+    #[allow(clippy::too_many_arguments)]
+    fn merge_generic_compared(
+        &mut self,
+        dest: Vec<Value>,
+        origin: Option<Vec<Value>>,
+        alias: bool,
+        keys: &[String],
+        elem_schema: Option<SchemaNode<'s>>,
+        primitive: bool,
+    ) -> Result<(Vec<Value>, bool)> {
+        let before = (!alias).then(|| dest.clone());
+        let out = self.merge_generic(dest, origin, alias, keys, elem_schema, primitive)?;
+        let changed = before.is_none_or(|before| before.len() != out.len() || before.iter().zip(&out).any(|(b, o)| !self.same(b, o)));
+        Ok((out, changed))
     }
 
     /// A `merge` list without keys (e.g. finalizers): unique values, the patch's first.
-    fn merge_primitive(&mut self, dest: Vec<Value>, origin: Option<Vec<Value>>, alias: bool) -> Result<Vec<Value>> {
+    /// Also says whether the list differs from `dest` (when not `alias`).
+    fn merge_primitive(&mut self, dest: Vec<Value>, origin: Option<Vec<Value>>, alias: bool) -> Result<(Vec<Value>, bool)> {
         let regular = |l: &[Value]| {
             let mut seen = FastHashSet::default();
             l.iter().all(|v| matches!(kind_of(v), Some(Kind::Scalar)) && seen.insert(node_value(v)))
         };
         let fast = regular(&dest) && (alias || regular(origin.as_deref().unwrap_or(&[])));
         if !fast {
-            return self.merge_generic(dest, origin, alias, &[String::new()], None, true);
+            return self.merge_generic_compared(dest, origin, alias, &[String::new()], None, true);
         }
-        let mut dest_by_value: FastHashMap<String, Value> = FastHashMap::with_capacity_and_hasher(dest.len(), Default::default());
+        let dest_len = dest.len();
+        // Each value with its place in the target's list.
+        let mut dest_by_value: FastHashMap<String, (usize, Value)> = FastHashMap::with_capacity_and_hasher(dest.len(), Default::default());
         let dest_order: Vec<String> = dest
             .into_iter()
-            .map(|v| {
+            .enumerate()
+            .map(|(i, v)| {
                 let s = node_value(&v);
-                dest_by_value.insert(s.clone(), v);
+                dest_by_value.insert(s.clone(), (i, v));
                 s
             })
             .collect();
         let mut out = Vec::with_capacity(dest_order.len() + origin.as_ref().map_or(0, Vec::len));
+        // The list is unchanged when it is the target's values, each at its own place (a value
+        // from the patch alone is not `==` to any of the target's: its text differs).
+        let mut changed = false;
         let mut seen = FastHashSet::default();
         if !alias {
             for v in origin.unwrap_or_default() {
                 let s = node_value(&v);
                 seen.insert(s.clone());
-                out.push(dest_by_value.remove(&s).unwrap_or(v));
+                match dest_by_value.remove(&s) {
+                    Some((i, d)) => {
+                        changed |= i != out.len();
+                        out.push(d);
+                    }
+                    None => {
+                        changed = true;
+                        out.push(v);
+                    }
+                }
             }
         }
         for s in dest_order {
             if seen.insert(s.clone()) {
-                if let Some(v) = dest_by_value.remove(&s) {
+                if let Some((i, v)) = dest_by_value.remove(&s) {
+                    changed |= i != out.len();
                     out.push(v);
                 }
             }
         }
-        Ok(out)
+        changed |= out.len() != dest_len;
+        Ok((out, changed))
     }
 
-    /// A list merged by keys.
+    /// A list merged by keys; also says whether it differs from `dest` (when not `alias`).
     fn merge_keyed(
         &mut self,
         dest: Vec<Value>,
@@ -441,14 +597,14 @@ impl<'s> Walker<'s> {
         keys: &[String],
         elem_schema: Option<SchemaNode<'s>>,
         nulls: Option<&EmptyNulls>,
-    ) -> Result<Vec<Value>> {
+    ) -> Result<(Vec<Value>, bool)> {
         let tuple_of = |v: &Value| -> Option<Vec<String>> {
             let m = v.as_object()?;
             if m.is_empty() {
                 return None;
             }
             keys.iter()
-                .map(|k| match m.get(k) {
+                .map(|k| match field(m, k) {
                     Some(x @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => {
                         Some(node_value(x)).filter(|s| !s.is_empty())
                     }
@@ -456,35 +612,53 @@ impl<'s> Walker<'s> {
                 })
                 .collect()
         };
-        let index = |l: &[Value]| -> Option<FastHashMap<Vec<String>, usize>> {
-            let mut idx = FastHashMap::with_capacity_and_hasher(l.len(), Default::default());
-            for (i, v) in l.iter().enumerate() {
-                if idx.insert(tuple_of(v)?, i).is_some() {
+        // Each element's key values, read once: a walk leaves them as they are (the patch's
+        // element has the same ones), so they also say where each merged element goes.
+        let tuples = |l: &[Value]| -> Option<Vec<Vec<String>>> { l.iter().map(tuple_of).collect() };
+        fn index(tuples: &[Vec<String>]) -> Option<FastHashMap<&[String], usize>> {
+            let mut idx = FastHashMap::with_capacity_and_hasher(tuples.len(), Default::default());
+            for (i, t) in tuples.iter().enumerate() {
+                if idx.insert(t.as_slice(), i).is_some() {
                     return None;
                 }
             }
             Some(idx)
+        }
+        let dest_tuples = tuples(&dest);
+        let origin_tuples = match (alias, origin.as_deref()) {
+            (true, _) | (false, None) => Some(Vec::new()),
+            (false, Some(o)) => tuples(o),
         };
-        let dest_idx = index(&dest);
-        let origin_idx = if alias { dest_idx.clone() } else { origin.as_deref().map(index).unwrap_or(Some(FastHashMap::default())) };
-        let (Some(dest_idx), Some(origin_idx)) = (dest_idx, origin_idx) else {
-            return self.merge_generic(dest, origin, alias, keys, elem_schema, false);
+        let indexes = match (&dest_tuples, &origin_tuples) {
+            (Some(d), Some(o)) => index(d).zip(index(o)),
+            _ => None,
         };
+        let Some((dest_idx, origin_idx)) = indexes else {
+            return self.merge_generic_compared(dest, origin, alias, keys, elem_schema, false);
+        };
+        let (dest_tuples, origin_tuples) = (dest_tuples.as_deref().unwrap_or_default(), origin_tuples.as_deref().unwrap_or_default());
+        // Aliased, the list merges with itself.
+        let origin_idx = if alias { &dest_idx } else { &origin_idx };
 
         // Fast path: every element has every key, no duplicates on either side.
         let mut origin_list: Vec<Value> = if alias { Vec::new() } else { origin.unwrap_or_default() };
-        let origin_src: &[Value] = if alias { &dest } else { &origin_list };
-        let mut order: Vec<Vec<String>> = Vec::with_capacity(dest.len() + origin_src.len());
-        for v in origin_src.iter().chain(dest.iter()) {
-            order.push(tuple_of(v).expect("indexed"));
-        }
-        let mut seen = FastHashSet::with_capacity_and_hasher(order.len(), Default::default());
-        order.retain(|t| seen.insert(t.clone()));
+        let origin_src = if alias { dest_tuples } else { origin_tuples };
+        let mut seen = FastHashSet::with_capacity_and_hasher(origin_src.len() + dest_tuples.len(), Default::default());
+        let order: Vec<&[String]> = origin_src.iter().chain(dest_tuples).map(Vec::as_slice).filter(|t| seen.insert(*t)).collect();
 
         let mut dest_slots: Vec<Option<Value>> = dest.into_iter().map(Some).collect();
-        let mut merged: FastHashMap<Vec<String>, Value> = FastHashMap::with_capacity_and_hasher(order.len(), Default::default());
-        for t in &order {
+        // Whether the walk changed the element in each slot.
+        let mut slot_changed = vec![false; dest_slots.len()];
+        let mut merged: FastHashMap<&[String], Value> = FastHashMap::with_capacity_and_hasher(order.len(), Default::default());
+        for &t in &order {
             let di = dest_idx.get(t).copied();
+            // A target element the patch does not name stays in its slot when its walk would
+            // not change it.
+            if let (Some(i), false) = (di, alias || origin_idx.contains_key(t)) {
+                if dest_slots[i].as_ref().is_some_and(|d| self.settled(d, elem_schema, nulls.and_then(|n| n.item(i)))) {
+                    continue;
+                }
+            }
             // Each element is walked once, so it moves into the walk; the target's element is
             // copied only where it must survive the walk: when aliased, or when the patch's
             // element carries a `$patch` directive (`replace` keeps the target's element).
@@ -492,7 +666,7 @@ impl<'s> Walker<'s> {
             let keep_dest = alias || o.as_ref().is_some_and(|o| o.get("$patch").is_some());
             let d = di.and_then(|i| if keep_dest { dest_slots[i].clone() } else { dest_slots[i].take() });
             let o = if alias { d.clone() } else { o };
-            let out = self.walk(d, o, elem_schema, di.and_then(|i| nulls?.item(i)))?;
+            let (out, mut element_changed) = self.walk(d, o, elem_schema, di.and_then(|i| nulls?.item(i)))?;
             let (val, in_place) = match out {
                 Out::Clear => (None, false),
                 Out::Dest(v) => (Some(v), true),
@@ -514,6 +688,7 @@ impl<'s> Walker<'s> {
                         for (k, s) in keys.iter().zip(t) {
                             if !m.contains_key(k) {
                                 m.insert(k.clone(), scalar_from_text(s));
+                                element_changed = true;
                             }
                         }
                     } else {
@@ -521,40 +696,54 @@ impl<'s> Walker<'s> {
                     }
                     // An element merged in place is output from its slot; the others from `merged`.
                     match (di, in_place) {
-                        (Some(i), true) => dest_slots[i] = Some(v),
+                        (Some(i), true) => {
+                            dest_slots[i] = Some(v);
+                            slot_changed[i] = element_changed;
+                        }
                         _ => {
-                            merged.insert(t.clone(), v);
+                            merged.insert(t, v);
                         }
                     }
                 }
             }
         }
+        let dest_len = dest_slots.len();
         let mut out = Vec::with_capacity(order.len());
+        // The list is unchanged when it is the target's elements, each at its own place and
+        // unchanged by its walk (an element from the patch alone has keys no target element has).
+        let mut changed = false;
+        let at_its_place = |out: &Vec<Value>, i: usize| i == out.len() && !slot_changed[i];
         if keys.len() == 1 {
             // each target element takes the place of its merged item
-            let mut dest_by_tuple: FastHashMap<Vec<String>, Value> = FastHashMap::default();
-            for v in dest_slots.into_iter().flatten() {
-                dest_by_tuple.insert(tuple_of(&v).expect("indexed"), v);
-            }
-            for t in order {
-                if let Some(v) = dest_by_tuple.remove(&t).or_else(|| merged.remove(&t)) {
+            for &t in &order {
+                let kept = dest_idx.get(t).and_then(|&i| Some((i, dest_slots[i].take()?)));
+                if let Some((i, v)) = kept {
+                    changed |= !at_its_place(&out, i);
+                    out.push(v);
+                } else if let Some(v) = merged.remove(t) {
+                    changed = true;
                     out.push(v);
                 }
             }
         } else {
             // target elements are removed and appended again, in target order
-            let remaining: Vec<Value> = dest_slots.into_iter().flatten().collect();
-            let in_dest: FastHashSet<Vec<String>> = remaining.iter().map(|v| tuple_of(v).expect("indexed")).collect();
-            for t in order {
-                if !in_dest.contains(&t) {
-                    if let Some(v) = merged.remove(&t) {
+            for &t in &order {
+                if dest_idx.get(t).is_none_or(|&i| dest_slots[i].is_none()) {
+                    if let Some(v) = merged.remove(t) {
+                        changed = true;
                         out.push(v);
                     }
                 }
             }
-            out.extend(remaining);
+            for (i, v) in dest_slots.into_iter().enumerate() {
+                if let Some(v) = v {
+                    changed |= !at_its_place(&out, i);
+                    out.push(v);
+                }
+            }
         }
-        Ok(out)
+        changed |= out.len() != dest_len;
+        Ok((out, changed))
     }
 
     /// A literal port of kyaml's `setAssociativeSequenceElements` for irregular lists.
@@ -616,7 +805,7 @@ impl<'s> Walker<'s> {
             let o = if alias { d.clone() } else { origin.as_deref().and_then(|o| element_list(o, &k2, &v2)).map(|i| o_get(&origin, i)) };
             // The target list changes as elements are set, so its indices no longer say where
             // the empty nulls were: irregular lists keep theirs.
-            let (mut val, in_place) = match self.walk(d, o, elem_schema, None)? {
+            let (mut val, in_place) = match self.walk(d, o, elem_schema, None)?.0 {
                 Out::Clear => (None, false),
                 Out::Dest(v) => (Some(v), true),
                 Out::Origin(v) => (Some(v), false),
@@ -851,8 +1040,10 @@ mod tests {
         let mut target: Value = serde_json::from_str(resource).unwrap();
         let patch: Value = serde_json::from_str(patch).unwrap();
         let expected: Value = serde_json::from_str(expected).unwrap();
-        strategic_merge(&mut target, &patch, Schema::builtin(), None).unwrap();
+        let before = target.clone();
+        let changed = strategic_merge(&mut target, patch.clone(), Schema::builtin(), None, None).unwrap();
         assert_eq!(target, expected);
+        assert_eq!(changed, target != before, "the merge's report of a change");
         // list order is significant; compare it textually too (map key order is not)
         assert_eq!(sorted(&target).to_string(), sorted(&expected).to_string());
     }
@@ -974,7 +1165,7 @@ mod tests {
     fn kind_mismatch_is_an_error() {
         let mut t = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "x"}});
         let p = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": {"b": "c"}}});
-        let e = strategic_merge(&mut t, &p, Schema::builtin(), None).unwrap_err();
+        let e = strategic_merge(&mut t, p.clone(), Schema::builtin(), None, None).unwrap_err();
         assert_eq!(e.0, "wrong node kind: expected ScalarNode but got MappingNode: node contents:\nb: c\n");
     }
 
@@ -983,7 +1174,7 @@ mod tests {
     fn unknown_patch_directive_is_an_error() {
         let mut t = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "x"}});
         let p = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"$patch": "bogus"}});
-        let e = strategic_merge(&mut t, &p, Schema::builtin(), None).unwrap_err();
+        let e = strategic_merge(&mut t, p.clone(), Schema::builtin(), None, None).unwrap_err();
         assert_eq!(e.0, "unknown patch strategy 'bogus'");
     }
 
@@ -992,7 +1183,7 @@ mod tests {
     fn replace_directive_on_a_map() {
         let mut t = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "x"}});
         let p = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"$patch": "replace", "b": "y"}});
-        strategic_merge(&mut t, &p, Schema::builtin(), None).unwrap();
+        strategic_merge(&mut t, p.clone(), Schema::builtin(), None, None).unwrap();
         assert_eq!(t["data"], json!({"b": "y"}));
     }
 
@@ -1013,13 +1204,13 @@ mod tests {
             "spec": {"template": {"spec": {"containers": [{"name": "server", "image": "server"}]}}}});
         let p = json!({"apiVersion": "example.com/v1alpha1", "kind": "MyCRD", "metadata": {"name": "service"},
             "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "c"}]}}}});
-        strategic_merge(&mut crd, &p, &schema, None).unwrap();
+        strategic_merge(&mut crd, p.clone(), &schema, None, None).unwrap();
         assert_eq!(crd["spec"]["template"]["spec"]["containers"], json!([{"name": "c", "image": "c"}, {"name": "server", "image": "server"}]));
         let mut dep = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
             "spec": {"template": {"spec": {"containers": [{"name": "a", "image": "a"}]}}}});
         let p = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
             "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "c"}]}}}});
-        strategic_merge(&mut dep, &p, &schema, None).unwrap();
+        strategic_merge(&mut dep, p.clone(), &schema, None, None).unwrap();
         assert_eq!(dep["spec"]["template"]["spec"]["containers"], json!([{"name": "c", "image": "c"}]));
     }
 
@@ -1032,7 +1223,7 @@ mod tests {
         let mut t = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "env": env}]}});
         let p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "env": penv}]}});
         let start = std::time::Instant::now();
-        strategic_merge(&mut t, &p, Schema::builtin(), None).unwrap();
+        strategic_merge(&mut t, p.clone(), Schema::builtin(), None, None).unwrap();
         assert!(start.elapsed().as_secs() < 5);
         let out = t["spec"]["containers"][0]["env"].as_array().unwrap();
         assert_eq!(out.len(), n);
@@ -1049,11 +1240,82 @@ mod tests {
         let doc = crate::yaml::parse::parse_resource_documents(text).unwrap().remove(0);
         let mut t = doc.value;
         let p = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "a"}, "spec": {"replicas": 2}});
-        strategic_merge(&mut t, &p, Schema::builtin(), doc.empty_nulls.as_ref()).unwrap();
+        strategic_merge(&mut t, p.clone(), Schema::builtin(), doc.empty_nulls.as_ref(), None).unwrap();
         let expected = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "a"}, "spec": {
             "selector": {}, "tilde": null, "nested": {"list": [{"x": null}]}, "replicas": 2,
             "template": {"spec": {"containers": [{"name": "c"}]}}}});
         assert_eq!(t, expected);
+    }
+
+    /// The merge's report of a change is the truth: the target is no longer `==` to itself.
+    #[test]
+    fn the_merge_reports_exactly_whether_it_changed_the_target() {
+        let dep = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "finalizers": ["a", "b"], "labels": {"x": "1"}},
+            "spec": {"replicas": 2, "template": {"spec": {
+                "containers": [{"name": "a", "image": "a", "args": ["x", "y"], "ports": [{"containerPort": 80, "protocol": "TCP"}, {"containerPort": 81}],
+                    "env": [{"name": "E", "value": "1"}, {"name": "F", "value": "2"}]},
+                    {"name": "b", "image": "b", "ports": [{"containerPort": 80, "protocol": "TCP"}, {"containerPort": 81, "protocol": "TCP"}]}],
+                "volumes": [{"name": "v", "emptyDir": {}}]}}}});
+        let patch = |spec: Value| {
+            let mut p = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}});
+            p.as_object_mut().unwrap().extend(spec.as_object().unwrap().clone());
+            p
+        };
+        let cases = [
+            (json!({}), false),
+            (json!({"spec": {"replicas": 2}}), false),
+            (json!({"spec": {"replicas": 3}}), true),
+            (json!({"spec": {"replicas": "2"}}), true),
+            (json!({"spec": {"paused": null}}), false),
+            (json!({"spec": {"replicas": null}}), true),
+            (json!({"spec": {"paused": true}}), true),
+            (json!({"metadata": {"labels": {"x": "1"}, "finalizers": ["a", "b"]}}), false),
+            (json!({"metadata": {"finalizers": ["b"]}}), true),
+            (json!({"metadata": {"finalizers": ["a"]}}), false),
+            (json!({"metadata": {"finalizers": ["c"]}}), true),
+            (json!({"metadata": {"labels": {"$patch": "replace", "x": "1"}}}), false),
+            (json!({"metadata": {"labels": {"$patch": "replace", "x": "2"}}}), true),
+            (json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "image": "a"}]}}}}), false),
+            (json!({"spec": {"template": {"spec": {"containers": [{"name": "b", "image": "b"}]}}}}), true),
+            (json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "args": ["x", "y"]}]}}}}), false),
+            (json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "args": ["y", "x"]}]}}}}), true),
+            (json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "env": [{"name": "E", "value": "1"}]}]}}}}), false),
+            (json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "env": [{"name": "F", "value": "2"}]}]}}}}), true),
+            (json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "env": [{"name": "E", "$patch": "delete"}]}]}}}}), true),
+            (json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "ports": [{"containerPort": 80, "protocol": "TCP"}]}]}}}}), false),
+            (json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "ports": [{"containerPort": 82, "protocol": "TCP"}]}]}}}}), true),
+            (json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "ports": [{"containerPort": 81}]}]}}}}), false),
+            (json!({"spec": {"template": {"spec": {"containers": [{"name": "c"}]}}}}), true),
+            (json!({"spec": {"template": {"spec": {"containers": [{"name": "a"}, {"name": "b", "ports": [{"containerPort": 81, "protocol": "TCP"}]}]}}}}), false),
+            (json!({"spec": {"template": {"spec": {"containers": [{"name": "a"}, {"name": "b", "ports": [{"containerPort": 79, "protocol": "TCP"}]}]}}}}), true),
+            (json!({"spec": {"template": {"spec": {"containers": [{"name": "a"}, {"name": "b", "ports": [{"containerPort": 81, "protocol": "TCP", "name": "n"}]}]}}}}), true),
+            (json!({"spec": {"template": {"spec": {"volumes": [{"name": "v", "emptyDir": {}}]}}}}), false),
+            (json!({"spec": {"template": {"spec": {"volumes": [{"$patch": "replace"}, {"name": "v", "emptyDir": {}}]}}}}), false),
+            (json!({"spec": {"template": {"spec": {"volumes": [{"$patch": "replace"}, {"name": "w", "emptyDir": {}}]}}}}), true),
+            (json!({"spec": {"template": {"spec": {"volumes": [{"name": "v", "$patch": "replace", "emptyDir": {}}]}}}}), false),
+        ];
+        for (spec, expected) in cases {
+            let mut target = dep.clone();
+            let changed = strategic_merge(&mut target, patch(spec.clone()), Schema::builtin(), None, None).unwrap();
+            assert_eq!(changed, target != dep, "{spec}: the report differs from the truth");
+            assert_eq!(changed, expected, "{spec}");
+        }
+        // A key the caller wrote into the target's maps does not count: a list replaced by an
+        // equal one, but for that key, is unchanged.
+        let mark = "\u{1}mark";
+        let target = json!({"apiVersion": "v1", "kind": "Foo", "spec": {"list": [{"a": "1", mark: 1}], "m": {"k": "v", mark: 2}}});
+        for (spec, expected) in [
+            (json!({"list": [{"a": "1"}]}), false),
+            (json!({"list": [{"a": "2"}]}), true),
+            (json!({"m": {"k": "v"}}), false),
+            (json!({"m": {"$patch": "replace", "k": "v"}}), false),
+            (json!({"m": {"$patch": "replace", "k": "w"}}), true),
+        ] {
+            let mut merged = target.clone();
+            let p = json!({"apiVersion": "v1", "kind": "Foo", "spec": spec});
+            let changed = strategic_merge(&mut merged, p, Schema::builtin(), None, Some(mark)).unwrap();
+            assert_eq!(changed, expected, "{spec}");
+        }
     }
 
     #[test]
@@ -1061,7 +1323,7 @@ mod tests {
         let mut t = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"A": "1"}});
         let before = t.clone();
         let p = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"B": "2"}, "$patch": "replace"});
-        strategic_merge(&mut t, &p, Schema::builtin(), None).unwrap();
+        strategic_merge(&mut t, p.clone(), Schema::builtin(), None, None).unwrap();
         assert_eq!(t, before);
     }
 }

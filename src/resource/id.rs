@@ -54,6 +54,22 @@ pub struct ResId {
     pub name: String,
 }
 
+impl ResId {
+    /// The id an object names: its apiVersion, kind, metadata.name and metadata.namespace
+    /// (empty where absent or not a string).
+    pub fn of_value(value: &serde_json::Value) -> ResId {
+        use crate::fast_hash::get;
+        fn text(v: Option<&serde_json::Value>) -> &str {
+            v.and_then(serde_json::Value::as_str).unwrap_or("")
+        }
+        let metadata = get(value, "metadata");
+        ResId {
+            gvk: Gvk::from_api_version(text(get(value, "apiVersion")), text(get(value, "kind"))),
+            namespace: text(metadata.and_then(|m| get(m, "namespace"))).to_string(),
+            name: text(metadata.and_then(|m| get(m, "name"))).to_string(),
+        }
+    }
+}
 
 impl fmt::Display for ResId {
     /// `Deployment.v1.apps/name.namespace`, with `[noNs]` for no namespace, as kustomize's `ResId.String`.

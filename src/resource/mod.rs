@@ -216,7 +216,7 @@ impl Resource {
 
     /// The id the resource has now.
     pub fn current_id(&self) -> ResId {
-        ResId { gvk: self.gvk(), namespace: self.namespace().to_string(), name: self.name().to_string() }
+        ResId::of_value(&self.value)
     }
 
     /// The id the resource had when it was first loaded or generated.

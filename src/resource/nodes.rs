@@ -64,7 +64,8 @@ pub struct Snapshot {
 /// A key no resource has: written into the map holding each shared or untagged scalar, so that
 /// after a strategic-merge patch a map that was replaced (a list without merge keys, a
 /// `$patch: replace`) can be told from one that was merged in place.
-const PARENT_MARK: &str = "\u{1}peerpods:parent-of-linked-scalar";
+/// A strategic merge told of it ignores it when it tells whether it changed the resource.
+pub const PARENT_MARK: &str = "\u{1}peerpods:parent-of-linked-scalar";
 
 struct ParentMarks {
     /// For each shared path, the mark of its parent map.
@@ -224,7 +225,9 @@ impl NodeFacts {
 
     /// After a strategic-merge patch, which re-sets every field: untagged text that YAML 1.1
     /// reads as a non-string is double-quoted, so it becomes a string (kyaml's `FieldSetter`).
-    pub fn quote_untagged_non_strings(&mut self, root: &mut Value) {
+    /// Returns whether that changed a value.
+    pub fn quote_untagged_non_strings(&mut self, root: &mut Value) -> bool {
+        let mut changed = false;
         self.untagged.retain(|u| {
             // Items of a list of scalars are kept as they are, not set again.
             let in_list = matches!(u.path.last(), Some(Step::Index(_)));
@@ -232,10 +235,13 @@ impl NodeFacts {
                 return true;
             }
             if let Some(v) = value_at_mut(root, &u.path) {
-                *v = Value::String(u.text.clone());
+                let quoted = Value::String(u.text.clone());
+                changed |= *v != quoted;
+                *v = quoted;
             }
             false
         });
+        changed
     }
 }
 

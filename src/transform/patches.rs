@@ -1,6 +1,6 @@
 //! The patch transformers: `patchesStrategicMerge`, `patches` and `patchesJson6902`, choosing their
 //! targets as kustomize does and handing the merge itself to [`crate::patch`].
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::select::{same_id, CompiledSelector};
 use crate::diagnostics::Diagnostics;
@@ -8,7 +8,9 @@ use crate::error::{Error, Result};
 use crate::fast_hash::{digest, Digester};
 use crate::kustomization::types::{Patch, Selector};
 use crate::kustomization::Loader;
+use crate::patch::json6902::reports_changes;
 use crate::patch::{apply_json6902_within, strategic_merge, Schema};
+use crate::resource::nodes::PARENT_MARK;
 use crate::resource::{ResId, ResMap, Resource};
 use crate::yaml::memo::TextMemo;
 use crate::kustomization::go_json::json_kind;
@@ -93,7 +95,7 @@ impl PluginConfig<'_> {
     fn fails(&self, e: Error) -> Error {
         match &self.from {
             ConfigFrom::Field(_) => e.context(format!("trouble configuring builtin {} with config: `\n{}`", self.plugin, self.text())),
-            ConfigFrom::Transformer(config) => e.context(format!("plugin {} fails configuration", Resource::new((*config).clone()).current_id())),
+            ConfigFrom::Transformer(config) => e.context(format!("plugin {} fails configuration", ResId::of_value(config))),
         }
     }
 }
@@ -133,32 +135,33 @@ pub fn strategic_merge_field_config(entries: &[String]) -> Value {
     serde_json::json!({ "paths": entries })
 }
 
-/// A `patches` entry as kustomize's PatchTransformer holds it once configured.
-struct ConfiguredPatch {
-    loaded: LoadedPatch,
-    /// `[path: "..."]` or `[patch: "..."]`, as its messages name the patch.
-    source: String,
+/// `[path: "..."]` or `[patch: "..."]`, as PatchTransformer's messages name a configured
+/// patch (made only for a message).
+fn source(entry: &Patch) -> String {
+    match entry.path.is_empty() {
+        false => format!("[path: {}]", go_quote(&entry.path)),
+        true => format!("[patch: {}]", go_quote(entry.patch.trim())),
+    }
 }
 
 /// PatchTransformer's `Config`: one of `path` and `patch`, read and parsed.
-fn configure_patch(entry: &Patch, loader: &Loader, config: &PluginConfig) -> Result<ConfiguredPatch> {
+fn configure_patch(entry: &Patch, loader: &Loader, config: &PluginConfig) -> Result<LoadedPatch> {
     let inline = entry.patch.trim();
-    let (text, origin, source) = match (entry.path.is_empty(), inline.is_empty()) {
+    let (text, origin) = match (entry.path.is_empty(), inline.is_empty()) {
         (true, true) => return Err(Error::msg(format!("must specify one of patch and path in\n{}", config.text()))),
         (false, false) => return Err(Error::msg(format!("patch and path can't be set at the same time\n{}", config.text()))),
         (false, true) => {
             let (file, text) = loader.read(&entry.path).map_err(|e| e.context(format!("failed to get the patch file from path({})", entry.path)))?;
-            (text, file.display().to_string(), format!("[path: {}]", go_quote(&entry.path)))
+            (text, file.display().to_string())
         }
-        (true, false) => (inline.to_owned(), "inline patch".to_owned(), format!("[patch: {}]", go_quote(inline))),
+        (true, false) => (inline.to_owned(), "inline patch".to_owned()),
     };
-    let unparsable = || format!("unable to parse SM or JSON patch from {source}");
-    let loaded = match parse_patch_text(&text, &origin) {
-        Ok(LoadedPatch::Other(_)) => return Err(Error::msg(unparsable())),
-        Err(e) => return Err(Error::noted(unparsable(), e.to_string())),
-        Ok(loaded) => loaded,
-    };
-    Ok(ConfiguredPatch { loaded, source })
+    let unparsable = || format!("unable to parse SM or JSON patch from {}", source(entry));
+    match parse_patch_text(&text, &origin) {
+        Ok(LoadedPatch::Other(_)) => Err(Error::msg(unparsable())),
+        Err(e) => Err(Error::noted(unparsable(), e.to_string())),
+        Ok(loaded) => Ok(loaded),
+    }
 }
 
 /// For a loading walk: reads every patch file the three patch fields name, as applying them
@@ -188,35 +191,80 @@ fn unique_target(resources: &ResMap, id: &ResId) -> Result<usize> {
 
 /// The id a strategic merge patch names.
 fn patch_id(patch: &Value) -> ResId {
-    Resource::new(patch.clone()).current_id()
+    ResId::of_value(patch)
 }
 
-/// Merges one strategic merge patch into `r`; returns false when the patch deleted the resource.
-fn merge_into(r: &mut Resource, patch: &Value, allow_name_change: bool, allow_kind_change: bool, schema: &Schema) -> Result<bool> {
+/// Merges one strategic merge patch into `r`; returns false when the patch deleted the
+/// resource, and whether the resource changed (when kept).
+fn merge_into(r: &mut Resource, patch: Value, allow_name_change: bool, allow_kind_change: bool, schema: &Schema) -> Result<(bool, bool)> {
     let (name, namespace, kind) = (r.name().to_string(), r.namespace().to_string(), r.kind().to_string());
     if allow_name_change || allow_kind_change {
         r.remember_current_id();
     }
     // The walk drops the target's empty nulls; those it does not reach stay as they are.
     let empty_nulls = r.empty_nulls.take();
-    r.write_replacing(|value| strategic_merge(value, patch, schema, empty_nulls.as_deref()))?;
+    let mut changed = r.write_replacing(|value| strategic_merge(value, patch, schema, empty_nulls.as_deref(), Some(PARENT_MARK)))?;
     let Resource { value, nodes, .. } = r;
-    nodes.quote_untagged_non_strings(value);
+    changed |= nodes.quote_untagged_non_strings(value);
     if r.value.as_object().is_none_or(|m| m.is_empty()) {
-        return Ok(false);
+        return Ok((false, true));
     }
+    // Set back as they were; a change only where they were not so.
+    let mut set = |map: &mut Map<String, Value>, key: &str, text: String| {
+        let text = Value::String(text);
+        changed |= map.insert(key.to_owned(), text.clone()).as_ref() != Some(&text);
+    };
     if !allow_kind_change {
-        r.map_mut().insert("kind".into(), Value::String(kind));
+        set(r.map_mut(), "kind", kind);
     }
     if !allow_name_change {
-        r.metadata_mut().insert("name".into(), Value::String(name));
+        set(r.metadata_mut(), "name", name);
     }
     if namespace.is_empty() {
-        r.metadata_mut().shift_remove("namespace");
+        changed |= r.metadata_mut().shift_remove("namespace").is_some();
     } else {
-        r.metadata_mut().insert("namespace".into(), Value::String(namespace));
+        set(r.metadata_mut(), "namespace", namespace);
     }
-    Ok(true)
+    Ok((true, changed))
+}
+
+/// The patch as merged into `r`, and whether the merge's own report of a change is to be
+/// trusted (else the resource is compared before and after).
+///
+/// The patch takes the target's apiVersion, as kustomize's ApplySmPatch does. The name (unless
+/// it may change) and the namespace are set back after the merge, so they are left out of the
+/// patch: the merge's report then leaves them out too. The report is not used where the merge
+/// and what is set back after it could cancel out: a patch with `$patch` directives (a map
+/// replaced without its name), a `metadata` that is not a map, a kind that is set back.
+fn patch_for(r: &Resource, patch: &Value, allow_name_change: bool, allow_kind_change: bool) -> (Value, bool) {
+    let mut patch = patch.clone();
+    let Value::Object(map) = &mut patch else { return (patch, false) };
+    map.insert("apiVersion".into(), Value::String(r.api_version().to_string()));
+    let kind_kept = allow_kind_change || crate::fast_hash::field(map, "kind").is_none_or(|k| Some(k) == crate::fast_hash::get(&r.value, "kind"));
+    let exact = kind_kept && !has_directive(map);
+    match crate::fast_hash::field_mut(map, "metadata") {
+        Some(Value::Object(metadata)) if exact => {
+            if !allow_name_change {
+                metadata.shift_remove("name");
+            }
+            metadata.shift_remove("namespace");
+            (patch, true)
+        }
+        None => (patch, exact),
+        _ => (patch, false),
+    }
+}
+
+/// Whether a patch holds a `$patch` directive anywhere.
+fn has_directive(map: &Map<String, Value>) -> bool {
+    fn any(value: &Value) -> bool {
+        match value {
+            Value::Object(m) => has_directive(m),
+            Value::Array(items) => items.iter().any(any),
+            _ => false,
+        }
+    }
+    map.contains_key("$patch") || map.values().any(any)
 }
 
 /// Applies strategic merge patches to the resources at `indices`, dropping the ones a patch deletes.
@@ -225,26 +273,20 @@ fn merge_into(r: &mut Resource, patch: &Value, allow_name_change: bool, allow_ki
 fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, options: (bool, bool), schema: &Schema) -> Result<Vec<ResId>> {
     // The patch is copied into each resource it selects.
     crate::budget::current().charge_copies(patch, indices.len()).map_err(|e| Error::msg(e.to_string()))?;
-    // A digest, not a copy, of each resource before the patch tells whether it changed anything
-    // (for the "changes nothing" warning): a collision (about 2^-64) would only warn wrongly.
+    // Whether the patch changed anything (for the "changes nothing" warning) is the merge's
+    // report; where that cannot be trusted, a digest of the resource before and after tells (a
+    // collision, about 2^-64, would only warn wrongly).
     let digester = Digester::new();
     let outcomes = resources.map_positions_mut(indices, |r| {
-        let before = digest(&r.value, &digester);
-        // The patch takes the target's apiVersion, as kustomize's ApplySmPatch does: copied
-        // only when that changes it (usually it names the same one).
-        let api = r.api_version();
-        let copy = match patch.as_object() {
-            Some(obj) if crate::fast_hash::field(obj, "apiVersion").and_then(Value::as_str) != Some(api) => {
-                let mut copy = obj.clone();
-                copy.insert("apiVersion".into(), Value::String(api.to_string()));
-                Some(Value::Object(copy))
-            }
-            _ => None,
+        let (patch, exact) = patch_for(r, patch, options.0, options.1);
+        let before = (!exact).then(|| digest(&r.value, &digester));
+        let (kept, changed) = merge_into(r, patch, options.0, options.1, schema)?;
+        let changed = match before {
+            Some(before) => digest(&r.value, &digester) != before,
+            None => changed,
         };
-        let kept = merge_into(r, copy.as_ref().unwrap_or(patch), options.0, options.1, schema)?;
         // The id only of a resource left as it was, for the warning.
-        let same = kept && digest(&r.value, &digester) == before;
-        Ok::<_, Error>((kept, same.then(|| r.current_id())))
+        Ok::<_, Error>((kept, (kept && !changed).then(|| r.current_id())))
     });
     let mut deleted = Vec::new();
     let mut unchanged = Vec::new();
@@ -266,7 +308,12 @@ fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, opti
 }
 
 /// A patch that changes nothing is as suspicious as one that selects nothing: say so.
-fn warn_unchanged(unchanged: Vec<ResId>, diagnostics: &mut Diagnostics, kustomization: &str, described: &str) {
+/// `described` names the patch (made only when there is something to say).
+fn warn_unchanged(unchanged: Vec<ResId>, diagnostics: &mut Diagnostics, kustomization: &str, described: impl FnOnce() -> String) {
+    if unchanged.is_empty() {
+        return;
+    }
+    let described = described();
     for id in unchanged {
         diagnostics.unmatched(kustomization, &format!("patch {described} changes nothing in {id}"));
     }
@@ -289,7 +336,7 @@ pub fn apply_patches_strategic_merge(
     for (patch, described) in patches {
         let target = unique_target(resources, &patch_id(&patch))?;
         let unchanged = merge_selected(resources, &[target], &patch, (false, false), schema)?;
-        warn_unchanged(unchanged, diagnostics, kustomization, &described);
+        warn_unchanged(unchanged, diagnostics, kustomization, || described);
     }
     Ok(())
 }
@@ -341,30 +388,31 @@ pub fn apply_patch(
     kustomization: &str,
     config: &PluginConfig,
 ) -> Result<()> {
-    let described = describe(entry);
-    let ConfiguredPatch { loaded, source } = configure_patch(entry, loader, config).map_err(|e| config.fails(e))?;
+    let described = || describe(entry);
+    let loaded = configure_patch(entry, loader, config).map_err(|e| config.fails(e))?;
     let allow = (
         entry.options.get("allowNameChange").copied().unwrap_or(false),
         entry.options.get("allowKindChange").copied().unwrap_or(false),
     );
     match loaded {
         LoadedPatch::Strategic(patches) if patches.is_empty() => {
-            diagnostics.unmatched(kustomization, &format!("patch {described} holds no document and has no effect"));
+            diagnostics.unmatched(kustomization, &format!("patch {} holds no document and has no effect", described()));
             Ok(())
         }
         LoadedPatch::Strategic(patches) => match &entry.target {
             Some(target) => {
                 if patches.len() > 1 {
                     return Err(Error::msg(format!(
-                        "Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field: {source}"
+                        "Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field: {}",
+                        source(entry)
                     )));
                 }
                 let selected = select(resources, target)?;
                 if selected.is_empty() {
-                    diagnostics.unmatched(kustomization, &format!("patch {described} selects no resource"));
+                    diagnostics.unmatched(kustomization, &format!("patch {} selects no resource", described()));
                 }
                 let unchanged = merge_selected(resources, &selected, &patches[0], allow, schema)?;
-                warn_unchanged(unchanged, diagnostics, kustomization, &described);
+                warn_unchanged(unchanged, diagnostics, kustomization, described);
                 Ok(())
             }
             None => {
@@ -373,16 +421,16 @@ pub fn apply_patch(
                     let id = patch_id(patch);
                     let target = unique_target(resources, &id).map_err(|e| e.context(format!("no resource matches strategic merge patch \"{id}\"")))?;
                     let unchanged = merge_selected(resources, &[target], patch, allow, schema)?;
-                    warn_unchanged(unchanged, diagnostics, kustomization, &described);
+                    warn_unchanged(unchanged, diagnostics, kustomization, described);
                 }
                 Ok(())
             }
         },
         LoadedPatch::Json6902(ops) => {
             let Some(target) = &entry.target else {
-                return Err(Error::msg(format!("must specify a target for JSON patch {source}")));
+                return Err(Error::msg(format!("must specify a target for JSON patch {}", source(entry))));
             };
-            apply_json6902_to_selected(resources, target, &ops, diagnostics, kustomization, &described)
+            apply_json6902_to_selected(resources, target, &ops, diagnostics, kustomization, described)
         }
         LoadedPatch::Other(_) => unreachable!("configure_patch refuses it"),
     }
@@ -395,7 +443,7 @@ pub fn apply_patch_json6902(resources: &mut ResMap, entry: &Patch, loader: &Load
         return Err(Error::msg(format!("must specify a target for patch {described}")));
     };
     let ops = configure_json6902(entry, target, loader, &described).map_err(|e| config.fails(e))?;
-    apply_json6902_to_selected(resources, target, &ops, diagnostics, kustomization, &described)
+    apply_json6902_to_selected(resources, target, &ops, diagnostics, kustomization, || described.clone())
 }
 
 /// PatchJson6902Transformer's `Config`: the operations of its file or `jsonOp`, decoded as
@@ -440,25 +488,43 @@ fn configure_json6902(entry: &Patch, target: &Selector, loader: &Loader, describ
     }
 }
 
-fn apply_json6902_to_selected(resources: &mut ResMap, target: &Selector, ops: &Value, diagnostics: &mut Diagnostics, kustomization: &str, described: &str) -> Result<()> {
+fn apply_json6902_to_selected(
+    resources: &mut ResMap,
+    target: &Selector,
+    ops: &Value,
+    diagnostics: &mut Diagnostics,
+    kustomization: &str,
+    described: impl Fn() -> String,
+) -> Result<()> {
     let selected = select(resources, target)?;
     if selected.is_empty() {
-        diagnostics.unmatched(kustomization, &format!("patch {described} selects no resource"));
+        diagnostics.unmatched(kustomization, &format!("patch {} selects no resource", described()));
     }
     // Taken here, on the build's thread: the patch runs on the pool's.
     let budget = crate::budget::current();
+    // Whether the patch changed a resource is the patch's own answer where that is sure (and
+    // no operation writes the annotations map added for it below); else a digest of the
+    // resource before and after tells.
+    let touches_annotations_map = ops.as_array().into_iter().flatten().any(|op| {
+        matches!(op.get("path").and_then(Value::as_str), Some("" | "/metadata" | "/metadata/annotations"))
+    });
+    let reported = reports_changes(ops) && !touches_annotations_map;
     let digester = Digester::new();
     let results = resources.map_positions_mut(&selected, |r| {
         r.remember_current_id();
-        let before = digest(&r.value, &digester);
+        let before = (!reported).then(|| digest(&r.value, &digester));
         // kustomize applies JSON patches to the resource as JSON: a null is `null` from then on.
         r.empty_nulls = None;
         r.quoted = None;
-        with_annotations_present(&mut r.value, |value| apply_json6902_within(value, ops, &budget))
+        let changed = with_annotations_present(&mut r.value, |value| apply_json6902_within(value, ops, &budget))
             .map_err(|e| Error::msg(format!("{e} (patching {})", r.previous_ids.last().expect("just remembered"))))?;
         // kustomize rebuilds the patched resource from JSON: no node is shared any more.
         r.nodes.forget_all();
-        Ok::<_, Error>((digest(&r.value, &digester) == before).then(|| r.current_id()))
+        let changed = match before {
+            Some(before) => digest(&r.value, &digester) != before,
+            None => changed,
+        };
+        Ok::<_, Error>((!changed).then(|| r.current_id()))
     });
     let mut unchanged = Vec::new();
     for result in results {

@@ -63,6 +63,7 @@ fixtures! {
     block_scalars_ending_a_file_without_a_line_break_have_none => "yaml_block_scalar_at_end_of_file",
     quoted_scalars_continue_at_any_indentation => "yaml_quoted_scalar_continuation",
     strategic_merge_drops_empty_nulls_it_walks_over => "patch_strategic_merge_empty_nulls",
+    strategic_merge_walks_target_fields_the_patch_does_not_name => "patch_strategic_merge_walks_fields_it_does_not_name",
     empty_annotations_are_dropped_and_labels_keep_their_type => "metadata_annotations_and_label_types",
     images_with_tag_and_digest_match_and_are_rewritten => "images_tag_and_digest",
     replacements_splice_a_delimited_part_of_a_list_item => "replacements_delimiter_index_into_list",
