@@ -940,8 +940,8 @@ fn label_field_specs<'t>(tables: &'t FieldSpecTables, label: &Label) -> Result<C
     };
     let memo = BUILTIN.get_or_init(|| std::array::from_fn(|n| merge_label_field_specs(builtin, &options(n)).ok()));
     let n = usize::from(label.include_selectors)
-        | usize::from(label.include_templates) << 1
-        | usize::from(label.include_volume_claim_templates) << 2;
+        | (usize::from(label.include_templates) << 1)
+        | (usize::from(label.include_volume_claim_templates) << 2);
     match &memo[n] {
         Some(specs) => Ok(Cow::Borrowed(specs)),
         None => merge_label_field_specs(tables, label).map(Cow::Owned),
