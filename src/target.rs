@@ -2,7 +2,7 @@
 //! kustomize's order (`api/internal/target/kusttarget.go`).
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -11,7 +11,7 @@ use crate::diagnostics::Diagnostics;
 use crate::file_memo::FileMemo;
 use crate::error::{Error, Result};
 use crate::generate::{self, GeneratedKind};
-use crate::kustomization::types::Kustomization;
+use crate::kustomization::types::{Kustomization, Label};
 use crate::kustomization::{LoadRestrictor, Loader};
 use crate::patch::Schema;
 use crate::explain::Recorder;
@@ -921,6 +921,51 @@ fn merge_string_map_from(new: &mut Value, old: &Value, field: &str) {
     new.as_object_mut().unwrap().insert(field.into(), Value::Object(merged));
 }
 
+/// Where a `labels` entry sets its pairs: its own `fields`, then, with selectors, the
+/// commonLabels table; without, the template tables it asks for, `metadata/labels` and the
+/// `labels` table (merged as kustomize's `MergeAll` merges them).
+fn label_field_specs<'t>(tables: &'t FieldSpecTables, label: &Label) -> Result<Cow<'t, [FieldSpec]>> {
+    let builtin = FieldSpecTables::builtin();
+    if !label.fields.is_empty() || !std::ptr::eq(tables, builtin) {
+        return merge_label_field_specs(tables, label).map(Cow::Owned);
+    }
+    // Entries without `fields` over the builtin tables: merged once per choice of options, not
+    // once per entry (a merge that failed is made again, to report its error).
+    static BUILTIN: OnceLock<[Option<Vec<FieldSpec>>; 8]> = OnceLock::new();
+    let options = |n: usize| Label {
+        include_selectors: n & 1 != 0,
+        include_templates: n & 2 != 0,
+        include_volume_claim_templates: n & 4 != 0,
+        ..Label::default()
+    };
+    let memo = BUILTIN.get_or_init(|| std::array::from_fn(|n| merge_label_field_specs(builtin, &options(n)).ok()));
+    let n = usize::from(label.include_selectors)
+        | (usize::from(label.include_templates) << 1)
+        | (usize::from(label.include_volume_claim_templates) << 2);
+    match &memo[n] {
+        Some(specs) => Ok(Cow::Borrowed(specs)),
+        None => merge_label_field_specs(tables, label).map(Cow::Owned),
+    }
+}
+
+fn merge_label_field_specs(tables: &FieldSpecTables, label: &Label) -> Result<Vec<FieldSpec>> {
+    let mut specs: Vec<FieldSpec> = label.fields.iter().map(FieldSpec::from_value).collect::<Result<_>>()?;
+    if label.include_selectors {
+        merge_field_specs(&mut specs, tables.common_labels.clone())?;
+    } else {
+        if label.include_templates {
+            merge_field_specs(&mut specs, tables.template_labels.clone())?;
+        }
+        if label.include_volume_claim_templates {
+            merge_field_specs(&mut specs, tables.volume_claim_template_labels.clone())?;
+        }
+        merge_field_specs(&mut specs, vec![FieldSpec { gvk: Default::default(), path: "metadata/labels".into(), create: true }])?;
+        // The `labels` table of `configurations` files extends where plain labels go.
+        merge_field_specs(&mut specs, tables.labels.clone())?;
+    }
+    Ok(specs)
+}
+
 /// The builtin transformers, in kustomize's fixed order, then the `transformers` field.
 fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
     let k = &target.kustomization;
@@ -987,21 +1032,7 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         })?;
     }
     for (i, label) in k.labels.iter().enumerate() {
-        let mut specs: Vec<FieldSpec> =
-            label.fields.iter().map(FieldSpec::from_value).collect::<Result<_>>()?;
-        if label.include_selectors {
-            merge_field_specs(&mut specs, tables.common_labels.clone())?;
-        } else {
-            if label.include_templates {
-                merge_field_specs(&mut specs, tables.template_labels.clone())?;
-            }
-            if label.include_volume_claim_templates {
-                merge_field_specs(&mut specs, tables.volume_claim_template_labels.clone())?;
-            }
-            merge_field_specs(&mut specs, vec![FieldSpec { gvk: Default::default(), path: "metadata/labels".into(), create: true }])?;
-            // The `labels` table of `configurations` files extends where plain labels go.
-            merge_field_specs(&mut specs, tables.labels.clone())?;
-        }
+        let specs = label_field_specs(tables, label)?;
         recorded(recorder, resources, |r| r.keyed_step(file, "labels", Some(i), "pairs"), |resources| {
             metadata_maps::add_map_entries(resources, &label.pairs, &specs)?;
             ran(resources, "LabelTransformer");

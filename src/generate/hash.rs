@@ -2,65 +2,69 @@
 use serde_json::Value;
 
 use crate::resource::ResMap;
-use crate::yaml::go_json_text::go_json;
+use crate::yaml::go_json_text::{go_json_into, JsonSink};
 use sha2::{Digest, Sha256};
+
+/// Feeds the JSON encoding straight into SHA-256, without building the text.
+struct Digesting(Sha256);
+
+impl JsonSink for Digesting {
+    fn put(&mut self, s: &str) {
+        self.0.update(s.as_bytes());
+    }
+}
 
 /// The ten-character suffix kustomize appends to a ConfigMap's or Secret's name.
 ///
 /// kustomize hashes a JSON encoding of only some fields: for a ConfigMap `data` and `binaryData`,
 /// for a Secret `data`, `stringData` and `type`; the name is looked up under a path kyaml does not
 /// resolve, so it is always empty, and `immutable` is not included. Other kinds hash the whole object.
+/// The encoded object's keys are written in Go's sorted order.
 pub fn content_hash(resource: &Value) -> String {
     let field = |k: &str| resource.get(k);
-    let encoded = match resource.get("kind").and_then(Value::as_str) {
+    let mut out = Digesting(Sha256::new());
+    match resource.get("kind").and_then(Value::as_str) {
         Some("ConfigMap") => {
-            let mut m = serde_json::Map::new();
-            m.insert("data".into(), map_or_empty(field("data")));
-            m.insert("kind".into(), Value::String("ConfigMap".into()));
-            m.insert("name".into(), Value::String(String::new()));
+            out.put("{");
             if let Some(b @ Value::Object(_)) = field("binaryData") {
-                m.insert("binaryData".into(), b.clone());
+                out.put("\"binaryData\":");
+                go_json_into(b, &mut out);
+                out.put(",");
             }
-            go_json(&Value::Object(m))
+            out.put("\"data\":");
+            map_or_empty(field("data"), &mut out);
+            out.put(",\"kind\":\"ConfigMap\",\"name\":\"\"}");
         }
         Some("Secret") => {
-            let mut m = serde_json::Map::new();
-            m.insert("data".into(), map_or_empty(field("data")));
-            m.insert("kind".into(), Value::String("Secret".into()));
-            m.insert("name".into(), Value::String(String::new()));
-            m.insert("type".into(), field("type").cloned().map(scalar_or_empty).unwrap_or(Value::String(String::new())));
+            out.put("{\"data\":");
+            map_or_empty(field("data"), &mut out);
+            out.put(",\"kind\":\"Secret\",\"name\":\"\"");
             if let Some(s @ Value::Object(_)) = field("stringData") {
-                m.insert("stringData".into(), s.clone());
+                out.put(",\"stringData\":");
+                go_json_into(s, &mut out);
             }
-            go_json(&Value::Object(m))
+            out.put(",\"type\":");
+            match field("type") {
+                None | Some(Value::Object(_) | Value::Array(_) | Value::Null) => out.put("\"\""),
+                Some(scalar) => go_json_into(scalar, &mut out),
+            }
+            out.put("}");
         }
-        _ => go_json(resource),
-    };
-    let digest = Sha256::digest(encoded.as_bytes());
-    let hex: String = digest.iter().take(5).map(|b| format!("{b:02x}")).collect();
-    hex.chars()
-        .map(|c| match c {
-            '0' => 'g',
-            '1' => 'h',
-            '3' => 'k',
-            'a' => 'm',
-            'e' => 't',
-            other => other,
-        })
+        _ => go_json_into(resource, &mut out),
+    }
+    // kustomize's hex digits with 0, 1, 3, a and e swapped for letters.
+    const DIGITS: &[u8; 16] = b"gh2k456789mbcdtf";
+    out.0.finalize()[..5]
+        .iter()
+        .flat_map(|b| [DIGITS[usize::from(b >> 4)] as char, DIGITS[usize::from(b & 0xf)] as char])
         .collect()
 }
 
-fn map_or_empty(v: Option<&Value>) -> Value {
+/// A map as itself, anything else as an empty string.
+fn map_or_empty(v: Option<&Value>, out: &mut Digesting) {
     match v {
-        Some(m @ Value::Object(_)) => m.clone(),
-        _ => Value::String(String::new()),
-    }
-}
-
-fn scalar_or_empty(v: Value) -> Value {
-    match v {
-        Value::Object(_) | Value::Array(_) | Value::Null => Value::String(String::new()),
-        other => other,
+        Some(m @ Value::Object(_)) => go_json_into(m, out),
+        _ => out.put("\"\""),
     }
 }
 
@@ -81,6 +85,7 @@ pub(crate) fn add_hash_suffixes(resources: &mut ResMap) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::yaml::go_json_text::go_json;
     use serde_json::json;
 
     // Expected suffixes produced by kustomize v5.6.0 for the same generator input.
@@ -104,6 +109,18 @@ mod tests {
         let tls = json!({"kind": "Secret", "metadata": {"name": "s2"}, "type": "kubernetes.io/tls", "data": {"x": "MQ=="}});
         assert_eq!(content_hash(&opaque), "bf2648c599");
         assert_eq!(content_hash(&tls), "79cg2k2tfk");
+    }
+
+    // kustomize v5.8.1 named these `esc-b7gmb7bf86` and `sec-d8bm4bdbg9` (configMapGenerator and
+    // secretGenerator literals, keys given out of order): escapes, U+2028/U+2029 and sorting.
+    #[test]
+    fn hash_of_escaped_unsorted_data_is_kustomizes() {
+        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "esc"},
+            "data": {"z": "<a> & b", "ctl": "tab\there\u{1}\u{8}q\"\\", "ls": "x\u{2028}y\u{2029}z é"}});
+        assert_eq!(content_hash(&cm), "b7gmb7bf86");
+        let secret = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "sec"},
+            "type": "kubernetes.io/tls", "data": {"tls.key": "PGs+", "tls.crt": "YyY="}});
+        assert_eq!(content_hash(&secret), "d8bm4bdbg9");
     }
 
     #[test]

@@ -161,6 +161,18 @@ impl Resource {
         out
     }
 
+    /// [`Self::write`] for a write that only sets the entries named `is_written_key` of maps,
+    /// creating fields on the way (labels, annotations): when no shared or untagged scalar is
+    /// such an entry, nothing shared can change, and the values need no snapshot.
+    pub fn write_map_entries<T>(&mut self, is_written_key: impl Fn(&str) -> bool, f: impl FnOnce(&mut Value) -> T) -> T {
+        if self.nodes.is_empty() || self.nodes.may_change_scalars_at_keys(&self.value, is_written_key) {
+            return self.write(f);
+        }
+        let out = f(&mut self.value);
+        self.nodes.forget_overwritten(&self.value);
+        out
+    }
+
     /// kyaml's `SetAnnotations`, as kustomize runs it after each transformer when it tracks
     /// origins: the annotations become fresh string nodes, shared with nothing.
     pub fn rewrite_annotations(&mut self) {

@@ -175,6 +175,26 @@ impl NodeFacts {
         self.untagged.retain(|u| value_at(root, &u.path) == Some(&u.value));
     }
 
+    /// Whether a write that only sets entries named `is_written_key` in maps (making maps and
+    /// lists of missing fields and nulls on the way, as a field-spec walk does) may change a
+    /// shared or untagged scalar: one is such an entry, or a null the walk could replace.
+    pub fn may_change_scalars_at_keys(&self, root: &Value, is_written_key: impl Fn(&str) -> bool) -> bool {
+        let touched = |p: &NodePath| {
+            matches!(p.last(), Some(Step::Key(k)) if is_written_key(k)) || value_at(root, p).is_some_and(Value::is_null)
+        };
+        self.shared.iter().flatten().any(touched) || self.untagged.iter().any(|u| touched(&u.path))
+    }
+
+    /// [`Self::propagate`] after a write that changed no shared or untagged scalar, so there is
+    /// nothing to pass on: paths that no longer hold their scalar are forgotten.
+    pub fn forget_overwritten(&mut self, root: &Value) {
+        for group in &mut self.shared {
+            group.retain(|p| value_at(root, p).is_some_and(is_scalar));
+        }
+        self.shared.retain(|g| g.len() > 1);
+        self.untagged.retain(|u| value_at(root, &u.path) == Some(&u.value));
+    }
+
     /// The string map at `map_path` was written again with fresh string nodes (kyaml's
     /// `SetAnnotations`): its entries leave their groups and untagged ones become strings.
     pub fn map_rewritten(&mut self, root: &mut Value, map_path: &[Step]) {

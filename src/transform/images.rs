@@ -138,43 +138,65 @@ pub fn set_images(resources: &mut ResMap, images: &[Image], specs: &[FieldSpec])
     let paths = SpecPaths::new(specs);
     resources.try_update_parallel(|r| {
         let mut wrote = false;
+        // Every rule visits the same nodes (rules only rewrite strings), so a resource without
+        // container lists is walked for them once, and once no image left could match a later
+        // rule, the later rules would change nothing and are not run.
+        let mut has_containers = true;
         for (i, rule) in rules.iter().enumerate() {
+            let later = &rules[i + 1..];
+            let mut later_may_match = false;
             let mut update = |node: &mut Value| {
                 if let Some(new) = node.as_str().and_then(|s| rule.rewrite(s)) {
                     matched[i].store(true, Ordering::Relaxed);
                     *node = Value::String(new);
                     wrote = true;
                 }
+                later_may_match |= node.as_str().is_some_and(|s| later.iter().any(|r| r.matcher.is_match(s)));
                 Ok(())
             };
-            update_containers_anywhere(&mut r.value, &mut update)?;
+            if has_containers {
+                has_containers = update_containers_anywhere(&mut r.value, &mut update)?;
+            }
             let altered = paths.apply(&mut r.value, CreateKind::Nothing, &mut update)?;
             wrote |= altered;
+            if !later_may_match {
+                break;
+            }
         }
         Ok::<bool, Error>(wrote)
     })?;
     Ok(matched.into_iter().map(AtomicBool::into_inner).collect())
 }
 
-/// kustomize's legacy image filter: every `containers`/`initContainers` list at any depth.
-fn update_containers_anywhere(node: &mut Value, update: &mut dyn FnMut(&mut Value) -> Result<()>) -> Result<()> {
+/// kustomize's legacy image filter: every `containers`/`initContainers` list at any depth. Says
+/// whether there was one.
+fn update_containers_anywhere(node: &mut Value, update: &mut dyn FnMut(&mut Value) -> Result<()>) -> Result<bool> {
+    let mut found = false;
     match node {
-        Value::Array(items) => items.iter_mut().try_for_each(|i| update_containers_anywhere(i, update)),
+        Value::Array(items) => {
+            for item in items {
+                found |= update_containers_anywhere(item, update)?;
+            }
+        }
         Value::Object(map) => {
             for (key, value) in map.iter_mut() {
-                update_containers_anywhere(value, update)?;
+                if !(value.is_object() || value.is_array()) {
+                    continue;
+                }
+                found |= update_containers_anywhere(value, update)?;
                 if key == "containers" || key == "initContainers" {
                     if let Value::Array(containers) = value {
+                        found = true;
                         for image in containers.iter_mut().filter_map(|c| c.get_mut("image")) {
                             update(image)?;
                         }
                     }
                 }
             }
-            Ok(())
         }
-        _ => Ok(()),
+        _ => {}
     }
+    Ok(found)
 }
 
 #[cfg(test)]

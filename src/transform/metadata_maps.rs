@@ -24,7 +24,7 @@ fn add_to_resource(r: &mut Resource, entries: &StringMap, specs: &SpecPaths, bud
     // For each key, the paths where this run created it.
     let mut created: Vec<Vec<NodePath>> = vec![Vec::new(); entries.len()];
     let quoted = r.quoted.clone();
-    let outcome = r.write(|value| {
+    let outcome = r.write_map_entries(|k| entries.contains_key(k), |value| {
         specs.apply_at(value, CreateKind::Mapping, &mut |node, path| {
             if node.is_null() {
                 *node = Value::Object(Map::new());

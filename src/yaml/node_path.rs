@@ -6,6 +6,8 @@
 //! `transform/path.rs`'s.
 use serde_json::Value;
 
+use crate::fast_hash::{field, field_mut};
+
 /// One step of a path into a document (or a resource): a mapping key or a sequence position.
 /// Paths order as kyaml's walker visits fields (keys sorted, positions in order).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -17,10 +19,10 @@ pub enum Step {
 /// Where a node sits inside a document or resource.
 pub type NodePath = Vec<Step>;
 
-/// The node at `path` below `root`.
+/// The node at `path` below `root` (small mappings are scanned, not hashed).
 pub fn value_at<'v>(root: &'v Value, path: &[Step]) -> Option<&'v Value> {
     path.iter().try_fold(root, |node, step| match step {
-        Step::Key(k) => node.as_object()?.get(k.as_str()),
+        Step::Key(k) => field(node.as_object()?, k),
         Step::Index(i) => node.as_array()?.get(*i),
     })
 }
@@ -28,7 +30,7 @@ pub fn value_at<'v>(root: &'v Value, path: &[Step]) -> Option<&'v Value> {
 /// The node at `path` below `root`, to change.
 pub fn value_at_mut<'v>(root: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
     path.iter().try_fold(root, |node, step| match step {
-        Step::Key(k) => node.as_object_mut()?.get_mut(k.as_str()),
+        Step::Key(k) => field_mut(node.as_object_mut()?, k),
         Step::Index(i) => node.as_array_mut()?.get_mut(*i),
     })
 }

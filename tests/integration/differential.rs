@@ -66,6 +66,7 @@ fixtures! {
     strategic_merge_walks_target_fields_the_patch_does_not_name => "patch_strategic_merge_walks_fields_it_does_not_name",
     empty_annotations_are_dropped_and_labels_keep_their_type => "metadata_annotations_and_label_types",
     images_with_tag_and_digest_match_and_are_rewritten => "images_tag_and_digest",
+    images_rules_apply_in_order_and_twice_where_two_walks_meet => "images_rules_in_order",
     replacements_splice_a_delimited_part_of_a_list_item => "replacements_delimiter_index_into_list",
     generators_with_an_unknown_behavior_create => "generator_unknown_behavior",
 }

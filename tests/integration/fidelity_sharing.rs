@@ -33,6 +33,7 @@ macro_rules! cases {
 
 cases! {
     a_later_labels_entry_rewrites_every_path_an_earlier_one_created => "labels_entries_in_one_kustomization",
+    labels_and_annotations_of_other_keys_leave_the_sharing_intact => "other_keys_leave_labels_shared",
     labels_stay_shared_across_three_levels_prefix_and_namespace => "labels_across_three_levels",
     keys_that_existed_before_get_a_copy_not_the_shared_node => "preexisting_keys_are_not_shared",
     a_json6902_patch_ends_the_sharing => "json6902_patch_ends_sharing",
