@@ -52,7 +52,10 @@ struct Options {
 #[derive(Clone, Copy)]
 struct Usage {
     wall: Duration,
+    /// User and system time over all threads.
     cpu: Duration,
+    /// The system time alone (file creation, page faults).
+    kernel: Duration,
     peak_kib: u64,
 }
 
@@ -128,6 +131,7 @@ fn main() {
         let ours = Usage {
             wall: Duration::from_secs_f64(median(pairs.iter().map(|p| p.1.wall.as_secs_f64()))),
             cpu: Duration::from_secs_f64(median(pairs.iter().map(|p| p.1.cpu.as_secs_f64()))),
+            kernel: Duration::from_secs_f64(median(pairs.iter().map(|p| p.1.kernel.as_secs_f64()))),
             peak_kib: median(pairs.iter().map(|p| p.1.peak_kib as f64)) as u64,
         };
         let wall_ratio = median(pairs.iter().map(|(f, u)| u.wall.as_secs_f64() / f.as_secs_f64()));
@@ -223,7 +227,7 @@ fn reference(options: &Options, apps: usize, digest: &str, dir: &Path, ours: &[u
     } else if let Ok(text) = std::fs::read_to_string(kept.with_extension("usage")) {
         let parts: Vec<f64> = text.split_whitespace().filter_map(|p| p.parse().ok()).collect();
         if let [wall, cpu, peak] = parts[..] {
-            usage = Some(Usage { wall: Duration::from_secs_f64(wall), cpu: Duration::from_secs_f64(cpu), peak_kib: peak as u64 });
+            usage = Some(Usage { wall: Duration::from_secs_f64(wall), cpu: Duration::from_secs_f64(cpu), kernel: Duration::ZERO, peak_kib: peak as u64 });
         }
     }
     let identical = if std::fs::read(&kept).unwrap() == ours { "yes" } else { "DIFFERS" };
@@ -259,7 +263,7 @@ fn run(command: &mut Command, out: &Path) -> std::io::Result<Usage> {
         return Err(std::io::Error::other(format!("{command:?} failed")));
     }
     let time = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
-    Ok(Usage { wall, cpu: time(usage.ru_utime) + time(usage.ru_stime), peak_kib: usage.ru_maxrss as u64 })
+    Ok(Usage { wall, cpu: time(usage.ru_utime) + time(usage.ru_stime), kernel: time(usage.ru_stime), peak_kib: usage.ru_maxrss as u64 })
 }
 
 /// Reads and parses every file the build of `dir` reads, then emits every document.
