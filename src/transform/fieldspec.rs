@@ -42,11 +42,14 @@ impl FieldSpec {
 
     /// kyaml's `isMatchGVK`: kind, group and version compared only when the spec sets them.
     pub fn applies_to(&self, api_version: &str, kind: &str) -> bool {
-        if !self.gvk.kind.is_empty() && self.gvk.kind != kind {
-            return false;
-        }
         let (group, version) = split_api_version(api_version);
-        (self.gvk.group.is_empty() || self.gvk.group == group)
+        self.applies_to_parts(group, version, kind)
+    }
+
+    /// [`Self::applies_to`] with the apiVersion already split.
+    fn applies_to_parts(&self, group: &str, version: &str, kind: &str) -> bool {
+        (self.gvk.kind.is_empty() || self.gvk.kind == kind)
+            && (self.gvk.group.is_empty() || self.gvk.group == group)
             && (self.gvk.version.is_empty() || self.gvk.version == version)
     }
 
@@ -204,6 +207,9 @@ impl From<SpecFailure<'_>> for Error {
 /// only when the visit asks for it).
 pub type VisitAt<'v> = dyn FnMut(&mut Value, &dyn Fn() -> NodePath) -> Result<()> + 'v;
 
+/// The visit a walk calls at each node it reaches, with the node's path borrowed from the specs.
+pub type StepsVisit<'p, 'v> = dyn FnMut(&mut Value, &[StepRef<'p>]) -> Result<()> + 'v;
+
 impl<'s> SpecPaths<'s> {
     pub fn new(specs: &'s [FieldSpec]) -> Self {
         let mut parts = Vec::with_capacity(specs.len() * 4);
@@ -234,8 +240,9 @@ impl<'s> SpecPaths<'s> {
         Ok(altered)
     }
 
-    /// [`Self::apply`], telling `visit` where each node is.
-    pub fn apply_at(&self, value: &mut Value, create_kind: CreateKind, visit: &mut VisitAt<'_>) -> Result<(), SpecFailure<'s>> {
+    /// [`Self::apply`], telling `visit` where each node is, as steps borrowed from the specs'
+    /// paths (see [`owned_path`] for the resource model's form).
+    pub fn apply_at<'p>(&'p self, value: &mut Value, create_kind: CreateKind, visit: &mut StepsVisit<'p, '_>) -> Result<(), SpecFailure<'s>> {
         self.visit_all(value, create_kind, true, &mut false, visit)
     }
 
@@ -246,15 +253,16 @@ impl<'s> SpecPaths<'s> {
         if !self.specs[index].applies_to(api_version, kind) {
             return Ok(());
         }
-        self.walk_one(index, value, create_kind, &mut Vec::new(), track, &mut false, visit)
+        self.walk_one(index, value, create_kind, &mut Vec::new(), track, &mut false, &mut |node, path| visit(node, &|| owned_path(path)))
     }
 
-    fn visit_all(&self, value: &mut Value, create_kind: CreateKind, track: bool, altered: &mut bool, visit: &mut VisitAt<'_>) -> Result<(), SpecFailure<'s>> {
+    fn visit_all<'p>(&'p self, value: &mut Value, create_kind: CreateKind, track: bool, altered: &mut bool, visit: &mut StepsVisit<'p, '_>) -> Result<(), SpecFailure<'s>> {
         // Decided before any walk (a walk may write them), without copying them: a bit per
         // spec, a list only for long tables.
         let applying = {
             let (api_version, kind) = api_version_and_kind(value);
-            let applies = |spec: &FieldSpec| spec.applies_to(api_version, kind);
+            let (group, version) = split_api_version(api_version);
+            let applies = |spec: &FieldSpec| spec.applies_to_parts(group, version, kind);
             match self.specs.len() {
                 0..=64 => Applying::Bits(self.specs.iter().enumerate().fold(0u64, |bits, (i, spec)| bits | (u64::from(applies(spec)) << i))),
                 _ => Applying::List(self.specs.iter().map(applies).collect()),
@@ -279,13 +287,11 @@ impl<'s> SpecPaths<'s> {
         at: &mut Vec<StepRef<'p>>,
         track: bool,
         altered: &mut bool,
-        visit: &mut VisitAt<'_>,
+        visit: &mut StepsVisit<'p, '_>,
     ) -> Result<()> {
         at.clear();
         let spec = &self.specs[index];
-        walk_at(value, self.parts(index), spec.create, create_kind, track.then_some(at), altered, &mut |node, path| {
-            visit(node, &|| owned_path(path))
-        })
+        walk_at(value, self.parts(index), spec.create, create_kind, track.then_some(at), altered, visit)
     }
 }
 

@@ -1,7 +1,8 @@
 //! `commonLabels`, `labels` and `commonAnnotations`: add entries to the maps the field specs name.
+use serde_json::map::Entry;
 use serde_json::{Map, Value};
 
-use super::fieldspec::{CreateKind, FieldSpec, SpecPaths};
+use super::fieldspec::{owned_path, CreateKind, FieldSpec, SpecPaths, StepRef};
 use crate::fast_hash::field_mut;
 use crate::error::{Error, Result};
 use crate::kustomization::types::StringMap;
@@ -21,8 +22,11 @@ pub fn add_map_entries(resources: &mut ResMap, entries: &StringMap, specs: &[Fie
 }
 
 fn add_to_resource(r: &mut Resource, entries: &StringMap, specs: &SpecPaths, budget: &crate::budget::Budget) -> Result<()> {
-    // For each key, the paths where this run created it.
-    let mut created: Vec<Vec<NodePath>> = vec![Vec::new(); entries.len()];
+    // Where this run created a key: the key's index and the path of its map, as steps borrowed
+    // from the specs (one after another in `steps`). Owned paths are made afterwards, only for
+    // a key created at more than one path (a shared node) or one read back as a non-string.
+    let mut created: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+    let mut steps: Vec<StepRef> = Vec::new();
     let quoted = r.quoted.clone();
     let outcome = r.write_map_entries(|k| entries.contains_key(k), |value| {
         specs.apply_at(value, CreateKind::Mapping, &mut |node, path| {
@@ -31,21 +35,19 @@ fn add_to_resource(r: &mut Resource, entries: &StringMap, specs: &SpecPaths, bud
             }
             let Value::Object(map) = node else {
                 let got = if node.is_array() { "SequenceNode" } else { "ScalarNode" };
-                let contents = crate::yaml::emit::emit_node_dump(node, quoted_at(quoted.as_deref(), &path()));
+                let contents = crate::yaml::emit::emit_node_dump(node, quoted_at(quoted.as_deref(), &owned_path(path)));
                 return Err(Error::msg(format!("wrong node kind: expected MappingNode but got {got}: node contents:\n{contents}")));
             };
+            let mut map_path: Option<std::ops::Range<usize>> = None;
             for (i, (k, v)) in entries.iter().enumerate() {
                 budget.charge_text(k.len() + v.len(), 2).map_err(|e| Error::msg(e.to_string()))?;
-                match field_mut(map, k) {
-                    // Already the value: nothing to write (and no new string to make).
-                    Some(Value::String(old)) if old == v => {}
-                    Some(slot) => *slot = Value::String(v.clone()),
-                    None => {
-                        let mut at = path();
-                        at.push(Step::Key(k.clone()));
-                        created[i].push(at);
-                        map.insert(k.clone(), Value::String(v.clone()));
-                    }
+                if set_entry(map, k, v) {
+                    let range = map_path.get_or_insert_with(|| {
+                        let start = steps.len();
+                        steps.extend_from_slice(path);
+                        start..steps.len()
+                    });
+                    created.push((i, range.clone()));
                 }
             }
             Ok(())
@@ -56,14 +58,63 @@ fn add_to_resource(r: &mut Resource, entries: &StringMap, specs: &SpecPaths, bud
         let path = &failure.spec.path;
         return Err(failure.error.context(format!("considering field '{path}' of object {}", r.current_id())));
     }
-    for (paths, k) in created.into_iter().zip(entries.keys()) {
-        if crate::yaml::scalar::plain_key_as_go_value(k).is_some() {
+    for (i, k) in entries.keys().enumerate() {
+        let count = created.iter().filter(|(key, _)| *key == i).count();
+        if count == 0 {
+            continue;
+        }
+        let plain = crate::yaml::scalar::plain_key_as_go_value(k).is_some();
+        if count == 1 && !plain {
+            continue;
+        }
+        let paths: Vec<NodePath> = created
+            .iter()
+            .filter(|(key, _)| *key == i)
+            .map(|(_, range)| {
+                let mut at = owned_path(&steps[range.clone()]);
+                at.push(Step::Key(k.clone()));
+                at
+            })
+            .collect();
+        if plain {
             r.plain_keys.extend(paths.iter().cloned());
         }
         r.nodes.link(paths);
     }
     Ok(())
 }
+
+/// Sets `key: value` in `map`; says whether the key was missing. The key is hashed (serde_json's
+/// maps use SipHash) once at most: small maps are searched key by key, larger ones go through
+/// one entry lookup.
+fn set_entry(map: &mut Map<String, Value>, key: &str, value: &str) -> bool {
+    let slot = if map.len() <= SCAN {
+        match field_mut(map, key) {
+            Some(slot) => slot,
+            None => {
+                map.insert(key.to_string(), Value::String(value.to_string()));
+                return true;
+            }
+        }
+    } else {
+        match map.entry(key) {
+            Entry::Occupied(slot) => slot.into_mut(),
+            Entry::Vacant(slot) => {
+                slot.insert(Value::String(value.to_string()));
+                return true;
+            }
+        }
+    };
+    match slot {
+        // Already the value: nothing to write (and no new string to make).
+        Value::String(old) if old == value => {}
+        slot => *slot = Value::String(value.to_string()),
+    }
+    false
+}
+
+/// Maps up to this size are searched key by key before an insert (as `fast_hash::field_mut`).
+const SCAN: usize = 8;
 
 #[cfg(test)]
 mod tests {
