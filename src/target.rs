@@ -18,7 +18,7 @@ use crate::explain::Recorder;
 use crate::resource::provenance::{self, StepRecord};
 use crate::resource::decode::{parse_file, resources_from_file, stringify_values};
 use crate::resource::{Behavior, ResMap, Resource};
-use crate::transform::fieldspec::FieldSpec;
+use crate::transform::fieldspec::{FieldSpec, SpecPaths};
 use crate::transform::fieldspec_tables::{merge_field_specs, FieldSpecTables};
 use crate::transform::namespace::NamespaceOptions;
 use crate::transform::{builtin_plugins, images, metadata_maps, name_affix, namespace, patches, replicas};
@@ -921,30 +921,61 @@ fn merge_string_map_from(new: &mut Value, old: &Value, field: &str) {
     new.as_object_mut().unwrap().insert(field.into(), Value::Object(merged));
 }
 
+/// The split paths of a labels pass's field specs: the builtin tables' are split once for the
+/// build, others once per pass.
+enum PassSpecs<'t> {
+    Builtin(&'static SpecPaths<'static>),
+    Merged(Cow<'t, [FieldSpec]>),
+}
+
+impl<'t> PassSpecs<'t> {
+    /// The split paths, made in `split` when they are not the builtin ones.
+    fn paths<'a>(&'a self, split: &'a mut Option<SpecPaths<'a>>) -> &'a SpecPaths<'a> {
+        match self {
+            PassSpecs::Builtin(paths) => paths,
+            PassSpecs::Merged(specs) => split.insert(SpecPaths::new(specs)),
+        }
+    }
+}
+
+/// The `commonLabels` table of `tables`, or with `annotations` its `commonAnnotations` table.
+fn common_map_specs<'t>(tables: &'t FieldSpecTables, annotations: bool) -> PassSpecs<'t> {
+    static BUILTIN: OnceLock<[SpecPaths<'static>; 2]> = OnceLock::new();
+    let builtin = FieldSpecTables::builtin();
+    if std::ptr::eq(tables, builtin) {
+        let both = BUILTIN.get_or_init(|| [SpecPaths::new(&builtin.common_labels), SpecPaths::new(&builtin.common_annotations)]);
+        return PassSpecs::Builtin(&both[usize::from(annotations)]);
+    }
+    PassSpecs::Merged(Cow::Borrowed(if annotations { &tables.common_annotations } else { &tables.common_labels }))
+}
+
 /// Where a `labels` entry sets its pairs: its own `fields`, then, with selectors, the
 /// commonLabels table; without, the template tables it asks for, `metadata/labels` and the
 /// `labels` table (merged as kustomize's `MergeAll` merges them).
-fn label_field_specs<'t>(tables: &'t FieldSpecTables, label: &Label) -> Result<Cow<'t, [FieldSpec]>> {
+fn label_field_specs<'t>(tables: &'t FieldSpecTables, label: &Label) -> Result<PassSpecs<'t>> {
     let builtin = FieldSpecTables::builtin();
     if !label.fields.is_empty() || !std::ptr::eq(tables, builtin) {
-        return merge_label_field_specs(tables, label).map(Cow::Owned);
+        return merge_label_field_specs(tables, label).map(|specs| PassSpecs::Merged(Cow::Owned(specs)));
     }
-    // Entries without `fields` over the builtin tables: merged once per choice of options, not
-    // once per entry (a merge that failed is made again, to report its error).
-    static BUILTIN: OnceLock<[Option<Vec<FieldSpec>>; 8]> = OnceLock::new();
+    // Entries without `fields` over the builtin tables: merged and split once per choice of
+    // options, not once per entry (a merge that failed is made again, to report its error).
+    // The eight merged tables live as long as the program.
+    static BUILTIN: OnceLock<[Option<SpecPaths<'static>>; 8]> = OnceLock::new();
     let options = |n: usize| Label {
         include_selectors: n & 1 != 0,
         include_templates: n & 2 != 0,
         include_volume_claim_templates: n & 4 != 0,
         ..Label::default()
     };
-    let memo = BUILTIN.get_or_init(|| std::array::from_fn(|n| merge_label_field_specs(builtin, &options(n)).ok()));
+    let memo = BUILTIN.get_or_init(|| {
+        std::array::from_fn(|n| merge_label_field_specs(builtin, &options(n)).ok().map(|specs| SpecPaths::new(specs.leak())))
+    });
     let n = usize::from(label.include_selectors)
         | (usize::from(label.include_templates) << 1)
         | (usize::from(label.include_volume_claim_templates) << 2);
     match &memo[n] {
-        Some(specs) => Ok(Cow::Borrowed(specs)),
-        None => merge_label_field_specs(tables, label).map(Cow::Owned),
+        Some(paths) => Ok(PassSpecs::Builtin(paths)),
+        None => merge_label_field_specs(tables, label).map(|specs| PassSpecs::Merged(Cow::Owned(specs))),
     }
 }
 
@@ -1034,21 +1065,21 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     for (i, label) in k.labels.iter().enumerate() {
         let specs = label_field_specs(tables, label)?;
         recorded(recorder, resources, |r| r.keyed_step(file, "labels", Some(i), "pairs"), |resources| {
-            metadata_maps::add_map_entries(resources, &label.pairs, &specs)?;
+            metadata_maps::add_map_entries_at(resources, &label.pairs, specs.paths(&mut None))?;
             ran(resources, "LabelTransformer");
             Ok(())
         })?;
     }
     if !k.common_labels.is_empty() {
         recorded(recorder, resources, |r| r.keyed_step(file, "commonLabels", None, ""), |resources| {
-            metadata_maps::add_map_entries(resources, &k.common_labels, &tables.common_labels)?;
+            metadata_maps::add_map_entries_at(resources, &k.common_labels, common_map_specs(tables, false).paths(&mut None))?;
             ran(resources, "LabelTransformer");
             Ok(())
         })?;
     }
     if !k.common_annotations.is_empty() {
         recorded(recorder, resources, |r| r.keyed_step(file, "commonAnnotations", None, ""), |resources| {
-            metadata_maps::add_map_entries(resources, &k.common_annotations, &tables.common_annotations)?;
+            metadata_maps::add_map_entries_at(resources, &k.common_annotations, common_map_specs(tables, true).paths(&mut None))?;
             ran(resources, "AnnotationsTransformer");
             Ok(())
         })?;

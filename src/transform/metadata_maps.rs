@@ -16,12 +16,21 @@ pub fn add_map_entries(resources: &mut ResMap, entries: &StringMap, specs: &[Fie
     if entries.is_empty() {
         return Ok(());
     }
-    let budget = crate::budget::current();
-    let paths = SpecPaths::new(specs);
-    resources.try_for_each_mut_parallel(|r| add_to_resource(r, entries, &paths, &budget))
+    add_map_entries_at(resources, entries, &SpecPaths::new(specs))
 }
 
-fn add_to_resource(r: &mut Resource, entries: &StringMap, specs: &SpecPaths, budget: &crate::budget::Budget) -> Result<()> {
+/// [`add_map_entries`] with the specs' paths already split.
+pub fn add_map_entries_at(resources: &mut ResMap, entries: &StringMap, paths: &SpecPaths) -> Result<()> {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let budget = crate::budget::current();
+    // Keys read back as non-strings (`true`, `1`) are the same for every resource.
+    let plain: Vec<bool> = entries.keys().map(|k| crate::yaml::scalar::plain_key_as_go_value(k).is_some()).collect();
+    resources.try_for_each_mut_parallel(|r| add_to_resource(r, entries, &plain, paths, &budget))
+}
+
+fn add_to_resource(r: &mut Resource, entries: &StringMap, plain: &[bool], specs: &SpecPaths, budget: &crate::budget::Budget) -> Result<()> {
     // Where this run created a key: the key's index and the path of its map, as steps borrowed
     // from the specs (one after another in `steps`). Owned paths are made afterwards, only for
     // a key created at more than one path (a shared node) or one read back as a non-string.
@@ -63,7 +72,7 @@ fn add_to_resource(r: &mut Resource, entries: &StringMap, specs: &SpecPaths, bud
         if count == 0 {
             continue;
         }
-        let plain = crate::yaml::scalar::plain_key_as_go_value(k).is_some();
+        let plain = plain[i];
         if count == 1 && !plain {
             continue;
         }
