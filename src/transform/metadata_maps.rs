@@ -173,4 +173,37 @@ metadata: {name: cfg, labels: {team: old}}
             assert_eq!(field(&set, kind, name, path), Some(&expected), "{kind}/{name} {path}");
         }
     }
+
+    /// A key missing at several paths of one resource becomes one shared node there (kustomize
+    /// sets the same value node at each); a key missing at one path only is linked to nothing.
+    /// A key YAML reads as a non-string is recorded at every path where it was created.
+    #[test]
+    fn keys_created_at_several_paths_are_linked_and_plain_keys_recorded() {
+        let mut set = resources(WORKLOADS);
+        let tables = FieldSpecTables::builtin();
+        add_map_entries(&mut set, &pairs("env", "prod"), &tables.common_labels).unwrap();
+        let linked = |set: &ResMap, kind: &str| !set.iter().find(|r| r.kind() == kind).unwrap().nodes.is_empty();
+        assert!(linked(&set, "Deployment"), "metadata, selector and template labels share the value");
+        assert!(!linked(&set, "ConfigMap"), "one path only");
+        add_map_entries(&mut set, &pairs("true", "yes"), &tables.common_labels).unwrap();
+        let config_map = set.iter().find(|r| r.kind() == "ConfigMap").unwrap();
+        let expected: NodePath = ["metadata", "labels", "true"].iter().map(|k| Step::Key((*k).to_string())).collect();
+        assert_eq!(config_map.plain_keys, vec![expected]);
+    }
+
+    /// Maps larger than the scanned size: an equal value stays, a different one is replaced in
+    /// place, a missing key goes last.
+    #[test]
+    fn large_maps_keep_their_order() {
+        let mut set = resources(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n  labels: {a: '1', b: '2', c: '3', d: '4', e: '5', f: '6', g: '7', h: '8', i: '9'}\n",
+        );
+        let entries: StringMap = [("c", "3"), ("e", "five"), ("z", "26")].into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let specs = [FieldSpec { gvk: Default::default(), path: "metadata/labels".into(), create: true }];
+        add_map_entries(&mut set, &entries, &specs).unwrap();
+        let labels = field(&set, "ConfigMap", "cfg", "metadata.labels").unwrap().as_object().unwrap();
+        let got: Vec<(&str, &str)> = labels.iter().map(|(k, v)| (k.as_str(), v.as_str().unwrap())).collect();
+        let expected = [("a", "1"), ("b", "2"), ("c", "3"), ("d", "4"), ("e", "five"), ("f", "6"), ("g", "7"), ("h", "8"), ("i", "9"), ("z", "26")];
+        assert_eq!(got, expected);
+    }
 }
