@@ -10,6 +10,8 @@
 //! kustomize round-trips the whole object through JSON (`float64` numbers) around the
 //! patch, so after applying, every number is normalized the same way: whole numbers
 //! become integers (`1.0` -> `1`) and integers beyond 2^53 lose precision.
+use std::borrow::Cow;
+
 use serde_json::{Map, Number, Value};
 
 use super::PatchError;
@@ -156,21 +158,27 @@ fn apply_one(doc: &mut Value, kind: &str, path: &str, op: &Map<String, Value>, b
 }
 
 fn decode_key(part: &str) -> String {
-    part.replace("~1", "/").replace("~0", "~")
+    decode_key_cow(part).into_owned()
+}
+
+/// [`decode_key`] without a copy for the usual key, which holds no `~`.
+fn decode_key_cow(part: &str) -> Cow<'_, str> {
+    match part.contains('~') {
+        true => Cow::Owned(part.replace("~1", "/").replace("~0", "~")),
+        false => Cow::Borrowed(part),
+    }
 }
 
 /// evanphx `findObject`: the container holding the last path segment, and that segment.
 fn find_object<'a>(doc: &'a mut Value, path: &str) -> Option<(&'a mut Value, String)> {
-    let mut split: Vec<&str> = path.split('/').collect();
-    if split.len() < 2 {
-        return None;
-    }
-    let key = decode_key(split.pop().unwrap());
+    let (parents, last) = path.rsplit_once('/')?;
+    let key = decode_key(last);
     let mut cur = doc;
-    for part in &split[1..] {
-        let part = decode_key(part);
+    // The segments before the last one, past the empty one before the leading `/`.
+    for part in parents.split('/').skip(1) {
+        let part = decode_key_cow(part);
         let next = match cur {
-            Value::Object(m) => m.get_mut(&part)?,
+            Value::Object(m) => crate::fast_hash::field_mut(m, &part)?,
             Value::Array(a) => {
                 let i = array_index(&part, a.len(), false).ok()?;
                 a.get_mut(i)?
