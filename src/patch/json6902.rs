@@ -330,6 +330,19 @@ mod tests {
     }
 
     #[test]
+    fn escaped_segments_are_decoded_along_the_whole_path() {
+        // RFC 6901: `~1` is `/` and `~0` is `~`, in the parents' segments as in the last one.
+        let d = apply(json!([
+            {"op": "add", "path": "/a~1b", "value": {"x~y": {}}},
+            {"op": "add", "path": "/a~1b/x~0y/c~1d", "value": 1},
+        ]))
+        .unwrap();
+        assert_eq!(d["a/b"], json!({"x~y": {"c/d": 1}}));
+        // An unescaped `/` is a separator: there is no `a` to add into.
+        assert!(apply(json!([{"op": "add", "path": "/a/b/c", "value": 1}])).is_err());
+    }
+
+    #[test]
     fn add_beyond_the_end_is_an_error() {
         let e = apply(json!([{"op": "add", "path": "/l/4", "value": 4}])).unwrap_err();
         assert!(e.0.ends_with("error in add for path: '/l/4': Unable to access invalid index: 4: invalid index referenced"), "{e}");
