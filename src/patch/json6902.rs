@@ -29,7 +29,7 @@ pub fn apply_json6902(target: &mut Value, ops: &Value) -> Result<bool, PatchErro
 /// or one within the other; each then compares what it writes with what it writes over.
 pub fn reports_changes(ops: &Value) -> bool {
     let Value::Array(list) = ops else { return false };
-    let mut paths: Vec<Vec<std::borrow::Cow<str>>> = Vec::with_capacity(list.len());
+    let mut written: Vec<&str> = Vec::with_capacity(list.len());
     for op in list {
         let Some(op) = op.as_object() else { return false };
         match op.get("op").and_then(Value::as_str) {
@@ -38,15 +38,20 @@ pub fn reports_changes(ops: &Value) -> bool {
             _ => return false,
         }
         let Some(path) = op.get("path").and_then(Value::as_str) else { return false };
-        paths.push(path.split('/').map(|part| if part.contains('~') { decode_key(part).into() } else { part.into() }).collect());
+        written.push(path);
     }
+    // A single write (the usual patch) has nothing to interfere with.
+    if written.len() < 2 {
+        return true;
+    }
+    let mut paths: Vec<Vec<Cow<str>>> = written.iter().map(|path| path.split('/').map(decode_key_cow).collect()).collect();
     // A path within another sorts right after it, or after one within it.
     paths.sort_unstable();
     if paths.windows(2).any(|w| w[1].starts_with(&w[0])) {
         return false;
     }
     // Two writes under one parent interfere when either is a list index.
-    let mut parents: crate::fast_hash::FastHashMap<&[std::borrow::Cow<str>], bool> = Default::default();
+    let mut parents: crate::fast_hash::FastHashMap<&[Cow<str>], bool> = Default::default();
     for path in &paths {
         let Some((last, parent)) = path.split_last() else { return false };
         let indexed = last == "-" || last.parse::<i64>().is_ok();
