@@ -10,6 +10,8 @@
 //! kustomize round-trips the whole object through JSON (`float64` numbers) around the
 //! patch, so after applying, every number is normalized the same way: whole numbers
 //! become integers (`1.0` -> `1`) and integers beyond 2^53 lose precision.
+use std::borrow::Cow;
+
 use serde_json::{Map, Number, Value};
 
 use super::PatchError;
@@ -27,7 +29,7 @@ pub fn apply_json6902(target: &mut Value, ops: &Value) -> Result<bool, PatchErro
 /// or one within the other; each then compares what it writes with what it writes over.
 pub fn reports_changes(ops: &Value) -> bool {
     let Value::Array(list) = ops else { return false };
-    let mut paths: Vec<Vec<std::borrow::Cow<str>>> = Vec::with_capacity(list.len());
+    let mut written: Vec<&str> = Vec::with_capacity(list.len());
     for op in list {
         let Some(op) = op.as_object() else { return false };
         match op.get("op").and_then(Value::as_str) {
@@ -36,15 +38,20 @@ pub fn reports_changes(ops: &Value) -> bool {
             _ => return false,
         }
         let Some(path) = op.get("path").and_then(Value::as_str) else { return false };
-        paths.push(path.split('/').map(|part| if part.contains('~') { decode_key(part).into() } else { part.into() }).collect());
+        written.push(path);
     }
+    // A single write (the usual patch) has nothing to interfere with.
+    if written.len() < 2 {
+        return true;
+    }
+    let mut paths: Vec<Vec<Cow<str>>> = written.iter().map(|path| path.split('/').map(decode_key_cow).collect()).collect();
     // A path within another sorts right after it, or after one within it.
     paths.sort_unstable();
     if paths.windows(2).any(|w| w[1].starts_with(&w[0])) {
         return false;
     }
     // Two writes under one parent interfere when either is a list index.
-    let mut parents: crate::fast_hash::FastHashMap<&[std::borrow::Cow<str>], bool> = Default::default();
+    let mut parents: crate::fast_hash::FastHashMap<&[Cow<str>], bool> = Default::default();
     for path in &paths {
         let Some((last, parent)) = path.split_last() else { return false };
         let indexed = last == "-" || last.parse::<i64>().is_ok();
@@ -156,21 +163,27 @@ fn apply_one(doc: &mut Value, kind: &str, path: &str, op: &Map<String, Value>, b
 }
 
 fn decode_key(part: &str) -> String {
-    part.replace("~1", "/").replace("~0", "~")
+    decode_key_cow(part).into_owned()
+}
+
+/// [`decode_key`] without a copy for the usual key, which holds no `~`.
+fn decode_key_cow(part: &str) -> Cow<'_, str> {
+    match part.contains('~') {
+        true => Cow::Owned(part.replace("~1", "/").replace("~0", "~")),
+        false => Cow::Borrowed(part),
+    }
 }
 
 /// evanphx `findObject`: the container holding the last path segment, and that segment.
 fn find_object<'a>(doc: &'a mut Value, path: &str) -> Option<(&'a mut Value, String)> {
-    let mut split: Vec<&str> = path.split('/').collect();
-    if split.len() < 2 {
-        return None;
-    }
-    let key = decode_key(split.pop().unwrap());
+    let (parents, last) = path.rsplit_once('/')?;
+    let key = decode_key(last);
     let mut cur = doc;
-    for part in &split[1..] {
-        let part = decode_key(part);
+    // The segments before the last one, past the empty one before the leading `/`.
+    for part in parents.split('/').skip(1) {
+        let part = decode_key_cow(part);
         let next = match cur {
-            Value::Object(m) => m.get_mut(&part)?,
+            Value::Object(m) => crate::fast_hash::field_mut(m, &part)?,
             Value::Array(a) => {
                 let i = array_index(&part, a.len(), false).ok()?;
                 a.get_mut(i)?
@@ -319,6 +332,19 @@ mod tests {
             assert_eq!(apply(json!([{"op": "add", "path": path, "value": 4}])).unwrap()["l"], json!([1, 2, 3, 4]));
         }
         assert_eq!(apply(json!([{"op": "add", "path": "/l/-4", "value": 4}])).unwrap()["l"], json!([4, 1, 2, 3]));
+    }
+
+    #[test]
+    fn escaped_segments_are_decoded_along_the_whole_path() {
+        // RFC 6901: `~1` is `/` and `~0` is `~`, in the parents' segments as in the last one.
+        let d = apply(json!([
+            {"op": "add", "path": "/a~1b", "value": {"x~y": {}}},
+            {"op": "add", "path": "/a~1b/x~0y/c~1d", "value": 1},
+        ]))
+        .unwrap();
+        assert_eq!(d["a/b"], json!({"x~y": {"c/d": 1}}));
+        // An unescaped `/` is a separator: there is no `a` to add into.
+        assert!(apply(json!([{"op": "add", "path": "/a/b/c", "value": 1}])).is_err());
     }
 
     #[test]

@@ -26,8 +26,9 @@
 //! Keyed lists whose elements all carry all keys (the normal case) merge in linear
 //! time through hash indexes; anything irregular (missing keys, duplicates, empty
 //! elements) goes through a literal port of kyaml's element setter, quirks included.
-use crate::fast_hash::{field, field_mut, FastHashMap, FastHashSet};
+use std::borrow::Cow;
 
+use crate::fast_hash::{field, field_mut, FastHashMap, FastHashSet};
 use serde_json::{Map, Value};
 
 use super::schema::{Schema, SchemaNode};
@@ -115,6 +116,14 @@ fn node_value(v: &Value) -> String {
         Value::Number(n) => n.to_string(),
         Value::Null => "null".to_string(),
         _ => String::new(),
+    }
+}
+
+/// [`node_value`] without copying a string, for a value only compared.
+fn node_text(v: &Value) -> Cow<'_, str> {
+    match v {
+        Value::String(s) => Cow::Borrowed(s),
+        _ => Cow::Owned(node_value(v)),
     }
 }
 
@@ -324,7 +333,7 @@ impl<'s> Walker<'s> {
                 if keys.is_empty() {
                     // merge_primitive's regular case keeps such a list as it is.
                     let mut seen = FastHashSet::default();
-                    return items.iter().all(|v| matches!(kind_of(v), Some(Kind::Scalar)) && seen.insert(node_value(v)));
+                    return items.iter().all(|v| matches!(kind_of(v), Some(Kind::Scalar)) && seen.insert(node_text(v)));
                 }
                 // merge_keyed's indexed case keeps each element in place: every element a
                 // non-empty mapping holding every key as a non-empty scalar, no two alike, each
@@ -333,10 +342,10 @@ impl<'s> Walker<'s> {
                 let mut seen = FastHashSet::with_capacity_and_hasher(items.len(), Default::default());
                 items.iter().enumerate().all(|(i, item)| {
                     let Some(m) = item.as_object().filter(|m| !m.is_empty()) else { return false };
-                    let tuple: Option<Vec<String>> = keys
+                    let tuple: Option<Vec<Cow<str>>> = keys
                         .iter()
                         .map(|k| match field(m, k) {
-                            Some(x @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => Some(node_value(x)).filter(|s| !s.is_empty()),
+                            Some(x @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => Some(node_text(x)).filter(|s| !s.is_empty()),
                             _ => None,
                         })
                         .collect();

@@ -1,5 +1,7 @@
 //! The patch transformers: `patchesStrategicMerge`, `patches` and `patchesJson6902`, choosing their
 //! targets as kustomize does and handing the merge itself to [`crate::patch`].
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use super::select::{same_id, CompiledSelector};
@@ -29,10 +31,22 @@ pub enum LoadedPatch {
     Other(Value),
 }
 
+impl LoadedPatch {
+    /// The strategic merge patches; none for the other kinds.
+    fn strategic(&self) -> &[Value] {
+        match self {
+            LoadedPatch::Strategic(patches) => patches,
+            _ => &[],
+        }
+    }
+}
+
 /// Parses patch text, telling a strategic merge patch (mappings) from a JSON 6902 one (a list).
-pub fn parse_patch_text(text: &str, origin: &str) -> Result<LoadedPatch> {
-    static PARSED: TextMemo<LoadedPatch> = TextMemo::new();
-    PARSED.get_or_parse(text, |text| parse_patch_text_once(text, origin))
+/// A patch text that comes back (a component's patch, applied by every app) is parsed once and
+/// shared: only a merge, which consumes the patch, copies it.
+pub fn parse_patch_text(text: &str, origin: &str) -> Result<Arc<LoadedPatch>> {
+    static PARSED: TextMemo<Arc<LoadedPatch>> = TextMemo::new();
+    PARSED.get_or_parse(text, |text| parse_patch_text_once(text, origin).map(Arc::new))
 }
 
 fn parse_patch_text_once(text: &str, origin: &str) -> Result<LoadedPatch> {
@@ -145,7 +159,7 @@ fn source(entry: &Patch) -> String {
 }
 
 /// PatchTransformer's `Config`: one of `path` and `patch`, read and parsed.
-fn configure_patch(entry: &Patch, loader: &Loader, config: &PluginConfig) -> Result<LoadedPatch> {
+fn configure_patch(entry: &Patch, loader: &Loader, config: &PluginConfig) -> Result<Arc<LoadedPatch>> {
     let inline = entry.patch.trim();
     let (text, origin) = match (entry.path.is_empty(), inline.is_empty()) {
         (true, true) => return Err(Error::msg(format!("must specify one of patch and path in\n{}", config.text()))),
@@ -158,7 +172,7 @@ fn configure_patch(entry: &Patch, loader: &Loader, config: &PluginConfig) -> Res
     };
     let unparsable = || format!("unable to parse SM or JSON patch from {}", source(entry));
     match parse_patch_text(&text, &origin) {
-        Ok(LoadedPatch::Other(_)) => Err(Error::msg(unparsable())),
+        Ok(loaded) if matches!(*loaded, LoadedPatch::Other(_)) => Err(Error::msg(unparsable())),
         Err(e) => Err(Error::noted(unparsable(), e.to_string())),
         Ok(loaded) => Ok(loaded),
     }
@@ -332,18 +346,20 @@ pub fn apply_patches_strategic_merge(
     kustomization: &str,
     config: &PluginConfig,
 ) -> Result<()> {
-    let patches = configure_strategic_merge(entries, inline, loader).map_err(|e| config.fails(e))?;
-    for (patch, described) in patches {
-        let target = unique_target(resources, &patch_id(&patch))?;
-        let unchanged = merge_selected(resources, &[target], &patch, (false, false), schema)?;
-        warn_unchanged(unchanged, diagnostics, kustomization, || described);
+    let loaded = configure_strategic_merge(entries, inline, loader).map_err(|e| config.fails(e))?;
+    for (patches, described) in &loaded {
+        for patch in patches.strategic() {
+            let target = unique_target(resources, &patch_id(patch))?;
+            let unchanged = merge_selected(resources, &[target], patch, (false, false), schema)?;
+            warn_unchanged(unchanged, diagnostics, kustomization, || described.clone());
+        }
     }
     Ok(())
 }
 
-/// PatchStrategicMergeTransformer's `Config`: every patch of its files and inline text, with
-/// how warnings name it.
-fn configure_strategic_merge(entries: &[String], inline: &str, loader: &Loader) -> Result<Vec<(Value, String)>> {
+/// PatchStrategicMergeTransformer's `Config`: the patches of each of its files and of its inline
+/// text (each [`LoadedPatch::Strategic`]), with how warnings name them.
+fn configure_strategic_merge(entries: &[String], inline: &str, loader: &Loader) -> Result<Vec<(Arc<LoadedPatch>, String)>> {
     if entries.is_empty() && inline.is_empty() {
         return Err(Error::msg("empty file path and empty patch content"));
     }
@@ -359,20 +375,21 @@ fn configure_strategic_merge(entries: &[String], inline: &str, loader: &Loader) 
             true => e.map_message(|message| format!("{message} in File: {entry}")),
             false => e,
         })?;
-        match parsed {
-            LoadedPatch::Strategic(patches) => loaded.extend(patches.into_iter().map(|p| (p, format!("'{entry}'")))),
+        match &*parsed {
+            LoadedPatch::Strategic(_) => loaded.push((parsed, format!("'{entry}'"))),
             LoadedPatch::Json6902(_) => return Err(Error::msg(format!("{origin}: a patchesStrategicMerge entry must be a strategic merge patch, not a list"))),
             LoadedPatch::Other(_) => return Err(Error::msg("missing Resource metadata")),
         }
     }
     if !inline.is_empty() {
-        match parse_patch_text(inline, "inline patch")? {
-            LoadedPatch::Strategic(patches) => loaded.extend(patches.into_iter().map(|p| (p, "(inline)".to_owned()))),
+        let parsed = parse_patch_text(inline, "inline patch")?;
+        match &*parsed {
+            LoadedPatch::Strategic(_) => loaded.push((parsed, "(inline)".to_owned())),
             LoadedPatch::Json6902(_) => return Err(Error::msg("a strategic merge patch must be a mapping, not a list")),
             LoadedPatch::Other(_) => return Err(Error::msg("missing Resource metadata")),
         }
     }
-    if loaded.is_empty() {
+    if loaded.iter().all(|(patches, _)| patches.strategic().is_empty()) {
         return Err(Error::msg(format!("patch appears to be empty; files=[{}], Patch={inline}", entries.join(" "))));
     }
     Ok(loaded)
@@ -394,7 +411,7 @@ pub fn apply_patch(
         entry.options.get("allowNameChange").copied().unwrap_or(false),
         entry.options.get("allowKindChange").copied().unwrap_or(false),
     );
-    match loaded {
+    match &*loaded {
         LoadedPatch::Strategic(patches) if patches.is_empty() => {
             diagnostics.unmatched(kustomization, &format!("patch {} holds no document and has no effect", described()));
             Ok(())
@@ -416,7 +433,7 @@ pub fn apply_patch(
                 Ok(())
             }
             None => {
-                for patch in &patches {
+                for patch in patches {
                     // kustomize's PatchTransformer names the patch by its id first.
                     let id = patch_id(patch);
                     let target = unique_target(resources, &id).map_err(|e| e.context(format!("no resource matches strategic merge patch \"{id}\"")))?;
@@ -430,7 +447,7 @@ pub fn apply_patch(
             let Some(target) = &entry.target else {
                 return Err(Error::msg(format!("must specify a target for JSON patch {}", source(entry))));
             };
-            apply_json6902_to_selected(resources, target, &ops, diagnostics, kustomization, described)
+            apply_json6902_to_selected(resources, target, ops, diagnostics, kustomization, described)
         }
         LoadedPatch::Other(_) => unreachable!("configure_patch refuses it"),
     }
@@ -475,16 +492,16 @@ fn configure_json6902(entry: &Patch, target: &Selector, loader: &Loader, describ
         false => serde_json::to_string(&as_go_yaml_v2(&text).unwrap_or_else(|| first.clone())).unwrap_or_default(),
     };
     let refused = |first: &Value| Error::msg(format!("decoding {}: json: cannot unmarshal {} into Go value of type jsonpatch.Patch", json(first), json_kind(first)));
-    match loaded {
+    match &*loaded {
         LoadedPatch::Json6902(ops) if ops.as_array().is_some_and(Vec::is_empty) => {
-            Err(Error::msg(format!("patch appears to be empty; file={}, JsonOp={}", entry.path, json(&ops))))
+            Err(Error::msg(format!("patch appears to be empty; file={}, JsonOp={}", entry.path, json(ops))))
         }
-        LoadedPatch::Json6902(ops) => Ok(ops),
+        LoadedPatch::Json6902(ops) => Ok(ops.clone()),
         LoadedPatch::Strategic(docs) => match docs.first() {
             Some(first) => Err(refused(first)),
             None => Err(Error::msg(format!("patch appears to be empty; file={}, JsonOp=null", entry.path))),
         },
-        LoadedPatch::Other(first) => Err(refused(&first)),
+        LoadedPatch::Other(first) => Err(refused(first)),
     }
 }
 
