@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
     let (Ok(target), Ok(patch)) = (parse::parse_document(target), parse::parse_document(patch)) else { return };
     if target.is_object() && patch.is_object() {
         let mut merged = target.clone();
-        if strategic_merge(&mut merged, &patch, Schema::builtin(), None).is_ok() && !merged.is_null() {
+        if strategic_merge(&mut merged, patch.clone(), Schema::builtin(), None, None).is_ok() && !merged.is_null() {
             let _ = emit::emit_stream([&merged]);
         }
     }
