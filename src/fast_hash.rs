@@ -21,7 +21,7 @@ pub type FastIndexSet<K> = indexmap::IndexSet<K, FastState>;
 
 /// Mappings up to this size are searched key by key: serde_json's `Map` hashes a key with SipHash
 /// for every lookup, which costs more than comparing a few short keys.
-const SCAN: usize = 8;
+pub const SCAN: usize = 8;
 
 /// `map.get(key)`, without hashing `key` when the mapping is small.
 pub fn field<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {

@@ -3,7 +3,7 @@ use serde_json::map::Entry;
 use serde_json::{Map, Value};
 
 use super::fieldspec::{owned_path, CreateKind, FieldSpec, SpecPaths, StepRef};
-use crate::fast_hash::field_mut;
+use crate::fast_hash::{field_mut, SCAN};
 use crate::error::{Error, Result};
 use crate::kustomization::types::StringMap;
 use crate::resource::nodes::quoted_at;
@@ -121,9 +121,6 @@ fn set_entry(map: &mut Map<String, Value>, key: &str, value: &str) -> bool {
     }
     false
 }
-
-/// Maps up to this size are searched key by key before an insert (as `fast_hash::field_mut`).
-const SCAN: usize = 8;
 
 #[cfg(test)]
 mod tests {
