@@ -255,9 +255,15 @@ impl Loader {
     /// Whether `relative` names an existing file (not folder) below the root, ignoring the restrictor.
     pub fn is_file(&self, relative: &str) -> bool {
         self.probe(relative);
+        self.looked_up(relative).is_file()
+    }
+
+    /// `relative` joined to the root, `.` and `..` taken lexically, to look at on disk (a path
+    /// that only goes down needs no cleaning).
+    fn looked_up(&self, relative: &str) -> PathBuf {
         match goes_down(Path::new(relative)) {
-            true => self.root.join(relative).is_file(),
-            false => normalize(&self.root.join(relative)).is_file(),
+            true => self.root.join(relative),
+            false => normalize(&self.root.join(relative)),
         }
     }
 
@@ -265,12 +271,12 @@ impl Loader {
     /// `stat` where [`Loader::is_file`] then [`Loader::is_dir`] would make two.
     pub fn kind_of(&self, relative: &str) -> Option<std::fs::FileType> {
         self.probe(relative);
-        std::fs::metadata(normalize(&self.root.join(relative))).ok().map(|meta| meta.file_type())
+        std::fs::metadata(self.looked_up(relative)).ok().map(|meta| meta.file_type())
     }
 
     pub fn is_dir(&self, relative: &str) -> bool {
         self.probe(relative);
-        normalize(&self.root.join(relative)).is_dir()
+        self.looked_up(relative).is_dir()
     }
 
     /// Why `relative` is neither a file nor a folder: usually "no such file or directory", but a
@@ -358,7 +364,7 @@ fn real_path(base: &Path, relative: &Path) -> std::io::Result<(PathBuf, Option<s
                 }
                 let meta = std::fs::symlink_metadata(&path)?;
                 let kind = meta.file_type();
-                if kind.is_symlink() || (parts.peek().is_some() && !kind.is_dir()) {
+                if kind.is_symlink() || (on_the_way && !kind.is_dir()) {
                     return Ok((base.join(relative).canonicalize()?, None));
                 }
                 if kind.is_dir() {
