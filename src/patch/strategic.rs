@@ -127,6 +127,18 @@ fn node_text(v: &Value) -> Cow<'_, str> {
     }
 }
 
+/// The key values of an element of a list merged by `keys`, for the indexed merge: none unless
+/// the element is a non-empty mapping holding every key as a non-empty scalar.
+fn key_texts<'v>(elem: &'v Value, keys: &[impl AsRef<str>]) -> Option<Vec<Cow<'v, str>>> {
+    let m = elem.as_object().filter(|m| !m.is_empty())?;
+    keys.iter()
+        .map(|k| match field(m, k.as_ref()) {
+            Some(x @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => Some(node_text(x)).filter(|s| !s.is_empty()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// kyaml `ElementValuesList` for one element: "" for a missing, null or empty key field.
 fn key_value(elem: &Value, key: &str) -> String {
     match elem.as_object().and_then(|m| m.get(key)) {
@@ -341,15 +353,7 @@ impl<'s> Walker<'s> {
                 let elements = sch.elements();
                 let mut seen = FastHashSet::with_capacity_and_hasher(items.len(), Default::default());
                 items.iter().enumerate().all(|(i, item)| {
-                    let Some(m) = item.as_object().filter(|m| !m.is_empty()) else { return false };
-                    let tuple: Option<Vec<Cow<str>>> = keys
-                        .iter()
-                        .map(|k| match field(m, k) {
-                            Some(x @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => Some(node_text(x)).filter(|s| !s.is_empty()),
-                            _ => None,
-                        })
-                        .collect();
-                    tuple.is_some_and(|t| seen.insert(t)) && self.settled(item, elements, nulls.and_then(|n| n.item(i)))
+                    key_texts(item, &keys).is_some_and(|t| seen.insert(t)) && self.settled(item, elements, nulls.and_then(|n| n.item(i)))
                 })
             }
             _ => true,
@@ -607,20 +611,8 @@ impl<'s> Walker<'s> {
         elem_schema: Option<SchemaNode<'s>>,
         nulls: Option<&EmptyNulls>,
     ) -> Result<(Vec<Value>, bool)> {
-        let tuple_of = |v: &Value| -> Option<Vec<String>> {
-            let m = v.as_object()?;
-            if m.is_empty() {
-                return None;
-            }
-            keys.iter()
-                .map(|k| match field(m, k) {
-                    Some(x @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => {
-                        Some(node_value(x)).filter(|s| !s.is_empty())
-                    }
-                    _ => None,
-                })
-                .collect()
-        };
+        // Owned: the elements move into the walk while their key values are still in use.
+        let tuple_of = |v: &Value| -> Option<Vec<String>> { Some(key_texts(v, keys)?.into_iter().map(Cow::into_owned).collect()) };
         // Each element's key values, read once: a walk leaves them as they are (the patch's
         // element has the same ones), so they also say where each merged element goes.
         let tuples = |l: &[Value]| -> Option<Vec<Vec<String>>> { l.iter().map(tuple_of).collect() };
