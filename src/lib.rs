@@ -295,26 +295,25 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
 /// kustomize fails to print a resource holding characters its YAML encoder refuses (see
 /// [`yaml::emit::find_unencodable`]); so does the build, with the YAML library's words.
 fn refuse_unencodable(resources: &ResMap) -> Result<()> {
-    for r in resources.iter() {
-        refuse_plain_keys(r)?;
-        match yaml::emit::find_unencodable(&r.value) {
-            None => {}
-            // kustomize names the resource by its decoded map, printed by Go's `%#v`.
-            Some('\u{85}') => {
-                return Err(Error::msg(format!(
-                    "{}: yaml: line 1: did not find expected ',' or '}}'",
-                    yaml::go_syntax::sharp_v(&r.value)
-                )))
-            }
-            Some(_) => {
-                return Err(Error::msg(format!(
-                    "{}: yaml: control characters are not allowed",
-                    yaml::go_syntax::sharp_v(&r.value)
-                )))
-            }
+    use rayon::prelude::*;
+    let refused = |r: &resource::Resource| -> Option<Error> {
+        if let Err(e) = refuse_plain_keys(r) {
+            return Some(e);
         }
-    }
-    Ok(())
+        // kustomize names the resource by its decoded map, printed by Go's `%#v`.
+        let said = match yaml::emit::find_unencodable(&r.value)? {
+            '\u{85}' => "yaml: line 1: did not find expected ',' or '}'",
+            _ => "yaml: control characters are not allowed",
+        };
+        Some(Error::msg(format!("{}: {said}", yaml::go_syntax::sharp_v(&r.value))))
+    };
+    // Each resource is looked at on its own: a large build's on all threads, the first refused
+    // in output order reported.
+    let first = match resources.is_large() {
+        true => resources.as_slice().par_iter().find_map_first(refused),
+        false => resources.iter().find_map(refused),
+    };
+    first.map_or(Ok(()), Err)
 }
 
 /// A key that a kustomization's string map added (labels, annotations) and that go-yaml reads

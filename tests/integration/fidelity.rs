@@ -196,6 +196,16 @@ fn values_the_yaml_encoder_refuses_fail_the_build() {
     let t = tree("nel-key", &[("kustomization.yaml", "resources:\n- cm.yaml\n"), ("cm.yaml", &cm)]);
     let words = r#"map[string]interface {}{"apiVersion":"v1", "data":map[string]interface {}{"k\u0085":"v"}, "kind":"ConfigMap", "metadata":map[string]interface {}{"name":"a"}}: yaml: line 1: did not find expected ',' or '}'"#;
     fails_with("nel-key", &t, ".", words, words);
+    // A build large enough to be looked at on several threads names the first refused resource
+    // in output order, not in input order nor whichever thread finds one first.
+    let mut many = String::new();
+    for n in (0..200).rev() {
+        let bad = if n == 50 || n == 150 { "\\x7f" } else { "" };
+        many.push_str(&format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm{n:03}\ndata:\n  x: \"v{bad}\"\n"));
+    }
+    let t = tree("many-refused", &[("kustomization.yaml", "resources:\n- many.yaml\n"), ("many.yaml", &many)]);
+    let words = r#"map[string]interface {}{"apiVersion":"v1", "data":map[string]interface {}{"x":"v\x7f"}, "kind":"ConfigMap", "metadata":map[string]interface {}{"name":"cm050"}}: yaml: control characters are not allowed"#;
+    fails_with("many-refused", &t, ".", words, words);
 }
 
 #[cfg(unix)]
