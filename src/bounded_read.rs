@@ -22,6 +22,12 @@ pub enum Links {
 /// Reads the regular file `path`, refusing anything else (a device, a FIFO, a socket, a folder)
 /// and a file longer than `limit` bytes. The errors do not name the file: callers do.
 pub fn read_regular_file(path: &Path, links: Links, limit: u64) -> Result<Vec<u8>> {
+    read_opened(open(path, links)?, limit)
+}
+
+/// The first half of [`read_regular_file`]: `path` opened for reading, without waiting on a
+/// FIFO. What is there is not yet looked at; a caller can tell a failed open from a refused file.
+pub fn open(path: &Path, links: Links) -> Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -34,7 +40,12 @@ pub fn read_regular_file(path: &Path, links: Links, limit: u64) -> Result<Vec<u8
         }
         options.custom_flags(flags);
     }
-    let file = options.open(path)?;
+    options.open(path)
+}
+
+/// The second half of [`read_regular_file`]: all of an opened `file`, when it is a regular file
+/// of at most `limit` bytes.
+pub fn read_opened(file: std::fs::File, limit: u64) -> Result<Vec<u8>> {
     let meta = file.metadata()?;
     if meta.is_dir() {
         // What a read of a folder says, as before this check.

@@ -211,10 +211,35 @@ impl Loader {
     /// Reads a file named relative to the root, as bytes.
     pub fn read_bytes(&self, relative: &str) -> Result<(PathBuf, Vec<u8>)> {
         self.probe(relative);
-        let path = self.resolve(relative)?;
-        let bytes = read_file(&path).map_err(|e| Error::Io { path: path.clone(), message: io_reason(&e) })?;
+        // The usual file, below the root through folders already found real, is opened at once:
+        // refusing a link at its last part is the whole check left. Anything else (nothing
+        // there, a link, a path that climbs) is resolved first, for the check's own answer.
+        let opened = self.below_real_folders(relative).and_then(|path| Some((read_file_open(&path).ok()?, path)));
+        let (path, bytes) = match opened {
+            Some((file, path)) => {
+                let bytes = read_opened(file).map_err(|e| Error::Io { path: path.clone(), message: io_reason(&e) })?;
+                (path, bytes)
+            }
+            None => {
+                let path = self.resolve(relative)?;
+                let bytes = read_file(&path).map_err(|e| Error::Io { path: path.clone(), message: io_reason(&e) })?;
+                (path, bytes)
+            }
+        };
         self.record_file(&path, relative);
         Ok((path, bytes))
+    }
+
+    /// `relative` joined to the root, when it only goes down and every folder on its way is one
+    /// this process found real ([`real_folders`]): then it lies inside the root, and a link can
+    /// only be its last part.
+    fn below_real_folders(&self, relative: &str) -> Option<PathBuf> {
+        if !goes_down(Path::new(relative)) {
+            return None;
+        }
+        let path = self.root.join(relative);
+        let folder = path.parent()?;
+        (folder == self.root || real_folders::known(folder)).then_some(path)
     }
 
     /// [`Loader::read`] of `relative` and `parse` of its text, or what an earlier `parse` of the
@@ -463,6 +488,16 @@ fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
     crate::bounded_read::read_regular_file(path, crate::bounded_read::Links::Refuse, crate::bounded_read::MAX_FILE_BYTES)
 }
 
+/// [`read_file`] in two steps: the open, which refuses a link at the last part ...
+fn read_file_open(path: &Path) -> std::io::Result<std::fs::File> {
+    crate::bounded_read::open(path, crate::bounded_read::Links::Refuse)
+}
+
+/// ... and the read of what was opened, within the bound.
+fn read_opened(file: std::fs::File) -> std::io::Result<Vec<u8>> {
+    crate::bounded_read::read_opened(file, crate::bounded_read::MAX_FILE_BYTES)
+}
+
 /// kustomize v5.8.3's refusal of a folder whose path has a segment with `..` inside it (not `..`
 /// itself): `foo..bar`, or `base - ../shared`, two list entries a bad indentation made one.
 pub fn ambiguous_root(relative: &str) -> Option<String> {
@@ -607,6 +642,29 @@ mod tests {
         std::os::unix::fs::symlink(t.0.join("app/real.yaml"), t.0.join("app/swapped.yaml")).unwrap();
         assert_eq!(read_file(&t.0.join("app/real.yaml")).unwrap(), b"a: 1");
         assert!(read_file(&t.0.join("app/swapped.yaml")).is_err(), "a link in place of a checked path was followed");
+    }
+
+    /// Files in a folder already found real are opened at once; a link among them, or a name
+    /// with nothing behind it, still gets the full check's answer.
+    #[cfg(unix)]
+    #[test]
+    fn a_file_opened_at_once_is_still_checked_when_it_is_a_link_or_missing() {
+        let t = tree();
+        std::fs::create_dir_all(t.0.join("app/sub")).unwrap();
+        std::fs::write(t.0.join("outside.yaml"), "a: 1").unwrap();
+        std::fs::write(t.0.join("app/sub/real.yaml"), "b: 2").unwrap();
+        std::os::unix::fs::symlink(t.0.join("outside.yaml"), t.0.join("app/sub/escape.yaml")).unwrap();
+        std::os::unix::fs::symlink("real.yaml", t.0.join("app/sub/inside.yaml")).unwrap();
+        let l = Loader::new(&t.0.join("app"), LoadRestrictor::RootOnly).unwrap();
+        let real = l.root().join("sub/real.yaml");
+        // The first read walks `sub` and finds it real; the next ones take the short way.
+        assert_eq!(l.read("sub/real.yaml").unwrap(), (real.clone(), "b: 2".to_string()));
+        assert!(l.below_real_folders("sub/escape.yaml").is_some(), "the folder was not remembered as real");
+        assert!(matches!(l.read("sub/escape.yaml"), Err(Error::OutsideRoot { .. })));
+        assert_eq!(l.read("sub/inside.yaml").unwrap(), (real, "b: 2".to_string()), "a link inside the root reads its target, named by its real path");
+        assert!(matches!(l.read("sub/missing.yaml"), Err(Error::Missing { .. })));
+        let unrestricted = Loader::new(&t.0.join("app"), LoadRestrictor::None).unwrap();
+        assert_eq!(unrestricted.read("sub/escape.yaml").unwrap().1, "a: 1");
     }
 
     /// A file parsed by one root and served from memory to the next is still resolved under
