@@ -72,6 +72,33 @@ struct ParentMarks {
     shared: Vec<Vec<Option<u64>>>,
     /// For each untagged scalar, the mark of its parent map.
     untagged: Vec<Option<u64>>,
+    /// Where the marks can be after the write: each marked map's path up to its first list
+    /// index (a strategic merge moves maps only within lists, reordered by their merge keys),
+    /// none inside another.
+    within: Vec<NodePath>,
+}
+
+/// The parts of `maps` (paths of marked maps) that a strategic merge leaves in place: each up to
+/// its first list index, without those inside another.
+fn fixed_parts(maps: impl Iterator<Item = NodePath>) -> Vec<NodePath> {
+    let mut parts: Vec<NodePath> = maps
+        .map(|mut path| {
+            if let Some(index) = path.iter().position(|step| matches!(step, Step::Index(_))) {
+                path.truncate(index);
+            }
+            path
+        })
+        .collect();
+    parts.sort();
+    parts.dedup();
+    let mut outer: Vec<NodePath> = Vec::with_capacity(parts.len());
+    for part in parts {
+        // Sorted: a path inside another comes right after it or after others inside it.
+        if !outer.last().is_some_and(|last| part.starts_with(last)) {
+            outer.push(part);
+        }
+    }
+    outer
 }
 
 fn mark_at(root: &Value, path: &[Step]) -> Option<u64> {
@@ -130,7 +157,9 @@ impl NodeFacts {
         };
         let shared = self.shared.iter().map(|g| g.iter().map(&mut mark).collect()).collect();
         let untagged = self.untagged.iter().map(|u| mark(&u.path)).collect();
-        Snapshot { values, marks: Some(ParentMarks { shared, untagged }) }
+        let marked = self.shared.iter().flatten().chain(self.untagged.iter().map(|u| &u.path));
+        let within = fixed_parts(marked.filter_map(|path| Some(path.split_last()?.1.to_vec())));
+        Snapshot { values, marks: Some(ParentMarks { shared, untagged, within }) }
     }
 
     /// After a write: a shared path whose value changed passes it to the group's other paths
@@ -152,8 +181,12 @@ impl NodeFacts {
                 Some(was) => mark_at(root, &u.path) == Some(was),
                 None => true,
             });
-            // Looked for everywhere: a marked map may have moved (a list merged by key).
-            remove_marks(root);
+            // Looked for below where each marked map was, up to the list a merge may have moved it in.
+            for part in &marks.within {
+                if let Some(node) = value_at_mut(root, part) {
+                    remove_marks(node);
+                }
+            }
         }
         for (group, old) in self.shared.iter_mut().zip(before.values) {
             group.retain(|p| value_at(root, p).is_some_and(is_scalar));
@@ -290,6 +323,48 @@ mod tests {
         assert_eq!(root["b"]["k"], json!("3"));
         facts.forget_all();
         assert!(facts.is_empty());
+    }
+
+    /// A write that moves marked maps within a list (a merge by key reorders it) and keeps or
+    /// replaces others leaves no mark anywhere, and the scalars of a replaced map leave.
+    #[test]
+    fn marks_are_removed_where_a_merge_moved_their_maps_within_a_list() {
+        let mut root = json!({
+            "metadata": {"labels": {"k": "1"}},
+            "spec": {"items": [{"name": "a", "v": "1"}, {"name": "b", "v": "1"}], "other": {"k": "1"}}
+        });
+        let item = |i: usize, key: &str| vec![Step::Key("spec".into()), Step::Key("items".into()), Step::Index(i), Step::Key(key.into())];
+        let mut facts = NodeFacts::default();
+        facts.link(vec![path(&["metadata", "labels", "k"]), item(0, "v"), item(1, "v")]);
+        facts.mark_untagged(path(&["spec", "other", "k"]), "1".into(), json!("1"));
+        let before = facts.snapshot_marking_parents(&mut root);
+        // The merge: an item comes first and the marked ones move one place down, `other` is
+        // replaced by a map of the patch.
+        let items = root["spec"]["items"].as_array_mut().unwrap();
+        items.insert(0, json!({"name": "c"}));
+        root["spec"]["other"] = json!({"k": "2"});
+        facts.propagate(&mut root, before);
+        let text = root.to_string();
+        assert!(!text.contains(PARENT_MARK.trim_start_matches('\u{1}')), "a mark was left: {text}");
+        assert_eq!(root["spec"]["items"][2], json!({"name": "b", "v": "1"}));
+        assert!(facts.untagged.is_empty(), "the untagged scalar of the replaced map stayed");
+    }
+
+    #[test]
+    fn marks_are_looked_for_up_to_the_first_list_and_not_twice() {
+        let key = |k: &str| Step::Key(k.into());
+        let parts = fixed_parts(
+            [
+                vec![key("spec"), key("template"), key("metadata"), key("labels")],
+                vec![key("spec"), key("containers"), Step::Index(3), key("env"), Step::Index(0)],
+                vec![key("spec"), key("containers"), Step::Index(1)],
+                vec![key("spec"), key("template")],
+                vec![key("metadata"), key("labels")],
+            ]
+            .into_iter(),
+        );
+        assert_eq!(parts, vec![vec![key("metadata"), key("labels")], vec![key("spec"), key("containers")], vec![key("spec"), key("template")]]);
+        assert_eq!(fixed_parts([vec![], vec![key("a")]].into_iter()), vec![Vec::<Step>::new()]);
     }
 
     #[test]
