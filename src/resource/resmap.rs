@@ -222,12 +222,12 @@ impl ResMap {
         Ok(())
     }
 
-    /// `f` of each resource at `positions` (ascending, distinct), in order; computed in
-    /// parallel when there are many.
-    pub fn map_positions_mut<T: Send>(&mut self, positions: &[usize], f: impl Fn(&mut Resource) -> T + Sync) -> Vec<T> {
+    /// `f` of each resource at `positions` (ascending, distinct) and of its position, in order;
+    /// computed in parallel when there are many.
+    pub fn map_positions_mut<T: Send>(&mut self, positions: &[usize], f: impl Fn(usize, &mut Resource) -> T + Sync) -> Vec<T> {
         use rayon::prelude::*;
         if positions.len() < PARALLEL_MIN {
-            return positions.iter().map(|&i| f(self.get_mut(i))).collect();
+            return positions.iter().map(|&i| f(i, self.get_mut(i))).collect();
         }
         self.index.get_mut().dirty.extend_from_slice(positions);
         for &i in positions {
@@ -235,7 +235,7 @@ impl ResMap {
         }
         let selected = at_positions(&mut self.resources, positions);
         assert_eq!(selected.len(), positions.len(), "positions must be ascending and in range");
-        selected.into_par_iter().map(&f).collect()
+        positions.par_iter().zip(selected).map(|(&i, r)| f(i, r)).collect()
     }
 
     /// Whether a pass over the resources is worth running in parallel.

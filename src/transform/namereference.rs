@@ -27,41 +27,77 @@ pub fn resolve_name_references(resources: &mut ResMap, table: &[NameBackReferenc
     };
     let index = Index::build(&facts);
     let specs = ReferrerSpecs::new(table);
-    for i in 0..resources.len() {
-        let applicable = specs.selecting(&facts[i].original_gvk);
-        if applicable.is_empty() {
-            continue;
-        }
-        let referrer = Referrer::new(i, &facts, &resources.get(i).value)?;
-        // The referrer's fields are edited while other resources (and the referrer itself, which
-        // may name itself) are looked up; lookups only read `facts`, so the value can move out.
+    let referrers: Vec<usize> = (0..resources.len()).filter(|&i| specs.selects_any(&facts[i].original_gvk)).collect();
+    let pass = Pass { facts: &facts, index: &index, specs: &specs };
+    // A referrer's update reads only the facts and its own value, so referrers are updated side
+    // by side, and the first failure in resource order is the one a sequential pass stops at.
+    // Unless a lookup may be ambiguous: kustomize's error then prints the other candidates as
+    // they are at that point of its sequential pass (earlier ones updated, later ones not).
+    if resources.is_large() && !index.may_be_ambiguous(&facts, &specs) {
+        let outcomes = resources.map_positions_mut(&referrers, |i, r| pass.update(i, &mut r.value).map_err(|failure| (i, failure)));
+        return match outcomes.into_iter().find_map(Result::err) {
+            None => Ok(()),
+            Some((_, Failure { error, candidates })) if candidates.is_empty() => Err(error),
+            // Not met (no lookup could be ambiguous); said as well as it can be.
+            Some((i, Failure { error, candidates })) => {
+                Err(Error::msg(format!("{error}\n{}", failure_details(resources, i, &resources.get(i).value, &candidates))))
+            }
+        };
+    }
+    for i in referrers {
+        // Other resources (and the referrer itself, which may name itself) are looked up in the
+        // facts only, so the value can move out while it is edited.
         let mut value = std::mem::take(&mut resources.get_mut(i).value);
-        let result = applicable.iter().try_for_each(|&s| {
-            let spec = &specs.all[s];
-            let role_ref = spec.spec.path.ends_with("roleRef/name").then(|| role_ref_gvk(&value)).flatten();
+        let outcome = pass.update(i, &mut value);
+        let outcome = outcome.map_err(|Failure { error, candidates }| match candidates.is_empty() {
+            true => error,
+            false => Error::msg(format!("{error}\n{}", failure_details(resources, i, &value, &candidates))),
+        });
+        resources.get_mut(i).value = value;
+        outcome?;
+    }
+    Ok(())
+}
+
+/// What every referrer's update consults.
+struct Pass<'a> {
+    facts: &'a [Facts],
+    index: &'a Index<'a>,
+    specs: &'a ReferrerSpecs<'a>,
+}
+
+/// A referrer's failed update: the error, and the candidates when a name matched several.
+struct Failure {
+    error: Error,
+    candidates: Vec<usize>,
+}
+
+impl Pass<'_> {
+    /// Updates the fields of the referrer at position `i` (its value, `value`), spec by spec.
+    fn update(&self, i: usize, value: &mut Value) -> std::result::Result<(), Failure> {
+        let facts = self.facts;
+        let referrer = Referrer::new(i, facts, value).map_err(|error| Failure { error, candidates: Vec::new() })?;
+        for s in self.specs.selecting(&facts[i].original_gvk) {
+            let spec = &self.specs.all[s];
+            let role_ref = spec.spec.path.ends_with("roleRef/name").then(|| role_ref_gvk(value)).flatten();
             let lookup = Lookup {
-                facts: &facts,
-                index: &index,
+                facts,
+                index: self.index,
                 referrer: &referrer,
                 target: spec.target,
                 role_ref,
                 ambiguous: RefCell::default(),
             };
-            update_field(&mut value, &spec.parts, &lookup).map_err(|e| {
+            update_field(value, &spec.parts, &lookup).map_err(|e| {
                 let id = &facts[i].current_id;
-                let e = e
+                let error = e
                     .context(format!("considering field '{}' of object {id}", spec.spec.path))
                     .context(format!("updating name reference in '{}' field of '{id}'", spec.spec.path));
-                match lookup.ambiguous.take() {
-                    candidates if candidates.is_empty() => e,
-                    candidates => Error::msg(format!("{e}\n{}", failure_details(resources, i, &value, &candidates))),
-                }
-            })
-        });
-        resources.get_mut(i).value = value;
-        result?;
+                Failure { error, candidates: lookup.ambiguous.take() }
+            })?;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// What the filter needs to know about one resource, read once before any field changes.
@@ -131,6 +167,21 @@ struct Index<'a> {
 }
 
 impl<'a> Index<'a> {
+    /// Whether some lookup could find several candidates that differ (the only failure that
+    /// reads other resources): two resources that once had one name and were once of one kind
+    /// (of any kinds, when a target of the table selects every kind). Said yes to more often
+    /// than it happens: the candidates' namespaces and affixes may yet tell them apart.
+    fn may_be_ambiguous(&self, facts: &[Facts], specs: &ReferrerSpecs) -> bool {
+        let any_kind = specs.all.iter().any(|s| s.target.kind.is_empty());
+        self.by_previous_name.values().filter(|named| named.len() > 1).any(|named| {
+            if any_kind {
+                return true;
+            }
+            let mut kinds: FastHashMap<&str, usize> = FastHashMap::default();
+            named.iter().any(|&c| facts[c].previous.iter().any(|(gvk, _)| *kinds.entry(gvk.kind.as_str()).or_insert(c) != c))
+        })
+    }
+
     fn build(facts: &'a [Facts]) -> Index<'a> {
         let mut index = Index { by_previous_name: FastHashMap::default(), by_original_namespace: FastHashMap::default() };
         for (i, f) in facts.iter().enumerate() {
@@ -176,6 +227,12 @@ impl<'t> ReferrerSpecs<'t> {
             }
         }
         specs
+    }
+
+    /// Whether any spec selects `gvk`.
+    fn selects_any(&self, gvk: &Gvk) -> bool {
+        let of_kind = self.by_kind.get(gvk.kind.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+        of_kind.iter().chain(&self.any_kind).any(|&p| gvk.is_selected_by(&self.all[p].spec.gvk))
     }
 
     /// The specs whose group/version/kind selects `gvk`, in table order.

@@ -291,7 +291,7 @@ fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, opti
     // report; where that cannot be trusted, a digest of the resource before and after tells (a
     // collision, about 2^-64, would only warn wrongly).
     let digester = Digester::new();
-    let outcomes = resources.map_positions_mut(indices, |r| {
+    let outcomes = resources.map_positions_mut(indices, |_, r| {
         let (patch, exact) = patch_for(r, patch, options.0, options.1);
         let before = (!exact).then(|| digest(&r.value, &digester));
         let (kept, changed) = merge_into(r, patch, options.0, options.1, schema)?;
@@ -527,7 +527,7 @@ fn apply_json6902_to_selected(
     });
     let reported = reports_changes(ops) && !touches_annotations_map;
     let digester = Digester::new();
-    let results = resources.map_positions_mut(&selected, |r| {
+    let results = resources.map_positions_mut(&selected, |_, r| {
         r.remember_current_id();
         let before = (!reported).then(|| digest(&r.value, &digester));
         // kustomize applies JSON patches to the resource as JSON: a null is `null` from then on.

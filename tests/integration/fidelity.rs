@@ -448,3 +448,62 @@ fn field_spec_paths_may_start_with_a_slash() {
     let expected = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  labels:\n    env: prod\n  name: p-web\nspec:\n  count: 3\n  extra:\n    labels:\n      env: prod\n  other: p-x\n  replicas: 3\n  selector:\n    matchLabels:\n      env: prod\n  template:\n    metadata:\n      labels:\n        env: prod\n";
     prints("fidelity-slash-paths", &t, "app", &[], expected);
 }
+
+/// Builds `dir` of `t`, which must succeed and print what the reference prints; returns the output.
+fn same_as_reference(label: &str, t: &TempTree, dir: &str) -> String {
+    let path = t.path(dir);
+    let path = path.to_str().expect("UTF-8 path");
+    let r = ours(&["build", path], &t.root);
+    assert!(r.success(), "{label}: peerpods-build failed:\n{}", r.stderr);
+    if let Some(reference) = reference_run(&[path], &t.root, label) {
+        assert!(reference.success(), "{label}: the reference failed:\n{}", reference.stderr);
+        assert_eq!(r.stdout, reference.stdout, "{label}: peerpods-build's output differs from the reference's");
+    }
+    r.stdout
+}
+
+/// Name references of a build large enough to be resolved on several threads: each referrer
+/// names its own resource's new name, as in a sequential pass.
+#[test]
+fn name_references_of_a_large_build_follow_every_rename() {
+    let mut docs = Vec::new();
+    for n in 0..40 {
+        docs.push(format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm{n:02}\n"));
+        docs.push(format!("apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa{n:02}\nimagePullSecrets:\n- name: tok{n:02}\n"));
+        docs.push(format!("apiVersion: v1\nkind: Secret\nmetadata:\n  name: tok{n:02}\n"));
+        docs.push(format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d{n:02}\nspec:\n  template:\n    spec:\n      serviceAccountName: sa{n:02}\n      containers:\n      - name: c\n        image: x\n        envFrom:\n        - configMapRef:\n            name: cm{n:02}\n"
+        ));
+    }
+    let all = docs.join("---\n");
+    let t = tree("many-references", &[("kustomization.yaml", "namePrefix: p-\nresources:\n- all.yaml\n"), ("all.yaml", &all)]);
+    let out = same_as_reference("many-references", &t, ".");
+    for n in [0, 17, 39] {
+        assert!(out.contains(&format!("            name: p-cm{n:02}\n")), "cm{n:02} not renamed in its referrer:\n{out}");
+        assert!(out.contains(&format!("      serviceAccountName: p-sa{n:02}\n")), "sa{n:02} not renamed in its referrer");
+        assert!(out.contains(&format!("imagePullSecrets:\n- name: p-tok{n:02}\n")), "tok{n:02} not renamed in its referrer");
+    }
+}
+
+/// An ambiguous reference in a large build: kustomize's error prints each candidate as its
+/// sequential pass had it then, a later candidate with its own references not yet updated.
+#[test]
+fn an_ambiguous_reference_prints_later_candidates_as_they_were() {
+    let mut docs = vec![
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: crb\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: view\nsubjects:\n- kind: ServiceAccount\n  name: sa\n".to_string(),
+    ];
+    for ns in ["ns1", "ns2"] {
+        docs.push(format!("apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n  namespace: {ns}\nimagePullSecrets:\n- name: tok\n"));
+        docs.push(format!("apiVersion: v1\nkind: Secret\nmetadata:\n  name: tok\n  namespace: {ns}\n"));
+    }
+    for n in 0..70 {
+        docs.push(format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: filler{n:02}\n  namespace: ns1\n"));
+    }
+    let all = docs.join("---\n");
+    let t = tree("ambiguous-large", &[("kustomization.yaml", "namePrefix: p-\nresources:\n- all.yaml\n"), ("all.yaml", &all)]);
+    let words = "found multiple possible referrals: ServiceAccount.v1.[noGrp]/p-sa.ns1, ServiceAccount.v1.[noGrp]/p-sa.ns2";
+    fails_with("ambiguous-large", &t, ".", words, words);
+    // Its own reference (to the secret `tok` of its namespace, renamed `p-tok`) as written.
+    let later = "--- possible referral 1:\napiVersion: v1\nimagePullSecrets:\n- name: tok\nkind: ServiceAccount\nmetadata:\n  annotations:\n    internal.config.kubernetes.io/prefixes: p-\n    internal.config.kubernetes.io/previousKinds: ServiceAccount\n    internal.config.kubernetes.io/previousNames: sa\n    internal.config.kubernetes.io/previousNamespaces: ns2\n  name: p-sa\n  namespace: ns2\n";
+    fails_with("ambiguous-large-candidates", &t, ".", later, later);
+}
