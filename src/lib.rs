@@ -69,6 +69,11 @@ pub struct BuildOptions {
     /// Set where many builds of one process read the same files (`build DIR DIR...`): a
     /// resource file is decoded once and kept for the next build that reads it ([`file_memo`]).
     pub shared_files: bool,
+    /// Set where the output is printed whole (stdout, one file): the build's last check, which
+    /// must look at every value before anything is printed, is the emit itself, and the text
+    /// is kept for [`Build::write_to`] and [`Build::to_yaml`] (held once more in memory, as
+    /// text, about an eighth of the values it comes from).
+    pub render: bool,
 }
 
 /// The kustomize release whose `build` this program follows: v5.8.3, the newest (docs/clients.md
@@ -83,11 +88,16 @@ pub const MANAGED_BY_LABEL: (&str, &str) = ("app.kubernetes.io/managed-by", "kus
 pub struct Build {
     pub resources: ResMap,
     pub diagnostics: Diagnostics,
+    /// The output, in pieces, when the build made it ([`BuildOptions::render`]).
+    rendered: Option<Vec<String>>,
 }
 
 impl Build {
     /// The output, byte for byte as `kustomize build` prints it.
     pub fn to_yaml(&self) -> String {
+        if let Some(pieces) = &self.rendered {
+            return pieces.concat();
+        }
         let mut out = String::new();
         self.emit_in_batches(|text| {
             out.push_str(text);
@@ -97,9 +107,13 @@ impl Build {
         out
     }
 
-    /// [`Self::to_yaml`] written to `out` as it is emitted, without the whole text in memory.
+    /// [`Self::to_yaml`] written to `out`: the text the build made, or emitted as it is written,
+    /// without the whole text in memory.
     pub fn write_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
-        self.emit_in_batches(|text| out.write_all(text.as_bytes()))
+        match &self.rendered {
+            Some(pieces) => pieces.iter().try_for_each(|text| out.write_all(text.as_bytes())),
+            None => self.emit_in_batches(|text| out.write_all(text.as_bytes())),
+        }
     }
 
     /// The output in order, a batch of documents at a time. The documents of a batch are emitted
@@ -107,34 +121,64 @@ impl Build {
     /// deep documents (a single thread's emit where those cannot be had); only one batch's text
     /// is held at once.
     fn emit_in_batches<E>(&self, mut sink: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
-        use rayon::prelude::*;
         const BATCH: usize = 1024;
-        const RUN: usize = 16;
-        let emit_run = |start: usize, run: &[resource::Resource]| {
-            let mut text = String::new();
-            for (i, r) in run.iter().enumerate() {
-                if start + i > 0 {
-                    text.push_str("---\n");
-                }
-                yaml::emit::emit_document(&r.value, &mut text);
-            }
-            text
-        };
-        // A small build's documents are emitted on its own thread: splitting them costs more than
-        // it saves, and keeps the pool's other threads spinning for nothing while the builds of
-        // `build DIR DIR...` run side by side.
         let large = self.resources.is_large();
         for (b, batch) in self.resources.as_slice().chunks(BATCH).enumerate() {
-            let emit = || match large {
-                true => batch.par_chunks(RUN).enumerate().map(|(k, run)| emit_run(b * BATCH + k * RUN, run)).collect::<Vec<String>>(),
-                false => batch.chunks(RUN).enumerate().map(|(k, run)| emit_run(b * BATCH + k * RUN, run)).collect(),
-            };
-            for text in stack::on_large_stack(emit).unwrap_or_else(|_| emit()) {
+            let emit = || emit_runs(batch, b * BATCH, large, |start, run| Ok(emit_run(start, run)));
+            let pieces = stack::on_large_stack(emit).unwrap_or_else(|_| emit());
+            for text in pieces.expect("an unchecked emit does not fail") {
                 sink(&text)?;
             }
         }
         Ok(())
     }
+}
+
+/// Documents emitted together into one text.
+const RUN: usize = 16;
+
+/// `emit` of each run of `resources` (the documents from `start` on of the output) with the
+/// position of its first document, in order; on the build's threads when `parallel` (a small
+/// build's on its own thread: splitting costs more than it saves, and would keep the pool's
+/// other threads spinning while the builds of `build DIR DIR...` run side by side). The first
+/// failure in output order wins.
+fn emit_runs(resources: &[resource::Resource], start: usize, parallel: bool, emit: impl Fn(usize, &[resource::Resource]) -> Result<String> + Sync) -> Result<Vec<String>> {
+    use rayon::prelude::*;
+    let pieces: Vec<Result<String>> = match parallel {
+        true => resources.par_chunks(RUN).enumerate().map(|(k, run)| emit(start + k * RUN, run)).collect(),
+        false => resources.chunks(RUN).enumerate().map(|(k, run)| emit(start + k * RUN, run)).collect(),
+    };
+    pieces.into_iter().collect()
+}
+
+/// The documents of `run`, the first of them document `start` of the output, as one text.
+fn emit_run(start: usize, run: &[resource::Resource]) -> String {
+    let mut text = String::new();
+    for (i, r) in run.iter().enumerate() {
+        if start + i > 0 {
+            text.push_str("---\n");
+        }
+        yaml::emit::emit_document(&r.value, &mut text);
+    }
+    text
+}
+
+/// [`emit_run`] that refuses what kustomize refuses to print ([`refused`]), as it goes: a
+/// value is looked at closely only when its text held a byte of 0x7F or above.
+fn emit_run_checked(start: usize, run: &[resource::Resource]) -> Result<String> {
+    let mut text = String::new();
+    for (i, r) in run.iter().enumerate() {
+        refuse_plain_keys(r)?;
+        if start + i > 0 {
+            text.push_str("---\n");
+        }
+        if yaml::emit::emit_document_noting_high_bytes(&r.value, &mut text) {
+            if let Some(error) = unencodable(r) {
+                return Err(error);
+            }
+        }
+    }
+    Ok(text)
 }
 
 /// A failed build: the error, and the warnings met before it (kustomize prints both).
@@ -188,8 +232,12 @@ fn build_with_budget(dir: &Path, real: Option<&Path>, options: &BuildOptions) ->
     ctx.plugins = options.plugins.clone();
     ctx.recorder = options.recorder.clone();
     ctx.shared_files = options.shared_files;
-    match build_in(&mut ctx, loader, options) {
-        Ok(resources) => Ok(Build { resources, diagnostics: ctx.diagnostics }),
+    let built = build_in(&mut ctx, loader, options).and_then(|resources| {
+        let rendered = check_output(&resources, options.render)?;
+        Ok((resources, rendered))
+    });
+    match built {
+        Ok((resources, rendered)) => Ok(Build { resources, diagnostics: ctx.diagnostics, rendered }),
         Err(error) => Err(BuildFailure { error, diagnostics: ctx.diagnostics }),
     }
 }
@@ -288,25 +336,23 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
     if options.managed_by_label || top.kustomization.build_metadata.iter().any(|b| b == "managedByLabel") {
         add_managed_by_label(&mut resources)?;
     }
-    refuse_unencodable(&resources)?;
     Ok(resources)
+}
+
+/// The build's last check, that kustomize can print every resource ([`refused`]), first
+/// failure in output order; with `render`, made by emitting the output, which is returned.
+fn check_output(resources: &ResMap, render: bool) -> Result<Option<Vec<String>>> {
+    if render {
+        return emit_runs(resources.as_slice(), 0, resources.is_large(), emit_run_checked).map(Some);
+    }
+    refuse_unencodable(resources)?;
+    Ok(None)
 }
 
 /// kustomize fails to print a resource holding characters its YAML encoder refuses (see
 /// [`yaml::emit::find_unencodable`]); so does the build, with the YAML library's words.
 fn refuse_unencodable(resources: &ResMap) -> Result<()> {
     use rayon::prelude::*;
-    let refused = |r: &resource::Resource| -> Option<Error> {
-        if let Err(e) = refuse_plain_keys(r) {
-            return Some(e);
-        }
-        // kustomize names the resource by its decoded map, printed by Go's `%#v`.
-        let said = match yaml::emit::find_unencodable(&r.value)? {
-            '\u{85}' => "yaml: line 1: did not find expected ',' or '}'",
-            _ => "yaml: control characters are not allowed",
-        };
-        Some(Error::msg(format!("{}: {said}", yaml::go_syntax::sharp_v(&r.value))))
-    };
     // Each resource is looked at on its own: a large build's on all threads, the first refused
     // in output order reported.
     let first = match resources.is_large() {
@@ -314,6 +360,22 @@ fn refuse_unencodable(resources: &ResMap) -> Result<()> {
         false => resources.iter().find_map(refused),
     };
     first.map_or(Ok(()), Err)
+}
+
+/// Why kustomize would not print `r`: a key it reads back as no string, or a character its
+/// YAML encoder refuses.
+fn refused(r: &resource::Resource) -> Option<Error> {
+    refuse_plain_keys(r).err().or_else(|| unencodable(r))
+}
+
+/// The error for a character in `r` kustomize's YAML encoder refuses, if it holds one.
+fn unencodable(r: &resource::Resource) -> Option<Error> {
+    // kustomize names the resource by its decoded map, printed by Go's `%#v`.
+    let said = match yaml::emit::find_unencodable(&r.value)? {
+        '\u{85}' => "yaml: line 1: did not find expected ',' or '}'",
+        _ => "yaml: control characters are not allowed",
+    };
+    Some(Error::msg(format!("{}: {said}", yaml::go_syntax::sharp_v(&r.value))))
 }
 
 /// A key that a kustomization's string map added (labels, annotations) and that go-yaml reads

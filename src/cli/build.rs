@@ -81,6 +81,8 @@ fn run_build(args: &BuildArgs) -> Result<(), String> {
         managed_by_label,
         // Several builds in one run share the files they all read.
         shared_files: args.dirs.len() > 1,
+        // The output is printed whole unless it goes to one file per resource.
+        render: args.dirs.len() > 1 || args.output.is_none() || !writes_folder(args),
     };
     if args.dirs.len() > 1 {
         return run_builds(args, &options);

@@ -31,10 +31,22 @@ use super::empty_nulls::{Quote, QuotedScalars};
 /// literal block ending in U+2028/U+2029: those breaks are written raw and no `\n`
 /// follows.)
 pub fn emit_document(value: &Value, out: &mut String) {
+    emit_document_noting_high_bytes(value, out);
+}
+
+/// [`emit_document`], saying whether any string it wrote (key or value) held a byte of 0x7F or
+/// above: only then can the value hold a character [`find_unencodable`] looks for.
+pub fn emit_document_noting_high_bytes(value: &Value, out: &mut String) -> bool {
     let mut e = Emitter::new(out, false);
     e.emit_node(value, false, None);
     // DOCUMENT-END (implicit): only an indent, which ends the last line.
     e.write_indent();
+    e.high_bytes
+}
+
+/// Whether `s` holds a byte of 0x7F or above (one wide pass, no early exit).
+fn has_high_byte(s: &str) -> bool {
+    s.bytes().fold(0u8, |seen, b| seen | (b >= 0x7F) as u8) != 0
 }
 
 /// A node as kyaml prints it in an error message (`node contents:`): kyaml writes its node
@@ -110,7 +122,7 @@ pub fn find_unencodable(value: &Value) -> Option<char> {
     // 0x7F or above. One pass without an early exit, which the compiler makes wide; the usual
     // text (ASCII without DEL) is done with then.
     fn suspicious(s: &str) -> bool {
-        s.bytes().fold(0u8, |seen, b| seen | (b >= 0x7F) as u8) != 0
+        has_high_byte(s)
     }
     fn in_str(s: &str) -> Option<char> {
         if !suspicious(s) {
@@ -157,6 +169,8 @@ pub(super) struct Emitter<'o> {
     /// The column past which lines fold: 80 for go-yaml v2; go-yaml v3 folds nothing.
     width: usize,
     scratch: String,
+    /// Whether a string written so far held a byte of 0x7F or above.
+    high_bytes: bool,
     /// Writing a node tree as kyaml does (see [`emit_node_dump`]), not kustomize's output.
     node_dump: bool,
     /// The style the last scalar was written in.
@@ -175,6 +189,7 @@ impl<'o> Emitter<'o> {
             whitespace: true,
             indention: true,
             scratch: String::new(),
+            high_bytes: false,
             node_dump,
             last_style: Style::Plain,
             observer: None,
@@ -223,6 +238,7 @@ impl<'o> Emitter<'o> {
                 None => self.emit_string(s, false),
                 Some(quote) => {
                     let a = analyze_scalar(s);
+                    self.note_high_bytes(s, &a);
                     let style = if *quote == Quote::Single { Style::SingleQuoted } else { Style::DoubleQuoted };
                     self.emit_scalar(s, style, &a, false);
                 }
@@ -240,12 +256,18 @@ impl<'o> Emitter<'o> {
         self.emit_scalar(s, Style::Plain, &a, false);
     }
 
+    /// Notes whether `s`, analysed as `a`, holds a byte of 0x7F or above (printable ASCII does not).
+    fn note_high_bytes(&mut self, s: &str, a: &Analysis) {
+        self.high_bytes |= !a.printable_ascii && has_high_byte(s);
+    }
+
     /// A string value (`simple_key == false`) in the style go-yaml's `stringv` asks for.
     fn emit_string(&mut self, s: &str, simple_key: bool) {
         if self.node_dump {
             // kyaml's nodes go through go-yaml v3, which quotes a plain string only where v3
             // itself would read it as something else (`n`, `yes` stay plain).
             let a = analyze_scalar(s);
+            self.note_high_bytes(s, &a);
             let style = if a.multiline && s.contains('\n') {
                 Style::Literal
             } else if crate::yaml::scalar::resolve_untagged(s).0 != crate::yaml::scalar::ScalarTag::Str {
@@ -256,11 +278,14 @@ impl<'o> Emitter<'o> {
             return self.emit_scalar(s, style, &a, simple_key);
         }
         if has_nel(s) {
+            // U+0085 is a high byte pair: noted before folding takes it out.
+            self.high_bytes = true;
             let s = fold_nel(s);
             let a = analyze_scalar(&s);
             self.emit_scalar(&s, string_style(&s, &a), &a, simple_key);
         } else {
             let a = analyze_scalar(s);
+            self.note_high_bytes(s, &a);
             self.emit_scalar(s, string_style(s, &a), &a, simple_key);
         }
     }
@@ -2312,6 +2337,18 @@ z: 1
         let fine = json!({"—é\u{fffd}": ["日本語", "\u{1F600}", "\u{fffd}", "a".repeat(100)]});
         assert_eq!(find_unencodable(&fine), None);
         assert_eq!(find_unencodable(&json!({"k": format!("{}\u{ffff}", "é".repeat(40))})), Some('\u{ffff}'));
+    }
+
+    #[test]
+    fn an_emit_says_whether_its_strings_held_high_bytes() {
+        use serde_json::json;
+        let high = |v: Value| emit_document_noting_high_bytes(&v, &mut String::new());
+        assert!(!high(json!({"a": "text\twith\nbreaks", "b": [1, true, null, "~"], "": ""})));
+        assert!(high(json!({"a": ["x", "é"]})));
+        assert!(high(json!({"ключ": "v"})));
+        assert!(high(json!({"k\u{85}": "v"})), "a NEL folded out of a key");
+        assert!(high(json!({"k": "a\u{85}b"})), "a NEL folded out of a value");
+        assert!(high(json!({"k": "\u{7f}"})));
     }
 
     #[test]

@@ -507,3 +507,44 @@ fn an_ambiguous_reference_prints_later_candidates_as_they_were() {
     let later = "--- possible referral 1:\napiVersion: v1\nimagePullSecrets:\n- name: tok\nkind: ServiceAccount\nmetadata:\n  annotations:\n    internal.config.kubernetes.io/prefixes: p-\n    internal.config.kubernetes.io/previousKinds: ServiceAccount\n    internal.config.kubernetes.io/previousNames: sa\n    internal.config.kubernetes.io/previousNamespaces: ns2\n  name: p-sa\n  namespace: ns2\n";
     fails_with("ambiguous-large-candidates", &t, ".", later, later);
 }
+
+/// A build asked to make its output as its last check (`render`, as `build` does for stdout and
+/// one file) prints and refuses exactly what a build checked apart from printing does: the
+/// same text, the same first refused resource.
+#[test]
+fn an_output_made_during_the_check_is_the_output_made_after_it() {
+    use peerpods_build::{build, BuildOptions};
+    let both = |t: &TempTree| {
+        let dir = t.path(".");
+        let plain = build(&dir, &BuildOptions::default()).map(|b| b.to_yaml()).map_err(|f| f.error.to_string());
+        let rendered = build(&dir, &BuildOptions { render: true, ..BuildOptions::default() });
+        let mut written = Vec::new();
+        let rendered = rendered.map(|b| {
+            b.write_to(&mut written).expect("writes to memory");
+            assert_eq!(String::from_utf8_lossy(&written), b.to_yaml(), "write_to and to_yaml differ");
+            b.to_yaml()
+        });
+        (plain, rendered.map_err(|f| f.error.to_string()))
+    };
+    // Values past ASCII that YAML holds (in keys and values, long and short), many documents.
+    let mut docs = String::new();
+    for n in 0..150 {
+        docs.push_str(&format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm{n:03}\ndata:\n  \"ключ{n}\": \"значение — {n} \\u00e9\\u0085x\"\n  plain: v{n}\n"));
+    }
+    let t = tree("rendered-fine", &[("kustomization.yaml", "resources:\n- many.yaml\n"), ("many.yaml", &docs)]);
+    let (plain, rendered) = both(&t);
+    assert!(plain.as_ref().is_ok_and(|text| text.contains("ключ149")), "{plain:?}");
+    assert_eq!(plain, rendered);
+    // Two refused resources, the later one first in the file; and a key holding NEL.
+    for (label, bad) in [("rendered-refused", "\\x7f"), ("rendered-nel", "\\u0085")] {
+        let mut docs = String::new();
+        for n in (0..150).rev() {
+            let key = if n == 40 || n == 120 { format!("\"k{bad}\"") } else { "k".into() };
+            docs.push_str(&format!("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm{n:03}\ndata:\n  {key}: v\n"));
+        }
+        let t = tree(label, &[("kustomization.yaml", "resources:\n- many.yaml\n"), ("many.yaml", &docs)]);
+        let (plain, rendered) = both(&t);
+        assert!(plain.as_ref().is_err_and(|e| e.contains("\"name\":\"cm040\"")), "{label}: {plain:?}");
+        assert_eq!(plain, rendered, "{label}");
+    }
+}
