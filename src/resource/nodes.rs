@@ -188,8 +188,8 @@ impl NodeFacts {
                 }
             }
         }
+        self.forget_paths_without_scalars(root);
         for (group, old) in self.shared.iter_mut().zip(before.values) {
-            group.retain(|p| value_at(root, p).is_some_and(is_scalar));
             // Paths written with different values: the one visited last wins, as in kustomize.
             let changed = group
                 .iter()
@@ -204,6 +204,18 @@ impl NodeFacts {
                 }
             }
         }
+        self.forget_settled(root);
+    }
+
+    /// Shared paths that no longer hold a scalar leave their group.
+    fn forget_paths_without_scalars(&mut self, root: &Value) {
+        for group in &mut self.shared {
+            group.retain(|p| value_at(root, p).is_some_and(is_scalar));
+        }
+    }
+
+    /// Groups of one path are no longer shared; untagged scalars whose value changed took a tag.
+    fn forget_settled(&mut self, root: &Value) {
         self.shared.retain(|g| g.len() > 1);
         self.untagged.retain(|u| value_at(root, &u.path) == Some(&u.value));
     }
@@ -221,11 +233,8 @@ impl NodeFacts {
     /// [`Self::propagate`] after a write that changed no shared or untagged scalar, so there is
     /// nothing to pass on: paths that no longer hold their scalar are forgotten.
     pub fn forget_overwritten(&mut self, root: &Value) {
-        for group in &mut self.shared {
-            group.retain(|p| value_at(root, p).is_some_and(is_scalar));
-        }
-        self.shared.retain(|g| g.len() > 1);
-        self.untagged.retain(|u| value_at(root, &u.path) == Some(&u.value));
+        self.forget_paths_without_scalars(root);
+        self.forget_settled(root);
     }
 
     /// The string map at `map_path` was written again with fresh string nodes (kyaml's
