@@ -304,20 +304,17 @@ fn api_version_and_kind(value: &Value) -> (&str, &str) {
 /// Appends the parts of `path` split as [`split_field_spec_path`] splits it, borrowed from
 /// `path` when it escapes no slash.
 fn push_spec_path<'s>(path: &'s str, parts: &mut Vec<Cow<'s, str>>) {
-    if path.as_bytes().contains(&b'\\') {
-        parts.extend(split_field_spec_path(path).into_iter().map(Cow::Owned));
-        return;
+    match plain_parts(path) {
+        Some(plain) => parts.extend(plain.map(Cow::Borrowed)),
+        None => parts.extend(split_field_spec_path(path).into_iter().map(Cow::Owned)),
     }
-    // A leading slash is dropped, as kyaml's `PathSplitter` drops it (`/a/b` is `a/b`).
-    let path = path.strip_prefix('/').unwrap_or(path);
-    let mut start = 0;
-    for (i, byte) in path.bytes().enumerate() {
-        if byte == b'/' {
-            parts.push(Cow::Borrowed(&path[start..i]));
-            start = i + 1;
-        }
-    }
-    parts.push(Cow::Borrowed(&path[start..]));
+}
+
+/// The parts of a spec path that escapes no slash, borrowed: a leading slash is dropped, as
+/// kyaml's `PathSplitter` drops it (`/a/b` is `a/b`), and the rest split at each `/`. None for
+/// a path with a `\`, which [`split_field_spec_path`] splits.
+fn plain_parts(path: &str) -> Option<std::str::Split<'_, char>> {
+    (!path.contains('\\')).then(|| path.strip_prefix('/').unwrap_or(path).split('/'))
 }
 
 /// Which of a list of field specs apply to a resource.
@@ -344,10 +341,8 @@ pub fn walk_spec_path(value: &mut Value, spec: &FieldSpec, create_kind: CreateKi
 fn with_spec_parts(spec: &FieldSpec, f: &mut dyn FnMut(&[&str]) -> Result<()>) -> Result<()> {
     let mut parts = [""; 16];
     let mut count = 0;
-    if !spec.path.contains('\\') {
-        // A leading slash is dropped, as in [`split_spec_path`].
-        let path = spec.path.strip_prefix('/').unwrap_or(&spec.path);
-        for part in path.split('/') {
+    if let Some(plain) = plain_parts(&spec.path) {
+        for part in plain {
             if count == parts.len() {
                 break;
             }
