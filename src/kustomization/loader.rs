@@ -215,26 +215,25 @@ impl Loader {
         // refusing a link at its last part is the whole check left. Anything else (nothing
         // there, a link, a path that climbs) is resolved first, for the check's own answer.
         let opened = self.below_real_folders(relative).and_then(|path| Some((read_file_open(&path).ok()?, path)));
-        let (path, bytes) = match opened {
-            Some((file, path)) => {
-                let bytes = read_opened(file).map_err(|e| Error::Io { path: path.clone(), message: io_reason(&e) })?;
-                (path, bytes)
-            }
+        let (path, read) = match opened {
+            Some((file, path)) => (path, read_opened(file)),
             None => {
                 let path = self.resolve(relative)?;
-                let bytes = read_file(&path).map_err(|e| Error::Io { path: path.clone(), message: io_reason(&e) })?;
-                (path, bytes)
+                let read = read_file(&path);
+                (path, read)
             }
         };
+        let bytes = read.map_err(|e| Error::Io { path: path.clone(), message: io_reason(&e) })?;
         self.record_file(&path, relative);
         Ok((path, bytes))
     }
 
     /// `relative` joined to the root, when it only goes down and every folder on its way is one
     /// this process found real ([`real_folders`]): then it lies inside the root, and a link can
-    /// only be its last part.
+    /// only be its last part. Written plainly too (no empty part: `a//b`, `a/`), so that the
+    /// path is the one [`Loader::resolve`] would give, for what names the file.
     fn below_real_folders(&self, relative: &str) -> Option<PathBuf> {
-        if !goes_down(Path::new(relative)) {
+        if !goes_down(Path::new(relative)) || relative.split('/').any(str::is_empty) {
             return None;
         }
         let path = self.root.join(relative);
@@ -485,7 +484,7 @@ fn decode_text(bytes: Vec<u8>) -> Option<String> {
 /// [`crate::bounded_read::MAX_FILE_BYTES`]. `path` is the checked, symlink-free path: opening it without following a symlink keeps a
 /// link swapped in after the check from being read.
 fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    crate::bounded_read::read_regular_file(path, crate::bounded_read::Links::Refuse, crate::bounded_read::MAX_FILE_BYTES)
+    read_opened(read_file_open(path)?)
 }
 
 /// [`read_file`] in two steps: the open, which refuses a link at the last part ...
@@ -663,6 +662,10 @@ mod tests {
         assert!(matches!(l.read("sub/escape.yaml"), Err(Error::OutsideRoot { .. })));
         assert_eq!(l.read("sub/inside.yaml").unwrap(), (real, "b: 2".to_string()), "a link inside the root reads its target, named by its real path");
         assert!(matches!(l.read("sub/missing.yaml"), Err(Error::Missing { .. })));
+        // A doubled slash takes the full check, which names the file plainly (paths compare by
+        // their parts; their text is what messages show).
+        let named = l.read("sub//real.yaml").unwrap().0;
+        assert_eq!(named.display().to_string(), l.root().join("sub/real.yaml").display().to_string());
         let unrestricted = Loader::new(&t.0.join("app"), LoadRestrictor::None).unwrap();
         assert_eq!(unrestricted.read("sub/escape.yaml").unwrap().1, "a: 1");
     }
