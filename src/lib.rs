@@ -124,7 +124,7 @@ impl Build {
         const BATCH: usize = 1024;
         let large = self.resources.is_large();
         for (b, batch) in self.resources.as_slice().chunks(BATCH).enumerate() {
-            let emit = || emit_runs(batch, b * BATCH, large, |start, run| Ok(emit_run(start, run)));
+            let emit = || emit_runs(batch, b * BATCH, large, |start, run| emit_run(start, run, false));
             let pieces = stack::on_large_stack(emit).unwrap_or_else(|_| emit());
             for text in pieces.expect("an unchecked emit does not fail") {
                 sink(&text)?;
@@ -151,31 +151,21 @@ fn emit_runs(resources: &[resource::Resource], start: usize, parallel: bool, emi
     pieces.into_iter().collect()
 }
 
-/// The documents of `run`, the first of them document `start` of the output, as one text.
-fn emit_run(start: usize, run: &[resource::Resource]) -> String {
+/// The documents of `run`, the first of them document `start` of the output, as one text; when
+/// `checked`, refusing what kustomize refuses to print ([`refused`]) as it goes: a value is
+/// looked at closely only when its text held a byte of 0x7F or above.
+fn emit_run(start: usize, run: &[resource::Resource], checked: bool) -> Result<String> {
     let mut text = String::new();
     for (i, r) in run.iter().enumerate() {
+        if checked {
+            refuse_plain_keys(r)?;
+        }
         if start + i > 0 {
             text.push_str("---\n");
         }
-        yaml::emit::emit_document(&r.value, &mut text);
-    }
-    text
-}
-
-/// [`emit_run`] that refuses what kustomize refuses to print ([`refused`]), as it goes: a
-/// value is looked at closely only when its text held a byte of 0x7F or above.
-fn emit_run_checked(start: usize, run: &[resource::Resource]) -> Result<String> {
-    let mut text = String::new();
-    for (i, r) in run.iter().enumerate() {
-        refuse_plain_keys(r)?;
-        if start + i > 0 {
-            text.push_str("---\n");
-        }
-        if yaml::emit::emit_document_noting_high_bytes(&r.value, &mut text) {
-            if let Some(error) = unencodable(r) {
-                return Err(error);
-            }
+        let high_bytes = yaml::emit::emit_document_noting_high_bytes(&r.value, &mut text);
+        if let Some(error) = (checked && high_bytes).then(|| unencodable(r)).flatten() {
+            return Err(error);
         }
     }
     Ok(text)
@@ -343,7 +333,7 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
 /// failure in output order; with `render`, made by emitting the output, which is returned.
 fn check_output(resources: &ResMap, render: bool) -> Result<Option<Vec<String>>> {
     if render {
-        return emit_runs(resources.as_slice(), 0, resources.is_large(), emit_run_checked).map(Some);
+        return emit_runs(resources.as_slice(), 0, resources.is_large(), |start, run| emit_run(start, run, true)).map(Some);
     }
     refuse_unencodable(resources)?;
     Ok(None)
