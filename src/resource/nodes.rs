@@ -80,13 +80,11 @@ struct ParentMarks {
 
 /// The parts of `maps` (paths of marked maps) that a strategic merge leaves in place: each up to
 /// its first list index, without those inside another.
-fn fixed_parts(maps: impl Iterator<Item = NodePath>) -> Vec<NodePath> {
-    let mut parts: Vec<NodePath> = maps
-        .map(|mut path| {
-            if let Some(index) = path.iter().position(|step| matches!(step, Step::Index(_))) {
-                path.truncate(index);
-            }
-            path
+fn fixed_parts<'p>(maps: impl Iterator<Item = &'p [Step]>) -> Vec<NodePath> {
+    let mut parts: Vec<&[Step]> = maps
+        .map(|path| match path.iter().position(|step| matches!(step, Step::Index(_))) {
+            Some(index) => &path[..index],
+            None => path,
         })
         .collect();
     parts.sort();
@@ -95,7 +93,7 @@ fn fixed_parts(maps: impl Iterator<Item = NodePath>) -> Vec<NodePath> {
     for part in parts {
         // Sorted: a path inside another comes right after it or after others inside it.
         if !outer.last().is_some_and(|last| part.starts_with(last)) {
-            outer.push(part);
+            outer.push(part.to_vec());
         }
     }
     outer
@@ -158,7 +156,7 @@ impl NodeFacts {
         let shared = self.shared.iter().map(|g| g.iter().map(&mut mark).collect()).collect();
         let untagged = self.untagged.iter().map(|u| mark(&u.path)).collect();
         let marked = self.shared.iter().flatten().chain(self.untagged.iter().map(|u| &u.path));
-        let within = fixed_parts(marked.filter_map(|path| Some(path.split_last()?.1.to_vec())));
+        let within = fixed_parts(marked.filter_map(|path| Some(path.split_last()?.1)));
         Snapshot { values, marks: Some(ParentMarks { shared, untagged, within }) }
     }
 
@@ -362,18 +360,17 @@ mod tests {
     #[test]
     fn marks_are_looked_for_up_to_the_first_list_and_not_twice() {
         let key = |k: &str| Step::Key(k.into());
-        let parts = fixed_parts(
-            [
-                vec![key("spec"), key("template"), key("metadata"), key("labels")],
-                vec![key("spec"), key("containers"), Step::Index(3), key("env"), Step::Index(0)],
-                vec![key("spec"), key("containers"), Step::Index(1)],
-                vec![key("spec"), key("template")],
-                vec![key("metadata"), key("labels")],
-            ]
-            .into_iter(),
-        );
+        let maps = [
+            vec![key("spec"), key("template"), key("metadata"), key("labels")],
+            vec![key("spec"), key("containers"), Step::Index(3), key("env"), Step::Index(0)],
+            vec![key("spec"), key("containers"), Step::Index(1)],
+            vec![key("spec"), key("template")],
+            vec![key("metadata"), key("labels")],
+        ];
+        let parts = fixed_parts(maps.iter().map(Vec::as_slice));
         assert_eq!(parts, vec![vec![key("metadata"), key("labels")], vec![key("spec"), key("containers")], vec![key("spec"), key("template")]]);
-        assert_eq!(fixed_parts([vec![], vec![key("a")]].into_iter()), vec![Vec::<Step>::new()]);
+        let root_and_below = [vec![], vec![key("a")]];
+        assert_eq!(fixed_parts(root_and_below.iter().map(Vec::as_slice)), vec![Vec::<Step>::new()]);
     }
 
     #[test]
