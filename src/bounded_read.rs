@@ -52,7 +52,7 @@ pub fn read_opened(file: std::fs::File, limit: u64) -> Result<Vec<u8>> {
         return Err(Error::from_raw_os_error(libc::EISDIR));
     }
     if !meta.is_file() {
-        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file (a device, FIFO or socket); only regular files are read"));
+        return Err(Error::new(ErrorKind::InvalidInput, NotRegular));
     }
     // O_NONBLOCK stays set: Linux ignores it for regular files (open(2)), and clearing it would
     // cost a system call per file.
@@ -63,6 +63,24 @@ pub fn read_opened(file: std::fs::File, limit: u64) -> Result<Vec<u8>> {
         return Err(too_large(limit));
     }
     Ok(bytes)
+}
+
+/// [`read_opened`]'s refusal of a device, a FIFO or a socket.
+#[derive(Debug)]
+struct NotRegular;
+
+impl std::fmt::Display for NotRegular {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("not a regular file (a device, FIFO or socket); only regular files are read")
+    }
+}
+
+impl std::error::Error for NotRegular {}
+
+/// Whether [`read_opened`] failed because what was opened is no regular file (a folder, a
+/// device, a FIFO or a socket), not in reading one.
+pub fn not_a_regular_file(error: &Error) -> bool {
+    error.raw_os_error() == Some(libc::EISDIR) || error.get_ref().is_some_and(|inner| inner.is::<NotRegular>())
 }
 
 /// Reads all of `reader` into `bytes`. A regular file's read that returns fewer bytes than asked

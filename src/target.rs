@@ -523,13 +523,27 @@ fn remembered(
 fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
     let entries = &target.kustomization.resources;
     // Each entry is looked at once (a file? a folder?), for the prebuild and for the loop.
-    let kinds: Vec<EntryKind> = entries.iter().map(|entry| EntryKind::of(&target.loader, entry)).collect();
+    // A build that reads each file itself (not through the memo of decoded files) leaves a
+    // usual file's name unchecked until its turn: reading it then says it is a file.
+    let one_by_one = !ctx.shared_files || ctx.recorder.is_some() || ctx.load_only;
+    let kinds: Vec<EntryKind> = entries.iter().map(|entry| EntryKind::of(&target.loader, entry, one_by_one)).collect();
     let mut prebuilt = prebuild_directories(ctx, target, &kinds);
     for (position, entry) in entries.iter().enumerate() {
-        if kinds[position] == EntryKind::Http {
+        let mut read_at_once = None;
+        let kind = match kinds[position] {
+            EntryKind::Unchecked => match target.loader.read_if_plain_file(entry) {
+                Some(read) => {
+                    read_at_once = Some(read);
+                    EntryKind::File
+                }
+                None => EntryKind::checked(&target.loader, entry),
+            },
+            kind => kind,
+        };
+        if kind == EntryKind::Http {
             let sub = accumulate_http_entry(ctx, target, entry).map_err(|e| e.context(target.entry("resources", position, entry)))?;
             absorb_sub(acc, sub)?;
-        } else if kinds[position] == EntryKind::File {
+        } else if kind == EntryKind::File {
             // kustomize then tries the entry as a folder, which a file is not, and says both.
             let read_failed = |e: Error| {
                 e.map_message(|inner| {
@@ -550,13 +564,14 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                     )
                 }),
             };
+            let mut read_plainly = || read_at_once.take().unwrap_or_else(|| target.loader.read(entry));
             if ctx.load_only {
-                target.loader.read(entry).map_err(read_failed)?;
+                read_plainly().map_err(read_failed)?;
                 continue;
             }
             let (file, resources) = if !ctx.shared_files || ctx.recorder.is_some() {
                 // `explain` keeps the text of each file, to point into it.
-                let (file, text) = target.loader.read(entry).map_err(read_failed)?;
+                let (file, text) = read_plainly().map_err(read_failed)?;
                 let (mut resources, invalid) = resources_from_file(&file, &text).map_err(|e| parse_failed(&file, e))?;
                 ctx.deferred_errors.extend(invalid);
                 if let Some(recorder) = &ctx.recorder {
@@ -608,7 +623,7 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                 own.append(resource).map_err(|e| failed("accumulating", e))?;
             }
             acc.resources.append_all(own).map_err(|e| failed("merging", e))?;
-        } else if kinds[position] == EntryKind::Folder {
+        } else if kind == EntryKind::Folder {
             // kustomize tried the entry as a file first and quotes why that failed.
             let joined = target.loader.display_relative(entry);
             let not_a_file = match target.loader.restrictor() {
@@ -632,7 +647,7 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                 .append_all(sub.resources)
                 .map_err(|e| e.context(format!("{failed}: recursed merging from path '{joined}'")))?;
             absorb_sub(acc, Accumulated { resources: ResMap::default(), ..sub }).map_err(|e| e.context(format!("{failed}: recursed merging from path '{joined}'")))?;
-        } else if kinds[position] == EntryKind::Git {
+        } else if kind == EntryKind::Git {
             let sub = accumulate_git_entry(ctx, &target.loader, entry)
                 .map_err(|e| e.context(format!("accumulating resources from '{entry}'")).context(target.entry("resources", position, entry)))?;
             absorb_sub(acc, sub)?;
@@ -703,10 +718,25 @@ enum EntryKind {
     Git,
     Folder,
     Missing,
+    /// Named as a file usually is (`deployment.yaml`, below the folder), and not looked at yet:
+    /// [`Loader::read_if_plain_file`] says, when its turn comes, whether it is a file, else
+    /// [`EntryKind::checked`].
+    Unchecked,
 }
 
 impl EntryKind {
-    fn of(loader: &Loader, entry: &str) -> EntryKind {
+    /// What `entry` names; [`EntryKind::Unchecked`] for what is likely a file, when the build
+    /// reads its files one by one.
+    fn of(loader: &Loader, entry: &str, one_by_one: bool) -> EntryKind {
+        let file_like = [".yaml", ".yml", ".json"].iter().any(|suffix| entry.ends_with(suffix));
+        if one_by_one && file_like && loader.opens_at_once(entry) {
+            return EntryKind::Unchecked;
+        }
+        EntryKind::checked(loader, entry)
+    }
+
+    /// What `entry` names, looked at now.
+    fn checked(loader: &Loader, entry: &str) -> EntryKind {
         if crate::remote::url::is_http_url(entry) {
             EntryKind::Http
         } else {

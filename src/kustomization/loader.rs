@@ -204,8 +204,7 @@ impl Loader {
     /// Reads a file named relative to the root.
     pub fn read(&self, relative: &str) -> Result<(PathBuf, String)> {
         let (path, bytes) = self.read_bytes(relative)?;
-        let text = decode_text(bytes).ok_or_else(|| Error::Io { path: path.clone(), message: "file is not valid UTF-8".into() })?;
-        Ok((path, text))
+        text_of(path, bytes)
     }
 
     /// Reads a file named relative to the root, as bytes.
@@ -214,15 +213,49 @@ impl Loader {
         // The usual file, below the root through folders already found real, is opened at once:
         // refusing a link at its last part is the whole check left. Anything else (nothing
         // there, a link, a path that climbs) is resolved first, for the check's own answer.
-        let opened = self.below_real_folders(relative).and_then(|path| Some((read_file_open(&path).ok()?, path)));
-        let (path, read) = match opened {
-            Some((file, path)) => (path, read_opened(file)),
-            None => {
+        match self.open_at_once(relative) {
+            AtOnce::Opened(path, file) => self.finish_read(relative, path, read_opened(file)),
+            AtOnce::Absent | AtOnce::Unsure => {
                 let path = self.resolve(relative)?;
                 let read = read_file(&path);
-                (path, read)
+                self.finish_read(relative, path, read)
             }
-        };
+        }
+    }
+
+    /// [`Loader::read`] of `relative` when it names a regular file that can be opened at once
+    /// ([`Loader::open_at_once`]); `None` when it is anything else, or nothing, or a path that
+    /// needs the full check: what it is is then still to be found out. Spares the look at what
+    /// an entry names (a file or a folder) before reading it, for the usual file.
+    pub fn read_if_plain_file(&self, relative: &str) -> Option<Result<(PathBuf, String)>> {
+        let AtOnce::Opened(path, file) = self.open_at_once(relative) else { return None };
+        let read = read_opened(file);
+        if read.as_ref().is_err_and(crate::bounded_read::not_a_regular_file) {
+            return None;
+        }
+        self.probe(relative);
+        Some(self.finish_read(relative, path, read).and_then(|(path, bytes)| text_of(path, bytes)))
+    }
+
+    /// Whether [`Loader::open_at_once`] would open `relative` without the full check.
+    pub fn opens_at_once(&self, relative: &str) -> bool {
+        self.below_real_folders(relative).is_some()
+    }
+
+    /// `relative` opened at once, without the full check, when it lies below folders found real
+    /// ([`Loader::below_real_folders`]); whether it is absent (nothing at all there, not even a
+    /// link); or that the full check has to say.
+    fn open_at_once(&self, relative: &str) -> AtOnce {
+        let Some(path) = self.below_real_folders(relative) else { return AtOnce::Unsure };
+        match read_file_open(&path) {
+            Ok(file) => AtOnce::Opened(path, file),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => AtOnce::Absent,
+            Err(_) => AtOnce::Unsure,
+        }
+    }
+
+    /// The end of a read of `relative` at `path`: its error named, the file recorded.
+    fn finish_read(&self, relative: &str, path: PathBuf, read: std::io::Result<Vec<u8>>) -> Result<(PathBuf, Vec<u8>)> {
         let bytes = read.map_err(|e| Error::Io { path: path.clone(), message: io_reason(&e) })?;
         self.record_file(&path, relative);
         Ok((path, bytes))
@@ -258,9 +291,9 @@ impl Loader {
             self.record_file(&path, relative);
             return Ok((path, parsed));
         }
-        let bytes = read_file(&path).map_err(|e| Error::Io { path: path.clone(), message: io_reason(&e) })?;
-        self.record_file(&path, relative);
-        let text = decode_text(bytes).ok_or_else(|| Error::Io { path: path.clone(), message: "file is not valid UTF-8".into() })?;
+        let read = read_file(&path);
+        let (path, bytes) = self.finish_read(relative, path, read)?;
+        let (path, text) = text_of(path, bytes)?;
         let (bytes, aliases) = (text.len(), text.contains('&') && text.contains('*'));
         let (parsed, keep) = parse(&path, text)?;
         let parsed = Arc::new(parsed);
@@ -317,27 +350,42 @@ impl Loader {
     /// outside the root counts as absent, as in kustomize (`LoadKustFile`): its content is never
     /// read. Returns the file as named in the root (for messages) and its text.
     pub fn read_kustomization_file(&self) -> Result<(PathBuf, String)> {
-        self.read_kustomization_with(|name| self.read(name))
+        self.read_kustomization_with(true, |name, opened| match opened {
+            Some((path, file)) => self.finish_read(name, path, read_opened(file)).and_then(|(path, bytes)| text_of(path, bytes)),
+            None => self.read(name),
+        })
     }
 
     /// [`Loader::read_kustomization_file`], the text served from `memo` when the file is as an
     /// earlier read of this process found it ([`Loader::read_parsed`]): the component every
     /// root of a monorepo uses is read from disk once.
     pub fn read_kustomization_shared(&self, memo: &FileMemo<String>) -> Result<(PathBuf, Arc<String>)> {
-        self.read_kustomization_with(|name| self.read_parsed(name, memo, |_, text| Ok((text, true))))
+        // The memo needs the file's identity from the full check: nothing is opened at once.
+        self.read_kustomization_with(false, |name, _| self.read_parsed(name, memo, |_, text| Ok((text, true))))
     }
 
-    fn read_kustomization_with<T>(&self, mut read: impl FnMut(&str) -> Result<(PathBuf, T)>) -> Result<(PathBuf, T)> {
+    /// The lookup of [`Loader::read_kustomization_file`], `read` reading each name that is there
+    /// (given the file when `at_once` opened it: [`Loader::open_at_once`]).
+    fn read_kustomization_with<T>(&self, at_once: bool, mut read: impl FnMut(&str, Option<(PathBuf, std::fs::File)>) -> Result<(PathBuf, T)>) -> Result<(PathBuf, T)> {
         let mut found = Vec::new();
         let mut unreadable = None;
         for name in KUSTOMIZATION_FILE_NAMES {
-            // Nothing there (not even a dangling link): absent, without building the message
+            let at_hand = if at_once { self.open_at_once(name) } else { AtOnce::Unsure };
+            // Nothing there (not even a dangling link) is absent, without building the message
             // a failed read would carry.
-            if matches!(std::fs::symlink_metadata(self.root.join(name)), Err(e) if e.kind() == std::io::ErrorKind::NotFound) {
+            let absent = || matches!(std::fs::symlink_metadata(self.root.join(name)), Err(e) if e.kind() == std::io::ErrorKind::NotFound);
+            let opened = match at_hand {
+                AtOnce::Opened(path, file) => Some((path, file)),
+                AtOnce::Unsure if !absent() => None,
+                AtOnce::Absent | AtOnce::Unsure => {
+                    self.probe(name);
+                    continue;
+                }
+            };
+            if opened.is_some() {
                 self.probe(name);
-                continue;
             }
-            match read(name) {
+            match read(name, opened) {
                 Ok((_, text)) => found.push((self.root.join(name), text)),
                 // Absent, a folder, or refused by the restrictor: kustomize's "not found".
                 Err(Error::OutsideRoot { .. }) => {}
@@ -462,6 +510,24 @@ fn real_path_lexical_meta(base: &Path, relative: &Path) -> std::io::Result<(Path
 fn goes_down(relative: &Path) -> bool {
     let bytes = relative.as_os_str().as_encoded_bytes();
     !bytes.is_empty() && bytes[0] != b'/' && bytes.split(|&b| b == b'/').all(|part| part != b"." && part != b"..")
+}
+
+/// What [`Loader::open_at_once`] found.
+enum AtOnce {
+    /// The file (or folder) at the path, opened without following a link at its last part.
+    Opened(PathBuf, std::fs::File),
+    /// Nothing there, not even a link.
+    Absent,
+    /// For the full check to say.
+    Unsure,
+}
+
+/// The text of the file read at `path`, or the error naming it when it is no text.
+fn text_of(path: PathBuf, bytes: Vec<u8>) -> Result<(PathBuf, String)> {
+    match decode_text(bytes) {
+        Some(text) => Ok((path, text)),
+        None => Err(Error::Io { path, message: "file is not valid UTF-8".into() }),
+    }
 }
 
 /// A file's text: UTF-8, or UTF-16 when it starts with a byte order mark saying so (go-yaml
@@ -668,6 +734,41 @@ mod tests {
         assert_eq!(named.display().to_string(), l.root().join("sub/real.yaml").display().to_string());
         let unrestricted = Loader::new(&t.0.join("app"), LoadRestrictor::None).unwrap();
         assert_eq!(unrestricted.read("sub/escape.yaml").unwrap().1, "a: 1");
+    }
+
+    /// Only a regular file is read at once; a folder, a link, a missing name or a path the
+    /// short way cannot take is left to the full check, and a regular file that cannot be
+    /// read says why.
+    #[test]
+    fn only_a_plain_file_is_read_at_once() {
+        let t = tree();
+        std::fs::create_dir_all(t.0.join("app/folder.yaml")).unwrap();
+        std::fs::write(t.0.join("app/plain.yaml"), "a: 1").unwrap();
+        std::fs::write(t.0.join("app/latin1.yaml"), b"a: \xe9").unwrap();
+        std::os::unix::fs::symlink("plain.yaml", t.0.join("app/linked.yaml")).unwrap();
+        let l = Loader::new(&t.0.join("app"), LoadRestrictor::RootOnly).unwrap();
+        let read = l.read_if_plain_file("plain.yaml").expect("a plain file is read at once").unwrap();
+        assert_eq!(read, (l.root().join("plain.yaml"), "a: 1".to_string()));
+        for other in ["folder.yaml", "linked.yaml", "missing.yaml", "../app/plain.yaml", "./plain.yaml"] {
+            assert!(l.read_if_plain_file(other).is_none(), "{other} was read at once");
+        }
+        let Some(Err(Error::Io { message, .. })) = l.read_if_plain_file("latin1.yaml") else { panic!("a file that is no text is read at once, and refused") };
+        assert_eq!(message, "file is not valid UTF-8");
+    }
+
+    /// The kustomization file opened at once is the one the full lookup finds; two of them are
+    /// still an error, and a folder by that name does not count.
+    #[test]
+    fn the_kustomization_file_opened_at_once_is_the_one_found() {
+        let t = tree();
+        std::fs::create_dir_all(t.0.join("one")).unwrap();
+        std::fs::write(t.0.join("one/kustomization.yml"), "resources: []").unwrap();
+        std::fs::create_dir_all(t.0.join("one/kustomization.yaml")).unwrap();
+        let l = Loader::new(&t.0.join("one"), LoadRestrictor::RootOnly).unwrap();
+        assert_eq!(l.read_kustomization_file().unwrap(), (l.root().join("kustomization.yml"), "resources: []".to_string()));
+        std::fs::write(t.0.join("one/Kustomization"), "resources: []").unwrap();
+        let two = l.read_kustomization_file().unwrap_err().to_string();
+        assert!(two.contains("Found multiple kustomization files under"), "{two}");
     }
 
     /// A file parsed by one root and served from memory to the next is still resolved under

@@ -548,3 +548,38 @@ fn an_output_made_during_the_check_is_the_output_made_after_it() {
         assert_eq!(plain, rendered, "{label}");
     }
 }
+
+/// Entries named as files usually are: each is read when its turn comes, and what is not a
+/// plain file there (a folder named `x.yaml`, a link, a missing name) gets kustomize's answer.
+#[test]
+fn entries_named_like_files_are_told_apart_when_read() {
+    let cm = |name: &str| format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n");
+    let t = tree(
+        "file-like-entries",
+        &[
+            ("app/kustomization.yaml", "resources:\n- a.yaml\n- folder.yaml\n- linked.yaml\n- sub/nested.json\n- b.yml\n"),
+            ("app/a.yaml", &cm("a")),
+            ("app/folder.yaml/kustomization.yaml", "namePrefix: f-\nresources:\n- inner.yaml\n"),
+            ("app/folder.yaml/inner.yaml", &cm("inner")),
+            ("app/real/c.yaml", &cm("c")),
+            ("app/sub/nested.json", "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"nested\"}}"),
+            ("app/b.yml", &cm("b")),
+            ("gone/kustomization.yaml", "resources:\n- a.yaml\n- missing.yaml\n"),
+            ("gone/a.yaml", &cm("a")),
+            ("outside.yaml", &cm("outside")),
+            ("escape/kustomization.yaml", "resources:\n- out.yaml\n"),
+        ],
+    );
+    t.symlink("real/c.yaml", "app/linked.yaml");
+    t.symlink("../outside.yaml", "escape/out.yaml");
+    let out = same_as_reference("file-like-entries", &t, "app");
+    let names: Vec<&str> = out.lines().filter_map(|l| l.strip_prefix("  name: ")).collect();
+    // Printed in kustomize's order (by kind, then name).
+    assert_eq!(names, ["a", "b", "c", "f-inner", "nested"], "each entry read as what it is");
+    let missing = t.path("gone/missing.yaml");
+    let missing = missing.display();
+    let words = format!("accumulating resources from 'missing.yaml': evalsymlink failure on '{missing}' : lstat {missing}: no such file or directory'");
+    fails_with("file-like-missing", &t, "gone", &words, &words);
+    let words = "accumulating resources from 'out.yaml': security; file";
+    fails_with("file-like-escaping-link", &t, "escape", words, words);
+}
