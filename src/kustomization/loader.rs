@@ -62,7 +62,7 @@ impl Loader {
 
     /// [`Loader::resolved`], told whether `real` is a folder when the caller's walk saw it.
     fn resolved_as(root: &Path, real: &Path, is_dir: Option<bool>, restrictor: LoadRestrictor) -> Result<Self> {
-        if !is_dir.unwrap_or_else(|| real.is_dir()) {
+        if !is_dir.unwrap_or_else(|| real_folders::known(real) || real.is_dir()) {
             // kustomize names the path as it was given.
             return Err(Error::msg(format!("must build at directory: '{}': file is not directory", root.display())));
         }
@@ -324,11 +324,16 @@ impl Loader {
         }
     }
 
-    /// What `relative` names below the root, following links and ignoring the restrictor: one
-    /// `stat` where [`Loader::is_file`] then [`Loader::is_dir`] would make two.
+    /// What `relative` names below the root, following links and ignoring the restrictor. Found
+    /// by the walk [`Loader::child`] makes for a folder ([`real_path`]), whose folders it
+    /// remembers: a folder entry's loader then looks at none of its parts again.
     pub fn kind_of(&self, relative: &str) -> Option<std::fs::FileType> {
         self.probe(relative);
-        std::fs::metadata(self.looked_up(relative)).ok().map(|meta| meta.file_type())
+        match real_path_lexical_meta(&self.root, Path::new(relative)).ok()? {
+            (_, Some(meta)) => Some(meta.file_type()),
+            // A link resolved, or a folder found before: asked again, following links.
+            (real, None) => std::fs::metadata(real).ok().map(|meta| meta.file_type()),
+        }
     }
 
     pub fn is_dir(&self, relative: &str) -> bool {
@@ -415,7 +420,8 @@ impl Loader {
 /// from `base` one part at a time needs a `lstat` per part where `realpath` reads every link
 /// of the whole path; anything unusual (a symlink, an absolute path, a file on the way) goes
 /// to `canonicalize`, for its exact result or error. With the result, the `lstat` of its last
-/// part when the walk made one (none when it went to `canonicalize`).
+/// part when the walk made one (none when it went to `canonicalize`, or the last part is a
+/// folder found real before).
 fn real_path(base: &Path, relative: &Path) -> std::io::Result<(PathBuf, Option<std::fs::Metadata>)> {
     let mut path = base.to_path_buf();
     let mut parts = relative.components().peekable();
@@ -430,7 +436,7 @@ fn real_path(base: &Path, relative: &Path) -> std::io::Result<(PathBuf, Option<s
             Component::Normal(name) => {
                 path.push(name);
                 let on_the_way = parts.peek().is_some();
-                if on_the_way && real_folders::known(&path) {
+                if real_folders::known(&path) {
                     last = None;
                     continue;
                 }
@@ -754,6 +760,34 @@ mod tests {
         }
         let Some(Err(Error::Io { message, .. })) = l.read_if_plain_file("latin1.yaml") else { panic!("a file that is no text is read at once, and refused") };
         assert_eq!(message, "file is not valid UTF-8");
+    }
+
+    /// What an entry names, following links as kustomize does; a folder it found is the root
+    /// of the loader made for it, by its real path.
+    #[test]
+    fn kind_of_follows_links_and_finds_folders_for_their_loaders() {
+        let t = tree();
+        std::fs::create_dir_all(t.0.join("app/base")).unwrap();
+        std::fs::create_dir_all(t.0.join("shared/folder")).unwrap();
+        std::fs::write(t.0.join("app/file.yaml"), "a: 1").unwrap();
+        std::os::unix::fs::symlink("file.yaml", t.0.join("app/to-file")).unwrap();
+        std::os::unix::fs::symlink("../shared/folder", t.0.join("app/to-folder")).unwrap();
+        std::os::unix::fs::symlink("nowhere", t.0.join("app/dangling")).unwrap();
+        let l = Loader::new(&t.0.join("app"), LoadRestrictor::RootOnly).unwrap();
+        let kind = |entry: &str| l.kind_of(entry).map(|k| (k.is_file(), k.is_dir()));
+        assert_eq!(kind("file.yaml"), Some((true, false)));
+        assert_eq!(kind("to-file"), Some((true, false)));
+        assert_eq!(kind("base"), Some((false, true)));
+        assert_eq!(kind("to-folder"), Some((false, true)));
+        assert_eq!(kind("../shared/folder"), Some((false, true)));
+        assert_eq!(kind("dangling"), None);
+        assert_eq!(kind("missing"), None);
+        assert_eq!(kind("file.yaml/below"), None);
+        // Asked twice, the second time from what the first walk remembered.
+        assert_eq!(kind("base"), Some((false, true)));
+        assert_eq!(l.child("base").unwrap().root(), l.root().join("base"));
+        assert_eq!(l.child("to-folder").unwrap().root(), t.0.canonicalize().unwrap().join("shared/folder"));
+        assert!(l.child("file.yaml").is_err(), "a file is no root");
     }
 
     /// The kustomization file opened at once is the one the full lookup finds; two of them are
