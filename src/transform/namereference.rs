@@ -15,7 +15,7 @@ use crate::fast_hash::{FastHashMap, FastHashSet};
 use serde_json::Value;
 
 use super::fieldspec::{walk, CreateKind, FieldSpec};
-use super::fieldspec_tables::NameBackReference;
+use super::fieldspec_tables::{FieldSpecTables, NameBackReference};
 use crate::error::{Error, Result};
 use crate::resource::{scope::is_namespaced, Gvk, ResMap, Resource};
 
@@ -26,7 +26,14 @@ pub fn resolve_name_references(resources: &mut ResMap, table: &[NameBackReferenc
         resources.as_slice().par_iter().with_min_len(64).map(Facts::of).collect()
     };
     let index = Index::build(&facts);
-    let specs = ReferrerSpecs::new(table);
+    let made;
+    let specs = match ReferrerSpecs::builtin(table) {
+        Some(builtin) => builtin,
+        None => {
+            made = ReferrerSpecs::new(table);
+            &made
+        }
+    };
     let referrers: Vec<usize> = (0..resources.len()).filter(|&i| specs.selects_any(&facts[i].original_gvk)).collect();
     let pass = Pass { facts: &facts, index: &index, specs: &specs };
     // A referrer's update reads only the facts and its own value, so referrers are updated side
@@ -227,6 +234,17 @@ impl<'t> ReferrerSpecs<'t> {
             }
         }
         specs
+    }
+
+    /// The specs of kustomize's builtin table, made once per process (the many roots of one
+    /// run each resolve with it), when `table` is that table.
+    fn builtin(table: &[NameBackReference]) -> Option<&'static ReferrerSpecs<'static>> {
+        let builtin = &FieldSpecTables::builtin().name_reference;
+        if !std::ptr::eq(table, builtin.as_slice()) {
+            return None;
+        }
+        static SPECS: std::sync::OnceLock<ReferrerSpecs<'static>> = std::sync::OnceLock::new();
+        Some(SPECS.get_or_init(|| ReferrerSpecs::new(builtin)))
     }
 
     /// Whether any spec selects `gvk`.
