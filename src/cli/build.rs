@@ -129,22 +129,31 @@ fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
     let next = AtomicUsize::new(0);
     let failed = AtomicUsize::new(0);
     let staged = Mutex::new(Batch::default());
+    // One worker per thread of the build pool; each build's own parallel steps share the pool.
+    let threads = args.dirs.len().min(peerpods_build::stack::threads());
+    // Each worker takes a few directories in a row: the overlays of one app sit side by side
+    // (`apps/*/overlays/*`) and share their base, which the first of them decodes and the next
+    // find in memory; taken one by one, two workers would decode it side by side. A few, so
+    // that the last ones still spread over the workers.
+    let run_length = (args.dirs.len() / (threads.max(1) * 16)).clamp(1, 8);
     let work = || {
         let mut mine = Batch::default();
         loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(dir) = args.dirs.get(i) else { break };
-            let mut said = String::new();
-            if let Err(message) = build_one(args, options, dir, &reals[i], &out_dir.join(format!("{}.yaml", names[i])), &mut said, &mut mine) {
-                said.push_str(&format!("Error: {}: {message}\n", dir.display()));
-                failed.fetch_add(1, Ordering::Relaxed);
+            let first = next.fetch_add(run_length, Ordering::Relaxed);
+            if first >= args.dirs.len() {
+                break;
             }
-            printer.done(i, said);
+            for (i, dir) in args.dirs.iter().enumerate().skip(first).take(run_length) {
+                let mut said = String::new();
+                if let Err(message) = build_one(args, options, dir, &reals[i], &out_dir.join(format!("{}.yaml", names[i])), &mut said, &mut mine) {
+                    said.push_str(&format!("Error: {}: {message}\n", dir.display()));
+                    failed.fetch_add(1, Ordering::Relaxed);
+                }
+                printer.done(i, said);
+            }
         }
         staged.lock().unwrap_or_else(|e| e.into_inner()).append(mine);
     };
-    // One worker per thread of the build pool; each build's own parallel steps share the pool.
-    let threads = args.dirs.len().min(peerpods_build::stack::threads());
     let run = || rayon::scope(|s| (0..threads).for_each(|_| s.spawn(|_| work())));
     if peerpods_build::stack::on_large_stack(run).is_err() {
         work();

@@ -85,6 +85,30 @@ fn stderr_keeps_the_order_given_when_a_late_root_finishes_first() {
     assert!(!t.path("out/broken.yaml").exists());
 }
 
+/// Many roots, each worker taking a few in a row: every file is its root's own build, and the
+/// errors come in the order the roots were given.
+#[test]
+fn many_roots_taken_a_few_at_a_time_keep_their_order() {
+    let (t, roots) = monorepo("several-roots-runs", 100, &["dev", "prod", "qa", "stage"]);
+    let broken = [5, 6, 150, 333, 399];
+    for &i in &broken {
+        t.write(&format!("{}/kustomization.yaml", roots[i]), "resources:\n- ../../base\n- missing.yaml\n");
+    }
+    let mut args = vec!["build"];
+    args.extend(roots.iter().map(String::as_str));
+    args.extend(["-o", "out/"]);
+    let run = ours(&args, &t.root);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let errors: Vec<&str> = run.stderr.lines().filter_map(|l| l.strip_prefix("Error: ")).filter_map(|l| l.split(':').next()).collect();
+    let expected: Vec<&str> = broken.iter().map(|&i| roots[i].as_str()).chain(["5 of 400 builds failed"]).collect();
+    assert_eq!(errors, expected, "errors out of order:\n{}", run.stderr);
+    for (i, root) in roots.iter().enumerate().filter(|(i, _)| i % 23 == 0 && !broken.contains(i)) {
+        let alone = ours(&["build", root], &t.root);
+        assert!(alone.success(), "{root}: {}", alone.stderr);
+        assert_eq!(fs::read_to_string(t.path(&format!("out/{}", output_name(root)))).unwrap(), alone.stdout, "root {i}: {root}");
+    }
+}
+
 /// A root that fails keeps its earlier file and stops nothing; the others are written, and
 /// the run says how many failed, naming the root before kustomize's words.
 #[test]
