@@ -90,11 +90,14 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
         }
         Ok::<(), Error>(())
     })?;
-    // Two resources that differed only by namespace now collide.
+    // Two resources that differed only by namespace now collide. Their ids are compared as the
+    // texts they are made of, without building one per resource.
     let mut seen = crate::fast_hash::FastHashSet::default();
+    seen.reserve(resources.len());
     for r in resources.iter() {
-        let id = r.current_id();
-        if !seen.insert(id.clone()) {
+        let (group, version) = crate::resource::split_api_version(r.api_version());
+        if !seen.insert((group, version, r.kind(), r.namespace(), r.name())) {
+            let id = r.current_id();
             return Err(Error::msg(format!("namespace transformation produces ID conflict: two resources are now {id}")));
         }
     }
