@@ -12,7 +12,7 @@ use crate::file_memo::FileMemo;
 use crate::error::{Error, Result};
 use crate::generate::{self, GeneratedKind};
 use crate::kustomization::types::{Kustomization, Label};
-use crate::kustomization::{LoadRestrictor, Loader};
+use crate::kustomization::{LoadRestrictor, Loader, Looked};
 use crate::patch::Schema;
 use crate::explain::Recorder;
 use crate::resource::provenance::{self, StepRecord};
@@ -526,7 +526,7 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
     // A build that reads each file itself (not through the memo of decoded files) leaves a
     // usual file's name unchecked until its turn: reading it then says it is a file.
     let one_by_one = !ctx.shared_files || ctx.recorder.is_some() || ctx.load_only;
-    let kinds: Vec<EntryKind> = entries.iter().map(|entry| EntryKind::of(&target.loader, entry, one_by_one)).collect();
+    let (kinds, mut looks): (Vec<EntryKind>, Vec<Option<Looked>>) = entries.iter().map(|entry| EntryKind::of(&target.loader, entry, one_by_one)).unzip();
     let mut prebuilt = prebuild_directories(ctx, target, &kinds);
     for (position, entry) in entries.iter().enumerate() {
         let mut read_at_once = None;
@@ -536,7 +536,7 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                     read_at_once = Some(read);
                     EntryKind::File
                 }
-                None => EntryKind::checked(&target.loader, entry),
+                None => EntryKind::checked(&target.loader, entry).0,
             },
             kind => kind,
         };
@@ -583,7 +583,8 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                 // while it is among the files read last.
                 static DECODED: FileMemo<Vec<Resource>> = FileMemo::new(MEMO_TEXT_BYTES);
                 let (mut invalid, mut unparsed) = (None, None);
-                let read = target.loader.read_parsed(entry, &DECODED, |file, text| match resources_from_file(file, &text) {
+                let looked = looks[position].take();
+                let read = target.loader.read_parsed_looked(entry, looked, &DECODED, |file, text| match resources_from_file(file, &text) {
                     Ok((resources, deferred)) => {
                         let keep = deferred.is_none();
                         invalid = deferred;
@@ -726,30 +727,30 @@ enum EntryKind {
 
 impl EntryKind {
     /// What `entry` names; [`EntryKind::Unchecked`] for what is likely a file, when the build
-    /// reads its files one by one.
-    fn of(loader: &Loader, entry: &str, one_by_one: bool) -> EntryKind {
+    /// reads its files one by one. With a file, what the look at it saw, for its read.
+    fn of(loader: &Loader, entry: &str, one_by_one: bool) -> (EntryKind, Option<Looked>) {
         let file_like = [".yaml", ".yml", ".json"].iter().any(|suffix| entry.ends_with(suffix));
         if one_by_one && file_like && loader.opens_at_once(entry) {
-            return EntryKind::Unchecked;
+            return (EntryKind::Unchecked, None);
         }
         EntryKind::checked(loader, entry)
     }
 
-    /// What `entry` names, looked at now.
-    fn checked(loader: &Loader, entry: &str) -> EntryKind {
+    /// What `entry` names, looked at now; with a file, what the look saw.
+    fn checked(loader: &Loader, entry: &str) -> (EntryKind, Option<Looked>) {
         if crate::remote::url::is_http_url(entry) {
-            EntryKind::Http
+            return (EntryKind::Http, None);
+        }
+        let (kind, looked) = loader.look(entry).unzip();
+        let looked = looked.flatten();
+        if kind.is_some_and(|k| k.is_file()) {
+            (EntryKind::File, looked)
+        } else if crate::remote::RepoSpec::parse(entry).is_ok() {
+            (EntryKind::Git, None)
+        } else if kind.is_some_and(|k| k.is_dir()) {
+            (EntryKind::Folder, None)
         } else {
-            let kind = loader.kind_of(entry);
-            if kind.is_some_and(|k| k.is_file()) {
-                EntryKind::File
-            } else if crate::remote::RepoSpec::parse(entry).is_ok() {
-                EntryKind::Git
-            } else if kind.is_some_and(|k| k.is_dir()) {
-                EntryKind::Folder
-            } else {
-                EntryKind::Missing
-            }
+            (EntryKind::Missing, None)
         }
     }
 }

@@ -281,8 +281,24 @@ impl Loader {
     /// says whether its result may be kept; a text with aliases never is (its copies are charged
     /// to each build's node budget, [`crate::budget`]).
     pub fn read_parsed<T>(&self, relative: &str, memo: &FileMemo<T>, parse: impl FnOnce(&Path, String) -> Result<(T, bool)>) -> Result<(PathBuf, Arc<T>)> {
+        self.read_parsed_looked(relative, None, memo, parse)
+    }
+
+    /// [`Loader::read_parsed`] of a path [`Loader::look`] walked already: what it saw is what
+    /// [`Loader::resolve`] would see, and is checked against the restrictor the same way.
+    pub fn read_parsed_looked<T>(
+        &self,
+        relative: &str,
+        looked: Option<Looked>,
+        memo: &FileMemo<T>,
+        parse: impl FnOnce(&Path, String) -> Result<(T, bool)>,
+    ) -> Result<(PathBuf, Arc<T>)> {
         self.probe(relative);
-        let (path, meta) = self.resolve_meta(relative)?;
+        let (path, meta) = match looked.filter(|looked| self.restrictor != LoadRestrictor::RootOnly || looked.real.starts_with(&self.root)) {
+            Some(Looked { real, meta }) => (real, Some(meta)),
+            // Not looked at, or refused: the full check says what it says.
+            None => self.resolve_meta(relative)?,
+        };
         let identity = match meta {
             Some(meta) => Identity::of(&meta, crate::bounded_read::MAX_FILE_BYTES),
             None => Identity::at(&path, crate::bounded_read::MAX_FILE_BYTES),
@@ -328,11 +344,17 @@ impl Loader {
     /// by the walk [`Loader::child`] makes for a folder ([`real_path`]), whose folders it
     /// remembers: a folder entry's loader then looks at none of its parts again.
     pub fn kind_of(&self, relative: &str) -> Option<std::fs::FileType> {
+        self.look(relative).map(|(kind, _)| kind)
+    }
+
+    /// [`Loader::kind_of`], with what the walk saw of the path when it met no link on the way:
+    /// a read of the same path ([`Loader::read_parsed_looked`]) need not walk it again.
+    pub fn look(&self, relative: &str) -> Option<(std::fs::FileType, Option<Looked>)> {
         self.probe(relative);
         match real_path_lexical_meta(&self.root, Path::new(relative)).ok()? {
-            (_, Some(meta)) => Some(meta.file_type()),
+            (real, Some(meta)) => Some((meta.file_type(), Some(Looked { real, meta }))),
             // A link resolved, or a folder found before: asked again, following links.
-            (real, None) => std::fs::metadata(real).ok().map(|meta| meta.file_type()),
+            (real, None) => std::fs::metadata(real).ok().map(|meta| (meta.file_type(), None)),
         }
     }
 
@@ -355,9 +377,9 @@ impl Loader {
     /// outside the root counts as absent, as in kustomize (`LoadKustFile`): its content is never
     /// read. Returns the file as named in the root (for messages) and its text.
     pub fn read_kustomization_file(&self) -> Result<(PathBuf, String)> {
-        self.read_kustomization_with(true, |name, opened| match opened {
-            Some((path, file)) => self.finish_read(name, path, read_opened(file)).and_then(|(path, bytes)| text_of(path, bytes)),
-            None => self.read(name),
+        self.read_kustomization_with(true, |name, found| match found {
+            Found::Opened(path, file) => self.finish_read(name, path, read_opened(file)).and_then(|(path, bytes)| text_of(path, bytes)),
+            Found::Looked(_) | Found::There => self.read(name),
         })
     }
 
@@ -365,31 +387,38 @@ impl Loader {
     /// earlier read of this process found it ([`Loader::read_parsed`]): the component every
     /// root of a monorepo uses is read from disk once.
     pub fn read_kustomization_shared(&self, memo: &FileMemo<String>) -> Result<(PathBuf, Arc<String>)> {
-        // The memo needs the file's identity from the full check: nothing is opened at once.
-        self.read_kustomization_with(false, |name, _| self.read_parsed(name, memo, |_, text| Ok((text, true))))
+        // The memo needs the file's identity, from its `lstat`: nothing is opened at once.
+        self.read_kustomization_with(false, |name, found| {
+            let looked = match found {
+                Found::Looked(looked) => Some(looked),
+                Found::Opened(..) | Found::There => None,
+            };
+            self.read_parsed_looked(name, looked, memo, |_, text| Ok((text, true)))
+        })
     }
 
-    /// The lookup of [`Loader::read_kustomization_file`], `read` reading each name that is there
-    /// (given the file when `at_once` opened it: [`Loader::open_at_once`]).
-    fn read_kustomization_with<T>(&self, at_once: bool, mut read: impl FnMut(&str, Option<(PathBuf, std::fs::File)>) -> Result<(PathBuf, T)>) -> Result<(PathBuf, T)> {
+    /// The lookup of [`Loader::read_kustomization_file`], `read` reading each name that is there,
+    /// given what the lookup found of it: the file when `at_once` opened it
+    /// ([`Loader::open_at_once`]), else its `lstat` when it is a plain file.
+    fn read_kustomization_with<T>(&self, at_once: bool, mut read: impl FnMut(&str, Found) -> Result<(PathBuf, T)>) -> Result<(PathBuf, T)> {
         let mut found = Vec::new();
         let mut unreadable = None;
         for name in KUSTOMIZATION_FILE_NAMES {
             let at_hand = if at_once { self.open_at_once(name) } else { AtOnce::Unsure };
-            // Nothing there (not even a dangling link) is absent, without building the message
-            // a failed read would carry.
-            let absent = || matches!(std::fs::symlink_metadata(self.root.join(name)), Err(e) if e.kind() == std::io::ErrorKind::NotFound);
-            let opened = match at_hand {
-                AtOnce::Opened(path, file) => Some((path, file)),
-                AtOnce::Unsure if !absent() => None,
-                AtOnce::Absent | AtOnce::Unsure => {
-                    self.probe(name);
-                    continue;
-                }
+            let there = match at_hand {
+                AtOnce::Opened(path, file) => Some(Found::Opened(path, file)),
+                AtOnce::Absent => None,
+                // Nothing there (not even a dangling link) is absent, without building the
+                // message a failed read would carry.
+                AtOnce::Unsure => match std::fs::symlink_metadata(self.root.join(name)) {
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                    // The root is real, so a plain file in it is where its name says.
+                    Ok(meta) if meta.is_file() => Some(Found::Looked(Looked { real: self.root.join(name), meta })),
+                    _ => Some(Found::There),
+                },
             };
-            if opened.is_some() {
-                self.probe(name);
-            }
+            self.probe(name);
+            let Some(opened) = there else { continue };
             match read(name, opened) {
                 Ok((_, text)) => found.push((self.root.join(name), text)),
                 // Absent, a folder, or refused by the restrictor: kustomize's "not found".
@@ -516,6 +545,21 @@ fn real_path_lexical_meta(base: &Path, relative: &Path) -> std::io::Result<(Path
 fn goes_down(relative: &Path) -> bool {
     let bytes = relative.as_os_str().as_encoded_bytes();
     !bytes.is_empty() && bytes[0] != b'/' && bytes.split(|&b| b == b'/').all(|part| part != b"." && part != b"..")
+}
+
+/// A path as [`Loader::look`] found it: its real path, reached without a link, and the `lstat`
+/// of its last part.
+pub struct Looked {
+    real: PathBuf,
+    meta: std::fs::Metadata,
+}
+
+/// What the lookup of a kustomization file found of a name that is there, before reading it.
+enum Found {
+    Opened(PathBuf, std::fs::File),
+    Looked(Looked),
+    /// Something, for the read to say what.
+    There,
 }
 
 /// What [`Loader::open_at_once`] found.

@@ -4,5 +4,5 @@ pub mod loader;
 pub mod reads;
 pub mod types;
 
-pub use loader::{LoadRestrictor, Loader};
+pub use loader::{LoadRestrictor, Loader, Looked};
 pub use types::Kustomization;
