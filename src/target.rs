@@ -603,7 +603,8 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                 ctx.deferred_errors.extend(invalid);
                 read
             };
-            let origin = build_metadata::file_origin(&ctx.relative(&file));
+            // Origins are kept only for a build that writes them (`buildMetadata`).
+            let origin = ctx.tracks_origins.then(|| build_metadata::file_origin(&ctx.relative(&file)));
             // kustomize reads the file into a map of its own (a repeated id is an error there), merges
             // that into the level's, and on any error tries the file as a folder, and says both.
             let failed = |stage: &str, e: Error| {
@@ -620,7 +621,7 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
             // 500-app benchmark's peak: 94 MiB when moved, 80 MiB when copied).
             for resource in resources.iter() {
                 let mut resource = resource.copy_exact();
-                resource.origin = Some(origin.clone());
+                resource.origin = origin.clone();
                 own.append(resource).map_err(|e| failed("accumulating", e))?;
             }
             acc.resources.append_all(own).map_err(|e| failed("merging", e))?;
@@ -790,7 +791,9 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     let global = k.generator_options.as_ref();
     let configmaps = k.config_map_generator.iter().enumerate().map(|(i, a)| (GeneratedKind::ConfigMap, "configMapGenerator", i, a));
     let secrets = k.secret_generator.iter().enumerate().map(|(i, a)| (GeneratedKind::Secret, "secretGenerator", i, a));
-    let configured_in = ctx.relative(&target.file);
+    // Where the generators were configured: for the origins of a build that keeps them, and
+    // as what names a `generators` entry that is no file.
+    let configured_in = if ctx.tracks_origins || !k.generators.is_empty() { ctx.relative(&target.file) } else { String::new() };
     let recorder = ctx.recorder.clone();
     for (kind, field, index, args) in configmaps.chain(secrets) {
         let mut generated = generate::generate(kind, args, global, &target.loader)?;
@@ -798,13 +801,13 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
             continue;
         }
         let plugin = if kind == GeneratedKind::ConfigMap { "ConfigMapGenerator" } else { "SecretGenerator" };
-        generated.origin = Some(build_metadata::configured(&configured_in, plugin, None));
+        generated.origin = ctx.tracks_origins.then(|| build_metadata::configured(&configured_in, plugin, None));
         let step = |r: &Recorder| r.generator_step(&target.file, field, index, target.loader.root().to_path_buf());
         recorded(recorder.as_deref(), &mut acc.resources, step, |resources| absorb(resources, generated))?;
     }
     if !k.helm_charts.is_empty() || !k.helm_chart_inflation_generator.is_empty() {
         let (globals, charts) = crate::helm::charts_of(k.helm_globals.as_ref(), &k.helm_charts, &k.helm_chart_inflation_generator, &target.file)?;
-        let origin = build_metadata::configured(&configured_in, "HelmChartInflationGenerator", None);
+        let origin = ctx.tracks_origins.then(|| build_metadata::configured(&configured_in, "HelmChartInflationGenerator", None));
         for (index, mut chart) in charts.into_iter().enumerate() {
             if chart.namespace.is_empty() {
                 chart.namespace = ctx.helm_namespace.clone();
@@ -817,7 +820,7 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
             let inflated = crate::helm::inflate(&globals, &chart, &ctx.helm, &target.loader)
                 .map_err(|e| e.context(format!("{}: helmCharts '{}'", target.name(), chart.name)))?;
             for mut generated in inflated {
-                generated.origin = Some(origin.clone());
+                generated.origin = origin.clone();
                 let step = |r: &Recorder| r.step(&target.file, "helmCharts", Some(index), None);
                 recorded(recorder.as_deref(), &mut acc.resources, step, |resources| absorb(resources, generated))?;
             }
@@ -1032,7 +1035,8 @@ fn merge_label_field_specs(tables: &FieldSpecTables, label: &Label) -> Result<Ve
 fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
     let k = &target.kustomization;
     let name = target.name();
-    let configured_in = ctx.relative(&target.file);
+    // Where the transformers were configured, for the records of a build that keeps them.
+    let configured_in = if ctx.tracks_origins { ctx.relative(&target.file) } else { String::new() };
     let Accumulated { resources, tables, .. } = &mut *acc;
     let tables: &FieldSpecTables = tables.as_deref().unwrap_or_else(|| FieldSpecTables::builtin());
     let (tracks, record) = (ctx.tracks_origins, ctx.record_transformations);
@@ -1154,7 +1158,7 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         })?;
     }
     for (index, entry) in k.transformers.iter().enumerate() {
-        let source = if target.loader.is_file(entry) { ctx.relative(&target.loader.resolve(entry)?) } else { configured_in.clone() };
+        let source = if target.loader.is_file(entry) { ctx.relative(&target.loader.resolve(entry)?) } else { ctx.relative(&target.file) };
         let configs = load_plugin_configs(ctx, target, entry)?;
         let Accumulated { resources, .. } = acc;
         for config in configs {
