@@ -201,7 +201,9 @@ fn main() {
             options.seed,
             options.runs,
         );
-        std::fs::write(path, text).expect("writing the results");
+        // The sections after the table (other benchmarks, earlier runs) stay as they were.
+        let kept = std::fs::read_to_string(path).ok().and_then(|old| old.find("\n## ").map(|at| old[at..].to_string())).unwrap_or_default();
+        std::fs::write(path, text + &kept).expect("writing the results");
     }
     if different > 0 {
         std::process::exit(1);
