@@ -234,7 +234,7 @@ impl Loader {
             return None;
         }
         self.probe(relative);
-        Some(self.finish_read(relative, path, read).and_then(|(path, bytes)| text_of(path, bytes)))
+        Some(self.finish_text(relative, path, read))
     }
 
     /// Whether [`Loader::open_at_once`] would open `relative` without the full check.
@@ -252,6 +252,11 @@ impl Loader {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => AtOnce::Absent,
             Err(_) => AtOnce::Unsure,
         }
+    }
+
+    /// [`Loader::finish_read`] of a text file: its bytes decoded, or the error naming it.
+    fn finish_text(&self, relative: &str, path: PathBuf, read: std::io::Result<Vec<u8>>) -> Result<(PathBuf, String)> {
+        self.finish_read(relative, path, read).and_then(|(path, bytes)| text_of(path, bytes))
     }
 
     /// The end of a read of `relative` at `path`: its error named, the file recorded.
@@ -308,8 +313,7 @@ impl Loader {
             return Ok((path, parsed));
         }
         let read = read_file(&path);
-        let (path, bytes) = self.finish_read(relative, path, read)?;
-        let (path, text) = text_of(path, bytes)?;
+        let (path, text) = self.finish_text(relative, path, read)?;
         let (bytes, aliases) = (text.len(), text.contains('&') && text.contains('*'));
         let (parsed, keep) = parse(&path, text)?;
         let parsed = Arc::new(parsed);
@@ -378,7 +382,7 @@ impl Loader {
     /// read. Returns the file as named in the root (for messages) and its text.
     pub fn read_kustomization_file(&self) -> Result<(PathBuf, String)> {
         self.read_kustomization_with(true, |name, found| match found {
-            Found::Opened(path, file) => self.finish_read(name, path, read_opened(file)).and_then(|(path, bytes)| text_of(path, bytes)),
+            Found::Opened(path, file) => self.finish_text(name, path, read_opened(file)),
             Found::Looked(_) | Found::There => self.read(name),
         })
     }

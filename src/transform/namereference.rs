@@ -35,12 +35,14 @@ pub fn resolve_name_references(resources: &mut ResMap, table: &[NameBackReferenc
         }
     };
     let referrers: Vec<usize> = (0..resources.len()).filter(|&i| specs.selects_any(&facts[i].original_gvk)).collect();
-    let pass = Pass { facts: &facts, index: &index, specs: &specs };
+    let pass = Pass { facts: &facts, index: &index, specs };
     // A referrer's update reads only the facts and its own value, so referrers are updated side
     // by side, and the first failure in resource order is the one a sequential pass stops at.
-    // Unless a lookup may be ambiguous: kustomize's error then prints the other candidates as
-    // they are at that point of its sequential pass (earlier ones updated, later ones not).
-    if resources.is_large() && !index.may_be_ambiguous(&facts, &specs) {
+    // Unless a lookup may be ambiguous: the error then prints the other candidates as a pass in
+    // resource order has them at that point (earlier ones updated, later ones not). kustomize's
+    // own pass goes in a Go map's order, which changes from run to run; this is one of its
+    // outcomes, always the same.
+    if resources.is_large() && !index.may_be_ambiguous(&facts, specs) {
         let outcomes = resources.map_positions_mut(&referrers, |i, r| pass.update(i, &mut r.value).map_err(|failure| (i, failure)));
         return match outcomes.into_iter().find_map(Result::err) {
             None => Ok(()),
