@@ -9,6 +9,72 @@ use crate::resource::{ResMap, Resource};
 pub const ORIGIN: &str = "config.kubernetes.io/origin";
 pub const TRANSFORMATIONS: &str = "alpha.config.kubernetes.io/transformations";
 
+/// kustomize's annotations for what it knows of a resource while it builds (its `utils.BuildAnnotation*`).
+pub const INTERNAL: &str = "internal.config.kubernetes.io/";
+pub const PREVIOUS_KINDS: &str = "internal.config.kubernetes.io/previousKinds";
+pub const PREVIOUS_NAMES: &str = "internal.config.kubernetes.io/previousNames";
+pub const PREVIOUS_NAMESPACES: &str = "internal.config.kubernetes.io/previousNamespaces";
+pub const PREFIXES: &str = "internal.config.kubernetes.io/prefixes";
+pub const SUFFIXES: &str = "internal.config.kubernetes.io/suffixes";
+pub const BEHAVIOR: &str = "internal.config.kubernetes.io/generatorBehavior";
+pub const NEEDS_HASH: &str = "internal.config.kubernetes.io/needsHashSuffix";
+
+/// `value` (a state of `resource`) with the annotations kustomize keeps on a resource while it
+/// builds: earlier ids, affixes and generator settings, and, with `tracks_origins`, the origin
+/// and the transformer runs so far. kustomize sends these to a plugin and shows them when it
+/// prints a resource in an error. Its annotations are a sorted map, and so are these.
+pub fn with_build_annotations(resource: &Resource, value: &Value, tracks_origins: bool) -> Value {
+    let mut state = Map::new();
+    if tracks_origins {
+        if let Some(origin) = &resource.origin {
+            state.insert(ORIGIN.into(), Value::String(origin_text(origin)));
+        }
+        if !resource.transformations.is_empty() {
+            state.insert(TRANSFORMATIONS.into(), Value::String(transformations_text(&resource.transformations)));
+        }
+    }
+    let join = |parts: Vec<&str>| Value::String(parts.join(","));
+    if resource.generated {
+        state.insert(BEHAVIOR.into(), Value::String(resource.behavior.as_str().into()));
+    }
+    if resource.needs_hash_suffix {
+        state.insert(NEEDS_HASH.into(), Value::String("enabled".into()));
+    }
+    if let Some(prefixes) = affixes_text(&resource.prefixes) {
+        state.insert(PREFIXES.into(), Value::String(prefixes));
+    }
+    if !resource.previous_ids.is_empty() {
+        let ids = &resource.previous_ids;
+        state.insert(PREVIOUS_KINDS.into(), join(ids.iter().map(|id| id.gvk.kind.as_str()).collect()));
+        state.insert(PREVIOUS_NAMES.into(), join(ids.iter().map(|id| id.name.as_str()).collect()));
+        // As kustomize stored each: the id's effective namespace then.
+        state.insert(PREVIOUS_NAMESPACES.into(), join(ids.iter().map(|id| id.effective_namespace()).collect()));
+    }
+    if let Some(suffixes) = affixes_text(&resource.suffixes) {
+        state.insert(SUFFIXES.into(), Value::String(suffixes));
+    }
+    let mut value = value.clone();
+    if state.is_empty() {
+        return value;
+    }
+    if let Some(metadata) = value.get_mut("metadata").and_then(Value::as_object_mut) {
+        let annotations = metadata.entry("annotations").or_insert_with(|| Value::Object(Map::new()));
+        if let Some(annotations) = annotations.as_object_mut() {
+            let mut merged: Vec<(String, Value)> = std::mem::take(annotations).into_iter().chain(state).collect();
+            merged.sort_by(|a, b| a.0.cmp(&b.0));
+            annotations.extend(merged);
+        }
+    }
+    value
+}
+
+/// Affixes as kustomize lists them: the empty ones (a prefix run that added no suffix) are
+/// not written.
+pub fn affixes_text(affixes: &[String]) -> Option<String> {
+    let written: Vec<&str> = affixes.iter().map(String::as_str).filter(|a| !a.is_empty()).collect();
+    (!written.is_empty()).then(|| written.join(","))
+}
+
 /// `path` relative to `base`, with `..` where needed (both absolute, symlinks resolved).
 pub fn relative_path(path: &Path, base: &Path) -> String {
     relative_path_buf(path, base).display().to_string()
@@ -60,12 +126,10 @@ pub fn configured_by_config(configured_in: &str, config: &Value) -> Value {
 
 /// After each transformer, kustomize records it on every resource when the top-level
 /// kustomization has any `buildMetadata`, writing every resource's annotations anew.
-pub fn transformer_ran(resources: &mut ResMap, record: Option<&Value>) {
+pub fn transformer_ran(resources: &mut ResMap, run: &Value) {
     for r in resources.iter_mut() {
         r.rewrite_annotations();
-        if let Some(run) = record {
-            r.transformations.push(run.clone());
-        }
+        r.transformations.push(run.clone());
     }
 }
 
@@ -106,13 +170,13 @@ pub fn transformations_text(runs: &[Value]) -> String {
 
 /// A plugin program ran over `resources` (kustomize's `AddTransformerAnnotation`): a resource
 /// with no origin yet is taken to be one it made, and gets `run` as its origin; the others
-/// record the run (when `record`).
-pub fn plugin_ran(resources: &mut ResMap, run: &Value, record: bool) {
+/// record the run.
+pub fn plugin_ran(resources: &mut ResMap, run: &Value) {
     for r in resources.iter_mut() {
         r.rewrite_annotations();
         if r.origin.is_none() {
             r.origin = Some(run.clone());
-        } else if record {
+        } else {
             r.transformations.push(run.clone());
         }
     }

@@ -285,7 +285,6 @@ fn walk(
 
 fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -> Result<ResMap> {
     let top = target::Target::load(loader, ctx.shared_files, &mut ctx.diagnostics)?;
-    ctx.record_transformations = top.kustomization.build_metadata.iter().any(|b| b == "transformerAnnotations");
     ctx.tracks_origins = !top.kustomization.build_metadata.is_empty();
     let mut acc = target::Accumulated::default();
     target::enter(ctx, &top);
@@ -297,6 +296,7 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
     let tables = acc.tables();
 
     let recorder = ctx.recorder.as_deref();
+    let tracks_origins = ctx.tracks_origins;
     let file = &top.file;
     target::recorded(recorder, &mut resources, |r| r.hash_step(file), |resources| {
         generate::hash::add_hash_suffixes(resources);
@@ -305,7 +305,7 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
     let references = |r: &explain::Recorder| r.name_reference_step(file, &resources);
     let references = recorder.map(references);
     target::recorded(recorder, &mut resources, |_| references.expect("made with the recorder"), |resources| {
-        transform::namereference::resolve_name_references(resources, &tables.name_reference)
+        transform::namereference::resolve_name_references(resources, &tables.name_reference, tracks_origins)
     })?;
     target::recorded(recorder, &mut resources, |r| r.vars_step(file), |resources| {
         transform::vars::resolve_vars(resources, &acc.vars, &tables.var_reference)

@@ -86,11 +86,10 @@ pub struct Context {
     top_root: PathBuf,
     /// Whether an `openapi` field has chosen the schema already.
     schema_chosen: bool,
-    /// Whether transformer runs are recorded on resources: only the top-level `buildMetadata:
-    /// [transformerAnnotations]` prints them, and recording costs a value per resource per run.
-    pub record_transformations: bool,
     /// Whether kustomize tracks origins (the top-level kustomization has any `buildMetadata`),
-    /// which makes it write every resource's annotations anew after each transformer.
+    /// which makes it write every resource's annotations anew after each transformer and
+    /// record each transformer run on them (printed only for `transformerAnnotations`, but
+    /// sent to plugins and shown in errors that print a resource).
     pub tracks_origins: bool,
     /// Errors kustomize meets only once every resource is read (see [`resources_from_file`]).
     pub deferred_errors: Vec<Error>,
@@ -126,7 +125,6 @@ impl Context {
             visiting: Vec::new(),
             top_root: top.root().to_path_buf(),
             schema_chosen: false,
-            record_transformations: false,
             tracks_origins: false,
             deferred_errors: Vec::new(),
             remote: Default::default(),
@@ -150,7 +148,6 @@ impl Context {
             visiting: self.visiting.clone(),
             top_root: self.top_root.clone(),
             schema_chosen: self.schema_chosen,
-            record_transformations: self.record_transformations,
             tracks_origins: self.tracks_origins,
             deferred_errors: Vec::new(),
             remote: self.remote.clone(),
@@ -1039,11 +1036,10 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     let configured_in = if ctx.tracks_origins { ctx.relative(&target.file) } else { String::new() };
     let Accumulated { resources, tables, .. } = &mut *acc;
     let tables: &FieldSpecTables = tables.as_deref().unwrap_or_else(|| FieldSpecTables::builtin());
-    let (tracks, record) = (ctx.tracks_origins, ctx.record_transformations);
+    let tracks = ctx.tracks_origins;
     let ran = |resources: &mut ResMap, kind: &str| {
         if tracks {
-            let run = record.then(|| build_metadata::configured(&configured_in, kind, None));
-            build_metadata::transformer_ran(resources, run.as_ref());
+            build_metadata::transformer_ran(resources, &build_metadata::configured(&configured_in, kind, None));
         }
     };
     let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
@@ -1076,7 +1072,7 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         })?;
     }
     if !k.namespace.is_empty() {
-        let options = NamespaceOptions { namespace: k.namespace.clone(), field_specs: tables.namespace.clone(), ..Default::default() };
+        let options = NamespaceOptions { namespace: k.namespace.clone(), field_specs: tables.namespace.clone(), tracks_origins: tracks, ..Default::default() };
         recorded(recorder, resources, |r| r.value_step(file, "namespace"), |resources| {
             namespace::set_namespace(resources, &options)?;
             ran(resources, "NamespaceTransformer");
@@ -1168,17 +1164,16 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
                     plugin.transform(resources, &mut ctx.diagnostics)?;
                     if ctx.tracks_origins {
                         let run = build_metadata::configured_by_config(&source, &config);
-                        build_metadata::plugin_ran(resources, &run, ctx.record_transformations);
+                        build_metadata::plugin_ran(resources, &run);
                     }
                     Ok(())
                 })?,
                 None => {
                     let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
                     recorded(recorder, resources, step, |resources| {
-                        builtin_plugins::run_transformer(&config, resources, &target.loader, schema, &mut ctx.diagnostics, &name)?;
+                        builtin_plugins::run_transformer(&config, resources, &target.loader, schema, &mut ctx.diagnostics, &name, ctx.tracks_origins)?;
                         if ctx.tracks_origins {
-                            let run = ctx.record_transformations.then(|| build_metadata::configured_by_config(&source, &config));
-                            build_metadata::transformer_ran(resources, run.as_ref());
+                            build_metadata::transformer_ran(resources, &build_metadata::configured_by_config(&source, &config));
                         }
                         Ok(())
                     })?

@@ -3,74 +3,16 @@
 //! sees them and whatever it returns is the state afterwards. We keep that state in
 //! [`Resource`]'s fields: written out as those annotations for the plugin, read back from its
 //! answer.
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::build_metadata;
+use crate::build_metadata::{self, affixes_text, BEHAVIOR, INTERNAL, NEEDS_HASH, PREFIXES, PREVIOUS_KINDS, PREVIOUS_NAMES, PREVIOUS_NAMESPACES, SUFFIXES};
 use crate::resource::{Behavior, Gvk, ResId, Resource};
-
-const PREFIX: &str = "internal.config.kubernetes.io/";
-const PREVIOUS_KINDS: &str = "internal.config.kubernetes.io/previousKinds";
-const PREVIOUS_NAMES: &str = "internal.config.kubernetes.io/previousNames";
-const PREVIOUS_NAMESPACES: &str = "internal.config.kubernetes.io/previousNamespaces";
-const PREFIXES: &str = "internal.config.kubernetes.io/prefixes";
-const SUFFIXES: &str = "internal.config.kubernetes.io/suffixes";
-const BEHAVIOR: &str = "internal.config.kubernetes.io/generatorBehavior";
-const NEEDS_HASH: &str = "internal.config.kubernetes.io/needsHashSuffix";
 
 /// `resource`'s value with its state written as kustomize's internal annotations, and, when the
 /// build tracks them, its origin and the transformer runs so far, which kustomize also keeps as
 /// annotations while it builds.
 pub fn with_state(resource: &Resource, tracks_origins: bool) -> Value {
-    let mut state = Map::new();
-    if tracks_origins {
-        if let Some(origin) = &resource.origin {
-            state.insert(build_metadata::ORIGIN.into(), Value::String(build_metadata::origin_text(origin)));
-        }
-        if !resource.transformations.is_empty() {
-            state.insert(build_metadata::TRANSFORMATIONS.into(), Value::String(build_metadata::transformations_text(&resource.transformations)));
-        }
-    }
-    let join = |parts: Vec<&str>| Value::String(parts.join(","));
-    if resource.generated {
-        state.insert(BEHAVIOR.into(), Value::String(resource.behavior.as_str().into()));
-    }
-    if resource.needs_hash_suffix {
-        state.insert(NEEDS_HASH.into(), Value::String("enabled".into()));
-    }
-    if let Some(prefixes) = affixes_text(&resource.prefixes) {
-        state.insert(PREFIXES.into(), Value::String(prefixes));
-    }
-    if !resource.previous_ids.is_empty() {
-        let ids = &resource.previous_ids;
-        state.insert(PREVIOUS_KINDS.into(), join(ids.iter().map(|id| id.gvk.kind.as_str()).collect()));
-        state.insert(PREVIOUS_NAMES.into(), join(ids.iter().map(|id| id.name.as_str()).collect()));
-        let namespaces = ids.iter().map(|id| if id.namespace.is_empty() { "default" } else { id.namespace.as_str() }).collect();
-        state.insert(PREVIOUS_NAMESPACES.into(), join(namespaces));
-    }
-    if let Some(suffixes) = affixes_text(&resource.suffixes) {
-        state.insert(SUFFIXES.into(), Value::String(suffixes));
-    }
-    let mut value = resource.value.clone();
-    if state.is_empty() {
-        return value;
-    }
-    if let Some(metadata) = value.get_mut("metadata").and_then(Value::as_object_mut) {
-        let annotations = metadata.entry("annotations").or_insert_with(|| Value::Object(Map::new()));
-        if let Some(annotations) = annotations.as_object_mut() {
-            // kustomize's annotations are a sorted map: its own come before most others.
-            let mut merged: Vec<(String, Value)> = std::mem::take(annotations).into_iter().chain(state).collect();
-            merged.sort_by(|a, b| a.0.cmp(&b.0));
-            annotations.extend(merged);
-        }
-    }
-    value
-}
-
-/// Affixes as kustomize lists them: the empty ones (a prefix run that added no suffix) are
-/// not written.
-fn affixes_text(affixes: &[String]) -> Option<String> {
-    let written: Vec<&str> = affixes.iter().map(String::as_str).filter(|a| !a.is_empty()).collect();
-    (!written.is_empty()).then(|| written.join(","))
+    build_metadata::with_build_annotations(resource, &resource.value, tracks_origins)
 }
 
 /// After [`take_state`] on a plugin's answer for `old`: affixes that read as `old`'s are
@@ -116,7 +58,7 @@ pub fn take_state(resource: &mut Resource, tracks_origins: bool) {
     let prefixes = split(read(PREFIXES));
     let suffixes = split(read(SUFFIXES));
     let (kinds, names, namespaces) = (split(read(PREVIOUS_KINDS)), split(read(PREVIOUS_NAMES)), split(read(PREVIOUS_NAMESPACES)));
-    annotations.retain(|key, _| !key.starts_with(PREFIX));
+    annotations.retain(|key, _| !key.starts_with(INTERNAL));
     if annotations.is_empty() {
         resource.metadata_mut().shift_remove("annotations");
     }

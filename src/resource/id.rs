@@ -46,6 +46,22 @@ impl fmt::Display for Gvk {
     }
 }
 
+/// What kustomize's `EffectiveNamespace` gives a kind it knows as cluster-scoped.
+pub const NOT_A_NAMESPACE: &str = "_non_namespaceable_";
+
+/// kustomize's `EffectiveNamespace` of an id with these parts: [`NOT_A_NAMESPACE`] for a kind it
+/// knows as cluster-scoped (whatever namespace the object names), `default` for no namespace.
+/// Two ids are the same id when their effective namespaces are.
+pub fn effective_namespace<'a>(api_version: &str, kind: &str, namespace: &'a str) -> &'a str {
+    if !crate::patch::is_namespaced(api_version, kind) {
+        NOT_A_NAMESPACE
+    } else if namespace.is_empty() {
+        "default"
+    } else {
+        namespace
+    }
+}
+
 /// The identity of one resource in a build.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ResId {
@@ -55,6 +71,17 @@ pub struct ResId {
 }
 
 impl ResId {
+    /// [`effective_namespace`] of this id.
+    pub fn effective_namespace(&self) -> &str {
+        effective_namespace(&self.gvk.api_version(), &self.gvk.kind, &self.namespace)
+    }
+
+    /// kustomize's `ResId.Equals`: the same group, version, kind and name, in the same
+    /// effective namespace.
+    pub fn same_as(&self, other: &ResId) -> bool {
+        self.gvk == other.gvk && self.name == other.name && self.effective_namespace() == other.effective_namespace()
+    }
+
     /// The id an object names: its apiVersion, kind, metadata.name and metadata.namespace
     /// (empty where absent or not a string).
     pub fn of_value(value: &serde_json::Value) -> ResId {

@@ -6,7 +6,7 @@ pub mod provenance;
 mod resmap;
 pub mod scope;
 
-pub use id::{split_api_version, Gvk, ResId};
+pub use id::{effective_namespace, split_api_version, Gvk, ResId, NOT_A_NAMESPACE};
 pub use nodes::{NodeFacts, NodePath, Step};
 pub use resmap::ResMap;
 
@@ -253,39 +253,38 @@ impl Resource {
         meta.as_object_mut().unwrap()
     }
 
-    /// Renames the resource, remembering the old id for name references and patch targets.
+    /// Renames the resource (the hash suffix), storing the old id first for name references
+    /// and patch targets.
     pub fn set_name(&mut self, name: &str) {
         if self.name() == name {
             return;
         }
-        self.remember_current_id();
+        self.store_previous_id();
         self.metadata_mut().insert("name".into(), Value::String(name.to_string()));
     }
 
-    /// Moves the resource to a namespace, remembering the old id.
+    /// Sets `metadata.namespace`; the namespace transformer has stored the id already.
     pub fn set_namespace(&mut self, namespace: &str) {
-        if self.namespace() == namespace {
-            return;
-        }
-        self.remember_current_id();
-        self.metadata_mut().insert("namespace".into(), Value::String(namespace.to_string()));
-    }
-
-    pub fn remember_current_id(&mut self) {
-        if !self.previous_ids.last().is_some_and(|last| self.has_current_id(last)) {
-            self.previous_ids.push(self.current_id());
+        if self.namespace() != namespace {
+            self.metadata_mut().insert("namespace".into(), Value::String(namespace.to_string()));
         }
     }
 
-    /// `self.current_id() == *id`, without building the current id.
-    fn has_current_id(&self, id: &ResId) -> bool {
-        let api_version = self.api_version();
-        let (group, version) = id::split_api_version(api_version);
-        id.name == self.name()
-            && id.namespace == self.namespace()
-            && id.gvk.kind == self.kind()
-            && id.gvk.group == group
-            && id.gvk.version == version
+    /// kustomize's `StorePreviousId`: the current id joins the ids the resource has had, even
+    /// when it is the last one again (a transformer that may rename stores it, renamed or not),
+    /// so the list reads as kustomize's `previous*` annotations do.
+    pub fn store_previous_id(&mut self) {
+        self.previous_ids.push(self.current_id());
+    }
+
+    /// kustomize's `CurId().Equals`: the same group, version, kind and name, in the same
+    /// effective namespace, compared without building the ids.
+    pub fn has_same_current_id(&self, other: &Resource) -> bool {
+        let (api_version, kind) = (self.api_version(), self.kind());
+        self.name() == other.name()
+            && kind == other.kind()
+            && id::split_api_version(api_version) == id::split_api_version(other.api_version())
+            && effective_namespace(api_version, kind, self.namespace()) == effective_namespace(api_version, kind, other.namespace())
     }
 
     /// A string-to-string map under metadata (`labels`, `annotations`).
@@ -379,5 +378,41 @@ mod tests {
         assert_eq!(copied.value, value);
         assert_eq!(copied.prefixes, ["p-"]);
         assert!(copied.generated);
+    }
+
+    fn object(api_version: &str, kind: &str, name: &str, namespace: Option<&str>) -> Resource {
+        let mut metadata = json!({"name": name});
+        if let Some(ns) = namespace {
+            metadata["namespace"] = json!(ns);
+        }
+        Resource::new(json!({"apiVersion": api_version, "kind": kind, "metadata": metadata}))
+    }
+
+    /// kustomize's `ResId.Equals`: by effective namespace.
+    #[test]
+    fn ids_are_the_same_in_the_same_effective_namespace() {
+        let cm = |ns| object("v1", "ConfigMap", "cm", ns);
+        assert!(cm(None).has_same_current_id(&cm(Some("default"))), "no namespace is default");
+        assert!(cm(Some("a")).has_same_current_id(&cm(Some("a"))));
+        assert!(!cm(Some("a")).has_same_current_id(&cm(Some("b"))));
+        assert!(!cm(None).has_same_current_id(&object("v1", "Secret", "cm", None)), "another kind");
+        assert!(!cm(None).has_same_current_id(&object("v2", "ConfigMap", "cm", None)), "another version");
+        assert!(!cm(None).has_same_current_id(&object("v1", "ConfigMap", "other", None)), "another name");
+        let role = |ns| object("rbac.authorization.k8s.io/v1", "ClusterRole", "r", ns);
+        assert!(role(None).has_same_current_id(&role(Some("x"))), "a cluster-scoped kind's namespace does not count");
+        assert_eq!(role(Some("x")).current_id().effective_namespace(), NOT_A_NAMESPACE);
+    }
+
+    /// kustomize's `StorePreviousId` keeps every id stored, a repeated one too.
+    #[test]
+    fn every_stored_id_is_kept_in_order() {
+        let mut r = object("v1", "ConfigMap", "cm", None);
+        r.store_previous_id();
+        r.store_previous_id();
+        r.set_namespace("a");
+        r.set_name("cm-1");
+        let ids: Vec<String> = r.previous_ids.iter().map(ToString::to_string).collect();
+        assert_eq!(ids, ["ConfigMap.v1.[noGrp]/cm.[noNs]", "ConfigMap.v1.[noGrp]/cm.[noNs]", "ConfigMap.v1.[noGrp]/cm.a"]);
+        assert_eq!(r.current_id().to_string(), "ConfigMap.v1.[noGrp]/cm-1.a");
     }
 }

@@ -67,15 +67,6 @@ fn at_positions<'r>(resources: &'r mut [Resource], positions: &[usize]) -> Vec<&
     selected
 }
 
-/// Whether two resources have the same current id, compared without building the ids.
-fn same_current_id(a: &Resource, b: &Resource) -> bool {
-    fn group_version(r: &Resource) -> (&str, &str) {
-        let api_version = r.api_version();
-        super::id::split_api_version(api_version)
-    }
-    a.name() == b.name() && a.namespace() == b.namespace() && a.kind() == b.kind() && group_version(a) == group_version(b)
-}
-
 /// The distinct names among a resource's ids.
 fn names_of(r: &Resource) -> Vec<String> {
     let mut names: Vec<String> = Vec::with_capacity(r.previous_ids.len() + 1);
@@ -272,7 +263,7 @@ impl ResMap {
         let duplicate = {
             let mut index = self.index.borrow_mut();
             index.refresh(&self.resources);
-            let same = |&i: &usize| same_current_id(&self.resources[i], &resource);
+            let same = |&i: &usize| self.resources[i].has_same_current_id(&resource);
             index.by_name.get(resource.name()).is_some_and(|list| list.iter().any(same))
         };
         if duplicate {

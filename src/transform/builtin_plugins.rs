@@ -142,7 +142,8 @@ fn specs(values: &[Value]) -> Result<Vec<FieldSpec>> {
     values.iter().map(FieldSpec::from_value).collect()
 }
 
-/// Runs one builtin transformer config over `resources`.
+/// Runs one builtin transformer config over `resources`; `tracks_origins` says whether the
+/// build keeps origins and transformer runs (an error that prints a resource shows them).
 pub fn run_transformer(
     config: &Value,
     resources: &mut ResMap,
@@ -150,6 +151,7 @@ pub fn run_transformer(
     schema: &Schema,
     diagnostics: &mut Diagnostics,
     kustomization: &str,
+    tracks_origins: bool,
 ) -> Result<()> {
     let (_, kind) = plugin_kind(config)?;
     match kind {
@@ -175,6 +177,7 @@ pub fn run_transformer(
                 field_specs: specs(&c.field_specs)?,
                 unset_only: c.unset_only,
                 subjects,
+                tracks_origins,
             };
             namespace::set_namespace(resources, &options)
         }

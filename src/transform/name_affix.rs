@@ -32,7 +32,7 @@ pub fn add_name_affixes(resources: &mut ResMap, prefix: &str, suffix: &str, spec
                 r.prefixes.push(prefix.to_string());
                 r.suffixes.push(suffix.to_string());
                 if !prefix.is_empty() || !suffix.is_empty() {
-                    r.remember_current_id();
+                    r.store_previous_id();
                 }
             }
             walk_spec_path(&mut r.value, spec, CreateKind::Scalar, &mut |node| {

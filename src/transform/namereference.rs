@@ -19,8 +19,9 @@ use super::fieldspec_tables::{FieldSpecTables, NameBackReference};
 use crate::error::{Error, Result};
 use crate::resource::{scope::is_namespaced, Gvk, ResMap, Resource};
 
-/// Rewrites every name reference listed in `table` to the current name of what it refers to.
-pub fn resolve_name_references(resources: &mut ResMap, table: &[NameBackReference]) -> Result<()> {
+/// Rewrites every name reference listed in `table` to the current name of what it refers to;
+/// `tracks_origins` says whether an error that prints a resource shows its origin and runs.
+pub fn resolve_name_references(resources: &mut ResMap, table: &[NameBackReference], tracks_origins: bool) -> Result<()> {
     let facts: Vec<Facts> = {
         use rayon::prelude::*;
         resources.as_slice().par_iter().with_min_len(64).map(Facts::of).collect()
@@ -49,7 +50,7 @@ pub fn resolve_name_references(resources: &mut ResMap, table: &[NameBackReferenc
             Some((_, Failure { error, candidates })) if candidates.is_empty() => Err(error),
             // Not met (no lookup could be ambiguous); said as well as it can be.
             Some((i, Failure { error, candidates })) => {
-                Err(Error::msg(format!("{error}\n{}", failure_details(resources, i, &resources.get(i).value, &candidates))))
+                Err(Error::msg(format!("{error}\n{}", failure_details(resources, i, &resources.get(i).value, &candidates, tracks_origins))))
             }
         };
     }
@@ -60,7 +61,7 @@ pub fn resolve_name_references(resources: &mut ResMap, table: &[NameBackReferenc
         let outcome = pass.update(i, &mut value);
         let outcome = outcome.map_err(|Failure { error, candidates }| match candidates.is_empty() {
             true => error,
-            false => Error::msg(format!("{error}\n{}", failure_details(resources, i, &value, &candidates))),
+            false => Error::msg(format!("{error}\n{}", failure_details(resources, i, &value, &candidates, tracks_origins))),
         });
         resources.get_mut(i).value = value;
         outcome?;
@@ -468,11 +469,11 @@ fn select_referral(
 
 /// kustomize's dump of the referrer and the candidates after a "multiple possible referrals"
 /// error, each with the build annotations kustomize keeps on resources during a build.
-fn failure_details(resources: &ResMap, referrer: usize, referrer_value: &Value, candidates: &[usize]) -> String {
+fn failure_details(resources: &ResMap, referrer: usize, referrer_value: &Value, candidates: &[usize], tracks_origins: bool) -> String {
     let dump = |i: usize| {
         let value = if i == referrer { referrer_value } else { &resources.get(i).value };
         let mut out = String::new();
-        crate::yaml::emit::emit_document(&with_build_annotations(resources.get(i), value), &mut out);
+        crate::yaml::emit::emit_document(&crate::build_metadata::with_build_annotations(resources.get(i), value, tracks_origins), &mut out);
         out
     };
     let mut details = format!("\n**** Too many possible referral targets to referrer:\n{}\n", dump(referrer));
@@ -480,57 +481,6 @@ fn failure_details(resources: &ResMap, referrer: usize, referrer_value: &Value, 
         details.push_str(&format!("--- possible referral {n}:\n{}\n", dump(c)));
     }
     details
-}
-
-/// `value` with the `internal.config.kubernetes.io/...` annotations kustomize records on a
-/// resource during a build (previous ids, prefixes, suffixes, generator settings).
-fn with_build_annotations(resource: &Resource, value: &Value) -> Value {
-    let mut annotations: Vec<(&str, String)> = Vec::new();
-    if resource.generated {
-        annotations.push(("generatorBehavior", resource.behavior.as_str().into()));
-        if resource.needs_hash_suffix {
-            annotations.push(("needsHashSuffix", "enabled".into()));
-        }
-    }
-    let csv = |items: &mut dyn Iterator<Item = String>| items.collect::<Vec<_>>().join(",");
-    let prefixes = non_empty(&resource.prefixes);
-    if !prefixes.is_empty() {
-        annotations.push(("prefixes", prefixes.join(",")));
-    }
-    if !resource.previous_ids.is_empty() {
-        // The value, not the resource: a referrer's value is out of its resource meanwhile.
-        let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
-        let gvk = Gvk::from_api_version(text("apiVersion"), text("kind"));
-        let ids = &resource.previous_ids;
-        annotations.push(("previousKinds", csv(&mut ids.iter().map(|id| id.gvk.kind.clone()))));
-        annotations.push(("previousNames", csv(&mut ids.iter().map(|id| id.name.clone()))));
-        annotations.push((
-            "previousNamespaces",
-            csv(&mut ids.iter().map(|id| {
-                let was = Gvk { kind: id.gvk.kind.clone(), ..gvk.clone() };
-                let ns =
-                    if is_cluster_scoped(&was) { "_non_namespaceable_" } else { effective_namespace(&id.namespace) };
-                ns.to_string()
-            })),
-        ));
-    }
-    let suffixes = non_empty(&resource.suffixes);
-    if !suffixes.is_empty() {
-        annotations.push(("suffixes", suffixes.join(",")));
-    }
-    let mut value = value.clone();
-    if annotations.is_empty() {
-        return value;
-    }
-    if let Some(metadata) = value.get_mut("metadata").and_then(Value::as_object_mut) {
-        let map = metadata.entry("annotations").or_insert_with(|| Value::Object(Default::default()));
-        if let Some(map) = map.as_object_mut() {
-            for (key, text) in annotations {
-                map.insert(format!("internal.config.kubernetes.io/{key}"), Value::String(text));
-            }
-        }
-    }
-    value
 }
 
 /// kustomize's `PrefixesSuffixesEquals`: the innermost prefixes and suffixes agree; with
@@ -572,7 +522,7 @@ mod tests {
 
     /// The prefix/suffix transformer: remembers the id, renames, records the affixes.
     fn affix(resource: &mut Resource, prefix: &str, suffix: &str) {
-        resource.remember_current_id();
+        resource.store_previous_id();
         let name = format!("{prefix}{}{suffix}", resource.name());
         resource.metadata_mut().insert("name".into(), json!(name));
         if !prefix.is_empty() {
@@ -585,7 +535,7 @@ mod tests {
 
     /// The namespace transformer: remembers every id, moves the namespaced ones.
     fn into_namespace(resource: &mut Resource, namespace: &str) {
-        resource.remember_current_id();
+        resource.store_previous_id();
         if !is_cluster_scoped(&resource.gvk()) {
             resource.metadata_mut().insert("namespace".into(), json!(namespace));
         }
@@ -605,7 +555,7 @@ mod tests {
     }
 
     fn resolved(mut resources: ResMap) -> Vec<Value> {
-        resolve_name_references(&mut resources, builtin()).unwrap();
+        resolve_name_references(&mut resources, builtin(), false).unwrap();
         resources.into_vec().into_iter().map(|r| r.value).collect()
     }
 
@@ -889,7 +839,7 @@ mod tests {
         }
         resources.push(Resource::new(json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
             "metadata": {"name": "cr"}, "rules": [{"resourceNames": ["cm"], "verbs": ["get"]}]})));
-        let err = resolve_name_references(&mut ResMap::from_vec(resources), builtin()).unwrap_err().to_string();
+        let err = resolve_name_references(&mut ResMap::from_vec(resources), builtin(), false).unwrap_err().to_string();
         assert!(
             err.starts_with(
                 "updating name reference in 'rules/resourceNames' field of 'ClusterRole.v1.rbac.authorization.k8s.io/cr.[noNs]': \
@@ -931,7 +881,7 @@ mod tests {
                 into_namespace(r, ns);
             }
         }
-        let err = resolve_name_references(&mut ResMap::from_vec(resources), builtin()).unwrap_err().to_string();
+        let err = resolve_name_references(&mut ResMap::from_vec(resources), builtin(), false).unwrap_err().to_string();
         assert!(err.starts_with("updating name reference in 'subjects' field of 'ClusterRoleBinding.v1.rbac.authorization.k8s.io/crb-a.[noNs]'"), "{err}");
         assert!(
             err.lines().next().unwrap().ends_with(
@@ -953,7 +903,7 @@ mod tests {
             ],
             |_| {},
         );
-        let err = resolve_name_references(&mut resources, builtin()).unwrap_err().to_string();
+        let err = resolve_name_references(&mut resources, builtin(), false).unwrap_err().to_string();
         assert_eq!(
             err,
             "Invalid Input: namespace is blank for resource \"RoleBinding.v1.rbac.authorization.k8s.io/test.[noNs]\"\n"
@@ -983,11 +933,11 @@ mod tests {
             json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"annotations": refs, "name": "oldNs"}}),
         );
         into_namespace(&mut cm, "newNs");
-        ns.remember_current_id();
+        ns.store_previous_id();
         ns.metadata_mut().insert("name".into(), json!("newNs"));
         affix(&mut cm, "", "-updated");
         let mut resources = ResMap::from_vec(vec![cm, ns]);
-        resolve_name_references(&mut resources, &tables.name_reference).unwrap();
+        resolve_name_references(&mut resources, &tables.name_reference, false).unwrap();
         let updated = json!({"theConfigMap": "cm-updated", "theNamespace": "newNs"});
         assert_eq!(resources.get(0).value["data"], updated);
         assert_eq!(resources.get(0).value["metadata"]["annotations"], updated);

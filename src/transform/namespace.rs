@@ -4,7 +4,7 @@ use serde_json::Value;
 use super::fieldspec::{CreateKind, FieldSpec, SpecPaths};
 use crate::error::{Error, Result};
 use crate::resource::nodes::{quoted_at, NodePath};
-use crate::resource::{scope::is_namespaced, ResMap};
+use crate::resource::{scope::is_namespaced, ResMap, Resource};
 
 /// Which RoleBinding/ClusterRoleBinding subjects get the namespace (NamespaceTransformer option).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -26,6 +26,8 @@ pub struct NamespaceOptions {
     /// Set the namespace only where none is set yet.
     pub unset_only: bool,
     pub subjects: SubjectsMode,
+    /// Whether the build keeps origins and transformer runs (its errors print them).
+    pub tracks_origins: bool,
 }
 
 /// Sets the namespace of every namespaced resource and of the fields the specs name.
@@ -47,13 +49,14 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
         }
     };
     let paths = SpecPaths::new(&specs);
-    resources.try_for_each_mut_parallel(|r| {
-        // kustomize leaves what a chart rendered to helm (v5.8), even its id history.
+    // Says whether the resource took part (kustomize leaves what a chart rendered to helm, v5.8,
+    // even its id history).
+    let move_one = |r: &mut Resource| -> Result<bool> {
         if r.is_helm_generated() {
-            return Ok(());
+            return Ok(false);
         }
         // kustomize records the id before this transformer for every resource, moved or not.
-        r.remember_current_id();
+        r.store_previous_id();
         let may_set = !options.unset_only || r.namespace().is_empty();
         if may_set && is_namespaced(r.api_version(), r.kind()) {
             r.set_namespace(ns);
@@ -88,20 +91,72 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
                 ))
             })?;
         }
-        Ok::<(), Error>(())
-    })?;
-    // Two resources that differed only by namespace now collide. Their ids are compared as the
-    // texts they are made of, without building one per resource.
-    let mut seen = crate::fast_hash::FastHashSet::default();
-    seen.reserve(resources.len());
-    for r in resources.iter() {
-        let (group, version) = crate::resource::split_api_version(r.api_version());
-        if !seen.insert((group, version, r.kind(), r.namespace(), r.name())) {
-            let id = r.current_id();
-            return Err(Error::msg(format!("namespace transformation produces ID conflict: two resources are now {id}")));
+        Ok(true)
+    };
+    // Only resources of one group, version, kind and name can come to share an id here. Where
+    // there are such, the resources are moved as kustomize moves them, one after another, each
+    // checked against all the others as they are at that moment: its error shows them so.
+    let groups = same_named(resources);
+    if groups.is_empty() {
+        return resources.try_for_each_mut_parallel(|r| move_one(r).map(drop));
+    }
+    for i in 0..resources.len() {
+        if !move_one(resources.get_mut(i))? {
+            continue;
+        }
+        let moved = resources.get(i);
+        let group = groups.get(&group_key(moved)).map_or(&[][..], Vec::as_slice);
+        let matches: Vec<usize> = group.iter().copied().filter(|&j| resources.get(j).has_same_current_id(moved)).collect();
+        if matches.len() > 1 {
+            return Err(id_conflict(resources, &matches, options.tracks_origins));
         }
     }
     Ok(())
+}
+
+/// A resource's group, version, kind and name: what its id is besides the namespace.
+type GroupKey = (String, String, String, String);
+
+fn group_key(r: &Resource) -> GroupKey {
+    let (group, version) = crate::resource::split_api_version(r.api_version());
+    (group.to_string(), version.to_string(), r.kind().to_string(), r.name().to_string())
+}
+
+/// The positions of the resources that share a group, version, kind and name with another,
+/// by what they share; empty when every resource is alone (the ids are compared as the texts
+/// they are made of, and only the shared ones are copied).
+fn same_named(resources: &ResMap) -> crate::fast_hash::FastHashMap<GroupKey, Vec<usize>> {
+    let mut first = crate::fast_hash::FastHashMap::default();
+    first.reserve(resources.len());
+    let mut shared: Vec<(usize, usize)> = Vec::new();
+    for (i, r) in resources.iter().enumerate() {
+        let (group, version) = crate::resource::split_api_version(r.api_version());
+        if let Some(&earlier) = first.get(&(group, version, r.kind(), r.name())) {
+            shared.push((earlier, i));
+        } else {
+            first.insert((group, version, r.kind(), r.name()), i);
+        }
+    }
+    let mut groups: crate::fast_hash::FastHashMap<GroupKey, Vec<usize>> = crate::fast_hash::FastHashMap::default();
+    for (earlier, i) in shared {
+        let positions = groups.entry(group_key(resources.get(earlier))).or_insert_with(|| vec![earlier]);
+        positions.push(i);
+    }
+    groups
+}
+
+/// kustomize's error when the namespace gives two resources one id: every resource with that
+/// id, in order, as its `%+v` prints them (Go's JSON of each, with the annotations kustomize
+/// keeps on it while it builds).
+fn id_conflict(resources: &ResMap, matches: &[usize], tracks_origins: bool) -> Error {
+    let printed: Vec<String> = matches
+        .iter()
+        .map(|&j| {
+            let r = resources.get(j);
+            crate::yaml::go_json_text::go_json(&crate::build_metadata::with_build_annotations(r, &r.value, tracks_origins))
+        })
+        .collect();
+    Error::msg(format!("namespace transformation produces ID conflict: [{}]", printed.join(" ")))
 }
 
 fn is_binding(kind: &str) -> bool {

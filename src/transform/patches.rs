@@ -213,7 +213,7 @@ fn patch_id(patch: &Value) -> ResId {
 fn merge_into(r: &mut Resource, patch: Value, allow_name_change: bool, allow_kind_change: bool, schema: &Schema) -> Result<(bool, bool)> {
     let (name, namespace, kind) = (r.name().to_string(), r.namespace().to_string(), r.kind().to_string());
     if allow_name_change || allow_kind_change {
-        r.remember_current_id();
+        r.store_previous_id();
     }
     // The walk drops the target's empty nulls; those it does not reach stay as they are.
     let empty_nulls = r.empty_nulls.take();
@@ -528,13 +528,13 @@ fn apply_json6902_to_selected(
     let reported = reports_changes(ops) && !touches_annotations_map;
     let digester = Digester::new();
     let results = resources.map_positions_mut(&selected, |_, r| {
-        r.remember_current_id();
+        r.store_previous_id();
         let before = (!reported).then(|| digest(&r.value, &digester));
         // kustomize applies JSON patches to the resource as JSON: a null is `null` from then on.
         r.empty_nulls = None;
         r.quoted = None;
         let changed = with_annotations_present(&mut r.value, |value| apply_json6902_within(value, ops, &budget))
-            .map_err(|e| Error::msg(format!("{e} (patching {})", r.previous_ids.last().expect("just remembered"))))?;
+            .map_err(|e| Error::msg(format!("{e} (patching {})", r.previous_ids.last().expect("just stored"))))?;
         // kustomize rebuilds the patched resource from JSON: no node is shared any more.
         r.nodes.forget_all();
         let changed = match before {

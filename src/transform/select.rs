@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use crate::error::{Error, Result};
 use crate::kustomization::types::Selector;
 use super::fieldspec::split_api_version;
-use crate::resource::{scope::is_namespaced, ResId, Resource};
+use crate::resource::{ResId, Resource};
 
 /// A compiled selector.
 pub struct CompiledSelector {
@@ -93,23 +93,12 @@ fn opens_repetition(rest: &[u8]) -> bool {
 
 /// kustomize's `ResId.Equals`: same gvk and name, namespaces equal with empty meaning `default`.
 pub fn same_id(a: &ResId, b: &ResId) -> bool {
-    a.gvk == b.gvk && a.name == b.name && effective_namespace(a) == effective_namespace(b)
+    a.same_as(b)
 }
 
-/// kustomize's `EffectiveNamespace`: `default` for an empty namespace, a marker for cluster-scoped kinds.
+/// kustomize's `EffectiveNamespace` (see [`crate::resource::effective_namespace`]).
 pub fn effective_namespace(id: &ResId) -> &str {
-    effective_namespace_of(&id.gvk.api_version(), &id.gvk.kind, &id.namespace)
-}
-
-/// [`effective_namespace`] of the id with these parts, without building the id.
-fn effective_namespace_of<'a>(api_version: &str, kind: &str, namespace: &'a str) -> &'a str {
-    if !is_namespaced(api_version, kind) {
-        "_non_namespaceable_"
-    } else if namespace.is_empty() {
-        "default"
-    } else {
-        namespace
-    }
+    id.effective_namespace()
 }
 
 impl CompiledSelector {
@@ -157,7 +146,7 @@ impl CompiledSelector {
             && ok(&self.version, version, version)
             && ok(&self.name, original.map_or(r.name(), |id| &id.name), r.name())
             && self.namespace.as_ref().is_none_or(|re| {
-                let current = effective_namespace_of(api_version, kind, r.namespace());
+                let current = crate::resource::effective_namespace(api_version, kind, r.namespace());
                 re.is_match(original.map_or(current, effective_namespace)) || re.is_match(current)
             })
             && self.labels.iter().all(|q| q.matches(r.labels()))
@@ -302,7 +291,9 @@ mod tests {
 
     #[test]
     fn namespace_matches_the_original_or_the_current_one() {
+        // As the namespace transformer moves it: the id stored first.
         let mut r = deployment();
+        r.store_previous_id();
         r.set_namespace("prod");
         let by = |ns: &str| CompiledSelector::new(&Selector { namespace: ns.into(), ..Default::default() }).unwrap().matches(&r);
         assert!(by("shop"), "the original namespace still selects");

@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, &[("empty-patch-files-skipped", Differs)]];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, BUILD_STATE_IN_ERRORS, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, &[("empty-patch-files-skipped", Differs)]];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -348,12 +348,42 @@ fn merging_and_loading_fail_in_kustomizes_words() {
     check(MERGING_AND_LOADING);
 }
 
-const DUPLICATES: &[(&str, V5_6)] = &[("duplicate-id-two-files", Same), ("duplicate-id-two-folders", Same), ("duplicate-id-one-file", Same)];
+const DUPLICATES: &[(&str, V5_6)] = &[
+    ("duplicate-id-two-files", Same),
+    ("duplicate-id-two-folders", Same),
+    ("duplicate-id-one-file", Same),
+    ("duplicate-id-empty-and-default-namespace", Same),
+    ("duplicate-id-cluster-scoped-namespace-ignored", Same),
+];
 
-/// A resource id that comes twice names the file or folder that brought the second copy.
+/// A resource id that comes twice names the file or folder that brought the second copy. Ids
+/// are compared by effective namespace: no namespace is `default`, and a cluster-scoped kind's
+/// namespace does not count.
 #[test]
 fn a_duplicate_id_names_the_entry_that_brought_it_again() {
     check(DUPLICATES);
+}
+
+const BUILD_STATE_IN_ERRORS: &[(&str, V5_6)] = &[
+    ("namespace-conflict-moved-first", Same),
+    ("namespace-conflict-met-unmoved", Same),
+    ("namespace-conflict-with-generated", Same),
+    ("namespace-conflict-after-json-patch", Same),
+    ("namespace-conflict-three-ways", Same),
+    ("namespace-conflict-in-a-base", Same),
+    ("namespace-conflict-with-build-metadata", Same),
+    ("namespace-unset-only-keeps-same-names-apart", Same),
+    ("ambiguous-reference-shows-origins", Same),
+];
+
+/// When `namespace` gives two resources one id, kustomize prints every resource with that id
+/// as it holds them at that moment (moved one by one, in order): Go's JSON of each, with the
+/// earlier ids every transformer that may rename stored (repeats too), the affixes, the
+/// generator settings, and with `buildMetadata` the origin and the runs so far. The dump of
+/// an ambiguous reference shows the same state.
+#[test]
+fn an_error_that_prints_resources_prints_them_as_kustomize_holds_them() {
+    check(BUILD_STATE_IN_ERRORS);
 }
 
 const SMP_LIST_DIRECTIVES: &[(&str, V5_6)] = &[
