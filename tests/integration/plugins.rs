@@ -388,7 +388,7 @@ fn function_inputs(copy: &Path) -> Vec<serde_json::Value> {
 #[test]
 fn functions_read_the_resource_list_kustomize_sends() {
     let Some(mut setup) = setup("plugins: protocol") else { return };
-    for name in ["generator-input", "inline-config-input", "transformer-input"] {
+    for name in ["generator-input", "inline-config-input", "transformer-input", "origins-only-input"] {
         let dir = plugins_dir().join("protocol").join(name);
         let scratch = TempTree::new("plugins-protocol");
         let (ours_copy, their_copy) = (scratch.path("ours"), scratch.path("theirs"));
