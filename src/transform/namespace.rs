@@ -93,20 +93,20 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
         }
         Ok(true)
     };
-    // Only resources of one group, version, kind and name can come to share an id here. Where
-    // there are such, the resources are moved as kustomize moves them, one after another, each
-    // checked against all the others as they are at that moment: its error shows them so.
-    let groups = same_named(resources);
-    if groups.is_empty() {
+    // Only resources of one group, version, kind and name after the move can come to share an
+    // id here. Where there are such, the resources are moved as kustomize moves them, one after
+    // another, each checked against all the others as they are at that moment: its error shows
+    // them so.
+    let Some(groups) = same_named_after(resources, &specs, options) else {
         return resources.try_for_each_mut_parallel(|r| move_one(r).map(drop));
-    }
+    };
     for i in 0..resources.len() {
         if !move_one(resources.get_mut(i))? {
             continue;
         }
+        let Some(&group) = groups.of.get(&i) else { continue };
         let moved = resources.get(i);
-        let group = groups.get(&group_key(moved)).map_or(&[][..], Vec::as_slice);
-        let matches: Vec<usize> = group.iter().copied().filter(|&j| resources.get(j).has_same_current_id(moved)).collect();
+        let matches: Vec<usize> = groups.positions[group].iter().copied().filter(|&j| resources.get(j).has_same_current_id(moved)).collect();
         if matches.len() > 1 {
             return Err(id_conflict(resources, &matches, options.tracks_origins));
         }
@@ -114,35 +114,57 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
     Ok(())
 }
 
-/// A resource's group, version, kind and name: what its id is besides the namespace.
-type GroupKey = (String, String, String, String);
-
-fn group_key(r: &Resource) -> GroupKey {
-    let (group, version) = crate::resource::split_api_version(r.api_version());
-    (group.to_string(), version.to_string(), r.kind().to_string(), r.name().to_string())
+/// The resources that may come to share an id: by group, and each one's group.
+struct Groups {
+    positions: Vec<Vec<usize>>,
+    of: crate::fast_hash::FastHashMap<usize, usize>,
 }
 
-/// The positions of the resources that share a group, version, kind and name with another,
-/// by what they share; empty when every resource is alone (the ids are compared as the texts
-/// they are made of, and only the shared ones are copied).
-fn same_named(resources: &ResMap) -> crate::fast_hash::FastHashMap<GroupKey, Vec<usize>> {
+/// The resources that share a group, version, kind and name with another once moved (a spec
+/// for `metadata/name`, as the builtin one for Namespace objects, names them after the
+/// namespace), or None when every resource stays alone. Ids are compared as the texts they are
+/// made of. A spec that would change a kind or an apiVersion makes every resource one group.
+fn same_named_after(resources: &ResMap, specs: &[FieldSpec], options: &NamespaceOptions) -> Option<Groups> {
+    let parts: Vec<Vec<String>> = specs.iter().map(|s| super::path::split_field_spec_path(&s.path)).collect();
+    let is = |p: &[String], want: &[&str]| p.len() == want.len() && p.iter().zip(want).all(|(a, b)| a == b);
+    if parts.iter().any(|p| is(p, &["kind"]) || is(p, &["apiVersion"])) {
+        let all: Vec<usize> = (0..resources.len()).collect();
+        return Some(Groups { of: all.iter().map(|&i| (i, 0)).collect(), positions: vec![all] });
+    }
+    let naming: Vec<&FieldSpec> = specs.iter().zip(&parts).filter(|(_, p)| is(p, &["metadata", "name"])).map(|(s, _)| s).collect();
+    let name_after = |r: &Resource| -> bool {
+        let renamed = naming.iter().any(|s| {
+            // As the move itself skips it: only the core Namespace kind is renamed by that spec.
+            !(s.gvk.kind == "Namespace" && r.api_version() != "v1") && s.applies_to(r.api_version(), r.kind())
+        });
+        renamed && !r.is_helm_generated() && !(options.unset_only && !r.name().is_empty())
+    };
     let mut first = crate::fast_hash::FastHashMap::default();
     first.reserve(resources.len());
     let mut shared: Vec<(usize, usize)> = Vec::new();
     for (i, r) in resources.iter().enumerate() {
         let (group, version) = crate::resource::split_api_version(r.api_version());
-        if let Some(&earlier) = first.get(&(group, version, r.kind(), r.name())) {
-            shared.push((earlier, i));
-        } else {
-            first.insert((group, version, r.kind(), r.name()), i);
+        let name = if name_after(r) { options.namespace.as_str() } else { r.name() };
+        match first.get(&(group, version, r.kind(), name)) {
+            Some(&earlier) => shared.push((earlier, i)),
+            None => {
+                first.insert((group, version, r.kind(), name), i);
+            }
         }
     }
-    let mut groups: crate::fast_hash::FastHashMap<GroupKey, Vec<usize>> = crate::fast_hash::FastHashMap::default();
-    for (earlier, i) in shared {
-        let positions = groups.entry(group_key(resources.get(earlier))).or_insert_with(|| vec![earlier]);
-        positions.push(i);
+    if shared.is_empty() {
+        return None;
     }
-    groups
+    let mut groups = Groups { positions: Vec::new(), of: Default::default() };
+    for (earlier, i) in shared {
+        let group = *groups.of.entry(earlier).or_insert_with(|| {
+            groups.positions.push(vec![earlier]);
+            groups.positions.len() - 1
+        });
+        groups.positions[group].push(i);
+        groups.of.insert(i, group);
+    }
+    Some(groups)
 }
 
 /// kustomize's error when the namespace gives two resources one id: every resource with that

@@ -372,6 +372,10 @@ const BUILD_STATE_IN_ERRORS: &[(&str, V5_6)] = &[
     ("namespace-conflict-three-ways", Same),
     ("namespace-conflict-in-a-base", Same),
     ("namespace-conflict-with-build-metadata", Same),
+    ("namespace-conflict-namespaces-renamed", Same),
+    ("namespace-conflict-renamed-by-configuration", Same),
+    ("namespace-custom-kind-named-namespace-kept", Same),
+    ("namespace-configuration-writes-kind", Same),
     ("namespace-unset-only-keeps-same-names-apart", Same),
     ("ambiguous-reference-shows-origins", Same),
 ];
