@@ -280,11 +280,20 @@ impl Resource {
     /// kustomize's `CurId().Equals`: the same group, version, kind and name, in the same
     /// effective namespace, compared without building the ids.
     pub fn has_same_current_id(&self, other: &Resource) -> bool {
-        let (api_version, kind) = (self.api_version(), self.kind());
+        self.has_same_current_id_scoped(other, &|| !crate::patch::is_namespaced(self.api_version(), self.kind()))
+    }
+
+    /// [`Self::has_same_current_id`], told whether the kind is cluster-scoped (asked only when
+    /// the namespaces differ and are not both the default one): one resource compared with many
+    /// asks the schema once.
+    pub fn has_same_current_id_scoped(&self, other: &Resource, cluster_scoped: &dyn Fn() -> bool) -> bool {
+        let default = |ns: &str| ns.is_empty() || ns == "default";
+        let (a, b) = (self.namespace(), other.namespace());
+        // Names and namespaces first: where many resources share a name, they tell them apart.
         self.name() == other.name()
-            && kind == other.kind()
-            && id::split_api_version(api_version) == id::split_api_version(other.api_version())
-            && effective_namespace(api_version, kind, self.namespace()) == effective_namespace(api_version, kind, other.namespace())
+            && (a == b || (default(a) && default(b)) || cluster_scoped())
+            && self.kind() == other.kind()
+            && id::split_api_version(self.api_version()) == id::split_api_version(other.api_version())
     }
 
     /// A string-to-string map under metadata (`labels`, `annotations`).

@@ -263,7 +263,9 @@ impl ResMap {
         let duplicate = {
             let mut index = self.index.borrow_mut();
             index.refresh(&self.resources);
-            let same = |&i: &usize| self.resources[i].has_same_current_id(&resource);
+            let scope = std::cell::OnceCell::new();
+            let cluster_scoped = || *scope.get_or_init(|| !crate::patch::is_namespaced(resource.api_version(), resource.kind()));
+            let same = |&i: &usize| self.resources[i].has_same_current_id_scoped(&resource, &cluster_scoped);
             index.by_name.get(resource.name()).is_some_and(|list| list.iter().any(same))
         };
         if duplicate {

@@ -100,15 +100,37 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
     let Some(groups) = same_named_after(resources, &specs, options) else {
         return resources.try_for_each_mut_parallel(|r| move_one(r).map(drop));
     };
+    // How many resources of each group have each current id as the move goes: a conflict is a
+    // count above one.
+    let id_of = |r: &Resource| {
+        let namespace = crate::resource::effective_namespace(r.api_version(), r.kind(), r.namespace());
+        [r.api_version(), r.kind(), r.name(), namespace].map(str::to_owned)
+    };
+    let mut counts: crate::fast_hash::FastHashMap<(usize, [String; 4]), usize> = crate::fast_hash::FastHashMap::default();
+    for (&j, &group) in &groups.of {
+        *counts.entry((group, id_of(resources.get(j)))).or_default() += 1;
+    }
     for i in 0..resources.len() {
+        let Some(&group) = groups.of.get(&i) else {
+            move_one(resources.get_mut(i))?;
+            continue;
+        };
+        let before = id_of(resources.get(i));
         if !move_one(resources.get_mut(i))? {
             continue;
         }
-        let Some(&group) = groups.of.get(&i) else { continue };
-        let moved = resources.get(i);
-        let matches: Vec<usize> = groups.positions[group].iter().copied().filter(|&j| resources.get(j).has_same_current_id(moved)).collect();
-        if matches.len() > 1 {
-            return Err(id_conflict(resources, &matches, options.tracks_origins));
+        let after = id_of(resources.get(i));
+        if let Some(count) = counts.get_mut(&(group, before)) {
+            *count -= 1;
+        }
+        let count = counts.entry((group, after)).or_default();
+        *count += 1;
+        if *count > 1 {
+            let moved = resources.get(i);
+            let matches: Vec<usize> = groups.positions[group].iter().copied().filter(|&j| resources.get(j).has_same_current_id(moved)).collect();
+            if matches.len() > 1 {
+                return Err(id_conflict(resources, &matches, options.tracks_origins));
+            }
         }
     }
     Ok(())

@@ -485,6 +485,30 @@ fn name_references_of_a_large_build_follow_every_rename() {
     }
 }
 
+/// Many resources of one name, each in a namespace of its own: a namespace transformer that
+/// sets only missing namespaces moves them one by one (they share a name) and finds no
+/// conflict; `namespace:` makes the second meet the first, in kustomize's words.
+#[test]
+fn many_resources_of_one_name_are_moved_one_by_one() {
+    let docs: Vec<String> = (0..400).map(|n| format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: config\n  namespace: n{n}\ndata:\n  k: v{n}\n")).collect();
+    let all = docs.join("---\n");
+    let unset_only = "apiVersion: builtin\nkind: NamespaceTransformer\nmetadata:\n  name: n\n  namespace: moved\nunsetOnly: true\n";
+    let t = tree(
+        "one-name-many-namespaces",
+        &[
+            ("kept/kustomization.yaml", "resources:\n- all.yaml\ntransformers:\n- ns.yaml\n"),
+            ("kept/ns.yaml", unset_only),
+            ("kept/all.yaml", &all),
+            ("moved/kustomization.yaml", "namespace: moved\nresources:\n- all.yaml\n"),
+            ("moved/all.yaml", &all),
+        ],
+    );
+    let out = same_as_reference("one-name-many-namespaces", &t, "kept");
+    assert_eq!(out.matches("  namespace: n").count(), 400, "every namespace kept");
+    let first = r#"namespace transformation produces ID conflict: [{"apiVersion":"v1","data":{"k":"v0"},"kind":"ConfigMap","metadata":{"annotations":{"internal.config.kubernetes.io/previousKinds":"ConfigMap","internal.config.kubernetes.io/previousNames":"config","internal.config.kubernetes.io/previousNamespaces":"n0"},"name":"config","namespace":"moved"}} {"apiVersion":"v1","data":{"k":"v1"}"#;
+    fails_with("one-name-many-namespaces-moved", &t, "moved", first, first);
+}
+
 /// An ambiguous reference in a large build: the error prints each candidate as a pass in
 /// resource order has it then, a later candidate with its own references not yet updated.
 /// kustomize visits referrers in the order of a Go map, which changes from run to run: its
