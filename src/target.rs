@@ -859,7 +859,7 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
 fn absorb(resources: &mut ResMap, mut generated: Resource) -> Result<()> {
     let id = generated.current_id();
     let mut matches = resources.positions_named(&id.name);
-    matches.retain(|&i| resources.get(i).all_ids().iter().any(|other| crate::transform::select::same_id(other, &id)));
+    matches.retain(|&i| resources.get(i).all_ids().iter().any(|other| other.same_as(&id)));
     match (matches.as_slice(), generated.behavior) {
         ([], Behavior::Create | Behavior::Unspecified) => resources.append(generated),
         ([], _) => Err(Error::msg(format!("id {id} does not exist; cannot merge or replace"))),

@@ -23,7 +23,6 @@ use crate::error::{Error, Result};
 use crate::kustomization::Loader;
 use crate::process::{Program, ProcessError};
 use crate::resource::{Behavior, ResId, ResMap, Resource};
-use crate::transform::select::effective_namespace;
 use resource_list::ResourceList;
 use spec::FunctionSpec;
 
@@ -393,7 +392,7 @@ fn tail(stderr: &str) -> String {
 
 /// A resource id compared as kustomize compares current ids (the namespace as effective).
 fn id_key(id: &ResId) -> String {
-    format!("{}|{}|{}|{}|{}", id.gvk.group, id.gvk.version, id.gvk.kind, effective_namespace(id), id.name)
+    format!("{}|{}|{}|{}|{}", id.gvk.group, id.gvk.version, id.gvk.kind, id.effective_namespace(), id.name)
 }
 
 /// Go's `json.Marshal` of a ResId, for kustomize's duplicate message.

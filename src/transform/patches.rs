@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::select::{same_id, CompiledSelector};
+use super::select::CompiledSelector;
 use crate::diagnostics::Diagnostics;
 use crate::error::{Error, Result};
 use crate::fast_hash::{digest, Digester};
@@ -195,7 +195,7 @@ pub fn read_patch_files(strategic_merge: &[String], patches: &[Patch], json6902:
 /// The single resource a patch without target applies to, matched by any of its ids.
 fn unique_target(resources: &ResMap, id: &ResId) -> Result<usize> {
     let mut found = resources.positions_named(&id.name);
-    found.retain(|&i| resources.get(i).all_ids().iter().any(|other| same_id(other, id)));
+    found.retain(|&i| resources.get(i).all_ids().iter().any(|other| other.same_as(id)));
     match found.as_slice() {
         [one] => Ok(*one),
         [] => Err(Error::msg(format!("no matches for Id {id}; failed to find unique target for patch {id}"))),

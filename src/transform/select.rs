@@ -91,16 +91,6 @@ fn opens_repetition(rest: &[u8]) -> bool {
     }
 }
 
-/// kustomize's `ResId.Equals`: same gvk and name, namespaces equal with empty meaning `default`.
-pub fn same_id(a: &ResId, b: &ResId) -> bool {
-    a.same_as(b)
-}
-
-/// kustomize's `EffectiveNamespace` (see [`crate::resource::effective_namespace`]).
-pub fn effective_namespace(id: &ResId) -> &str {
-    id.effective_namespace()
-}
-
 impl CompiledSelector {
     pub fn new(s: &Selector) -> Result<Self> {
         Ok(CompiledSelector {
@@ -147,7 +137,7 @@ impl CompiledSelector {
             && ok(&self.name, original.map_or(r.name(), |id| &id.name), r.name())
             && self.namespace.as_ref().is_none_or(|re| {
                 let current = crate::resource::effective_namespace(api_version, kind, r.namespace());
-                re.is_match(original.map_or(current, effective_namespace)) || re.is_match(current)
+                re.is_match(original.map_or(current, ResId::effective_namespace)) || re.is_match(current)
             })
             && self.labels.iter().all(|q| q.matches(r.labels()))
             && self.annotations.iter().all(|q| q.matches(r.annotations()))

@@ -18,7 +18,6 @@ use super::path::{field_spec_part, split_field_spec_path, split_var_field_path};
 use super::replacements::{gvk_string, lookup, res_id_string, stringify_annotations, GoJson};
 use crate::error::{Error, Result};
 use crate::resource::{Gvk, ResId, ResMap, Resource, Step};
-use crate::transform::select::effective_namespace;
 
 /// Where `merge_vars` records the resource a var was bound to: the ids that resource had then,
 /// which stay a prefix of its id history. (NUL cannot appear in a YAML key.)
@@ -231,7 +230,7 @@ impl Var {
     /// scope; so a namespace never names a cluster-scoped resource.)
     fn names(&self, id: &ResId) -> bool {
         let gvkn = self.target_gvk() == id.gvk && self.obj_name == id.name;
-        gvkn && (self.namespace.is_empty() || self.namespace == effective_namespace(id))
+        gvkn && (self.namespace.is_empty() || self.namespace == id.effective_namespace())
     }
 
     /// Go's `%v` of the var as written.
