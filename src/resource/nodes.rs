@@ -122,6 +122,12 @@ impl NodeFacts {
         self.shared.is_empty() && self.untagged.is_empty()
     }
 
+    /// Whether a shared node sits under a key `is_key` accepts (a field-spec walk that ends at
+    /// other keys cannot write one).
+    pub fn shares_a_key(&self, is_key: impl Fn(&str) -> bool) -> bool {
+        self.shared.iter().flatten().any(|p| matches!(p.last(), Some(Step::Key(k)) if is_key(k)))
+    }
+
     /// Records that the scalars at `paths` are one node from now on.
     pub fn link(&mut self, paths: Vec<NodePath>) {
         if paths.len() > 1 {

@@ -44,7 +44,15 @@ pub fn resolve_name_references(resources: &mut ResMap, table: &[NameBackReferenc
     // own pass goes in a Go map's order, which changes from run to run; this is one of its
     // outcomes, always the same.
     if resources.is_large() && !index.may_be_ambiguous(&facts, specs) {
-        let outcomes = resources.map_positions_mut(&referrers, |i, r| pass.update(i, &mut r.value).map_err(|failure| (i, failure)));
+        // Written through the resource: a name written where a shared label or annotation node
+        // is shows at each of its paths (see `resource::nodes`).
+        let outcomes = resources.map_positions_mut(&referrers, |i, r| {
+            let outcome = match pass.may_write_shared(r) {
+                true => r.write(|value| pass.update(i, value)),
+                false => pass.update(i, &mut r.value),
+            };
+            outcome.map_err(|failure| (i, failure))
+        });
         return match outcomes.into_iter().find_map(Result::err) {
             None => Ok(()),
             Some((_, Failure { error, candidates })) if candidates.is_empty() => Err(error),
@@ -57,13 +65,19 @@ pub fn resolve_name_references(resources: &mut ResMap, table: &[NameBackReferenc
     for i in referrers {
         // Other resources (and the referrer itself, which may name itself) are looked up in the
         // facts only, so the value can move out while it is edited.
+        let r = resources.get(i);
+        let before = pass.may_write_shared(r).then(|| r.nodes.snapshot(&r.value));
         let mut value = std::mem::take(&mut resources.get_mut(i).value);
         let outcome = pass.update(i, &mut value);
         let outcome = outcome.map_err(|Failure { error, candidates }| match candidates.is_empty() {
             true => error,
             false => Error::msg(format!("{error}\n{}", failure_details(resources, i, &value, &candidates, tracks_origins))),
         });
-        resources.get_mut(i).value = value;
+        let r = resources.get_mut(i);
+        r.value = value;
+        if let Some(before) = before {
+            r.nodes.propagate(&mut r.value, before);
+        }
         outcome?;
     }
     Ok(())
@@ -84,6 +98,11 @@ struct Failure {
 
 impl Pass<'_> {
     /// Updates the fields of the referrer at position `i` (its value, `value`), spec by spec.
+    /// Whether the referrer holds a shared label or annotation node a spec's path may end at.
+    fn may_write_shared(&self, r: &Resource) -> bool {
+        !r.nodes.is_empty() && r.nodes.shares_a_key(|key| self.specs.last_fields.contains(key))
+    }
+
     fn update(&self, i: usize, value: &mut Value) -> std::result::Result<(), Failure> {
         let facts = self.facts;
         let referrer = Referrer::new(i, facts, value).map_err(|error| Failure { error, candidates: Vec::new() })?;
@@ -221,11 +240,13 @@ struct ReferrerSpecs<'t> {
     all: Vec<ReferrerSpec<'t>>,
     by_kind: FastHashMap<&'t str, Vec<usize>>,
     any_kind: Vec<usize>,
+    /// The last field of every spec's path: a shared node under another key is never written.
+    last_fields: FastHashSet<String>,
 }
 
 impl<'t> ReferrerSpecs<'t> {
     fn new(table: &'t [NameBackReference]) -> Self {
-        let mut specs = ReferrerSpecs { all: Vec::new(), by_kind: FastHashMap::default(), any_kind: Vec::new() };
+        let mut specs = ReferrerSpecs { all: Vec::new(), by_kind: FastHashMap::default(), any_kind: Vec::new(), last_fields: FastHashSet::default() };
         for back_reference in table {
             for spec in &back_reference.referrers {
                 let position = specs.all.len();
@@ -233,7 +254,11 @@ impl<'t> ReferrerSpecs<'t> {
                     "" => specs.any_kind.push(position),
                     kind => specs.by_kind.entry(kind).or_default().push(position),
                 }
-                specs.all.push(ReferrerSpec { target: &back_reference.gvk, spec, parts: spec.path_parts() });
+                let parts = spec.path_parts();
+                if let Some(last) = parts.last() {
+                    specs.last_fields.insert(last.split('[').next().unwrap_or(last).to_string());
+                }
+                specs.all.push(ReferrerSpec { target: &back_reference.gvk, spec, parts });
             }
         }
         specs

@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, BUILD_STATE_IN_ERRORS, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, &[("empty-patch-files-skipped", Differs)]];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, BUILD_STATE_IN_ERRORS, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, SHARED_NODE_REFERENCES, &[("empty-patch-files-skipped", Differs)]];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -287,6 +287,20 @@ fn empty_patch_files_are_skipped_with_a_warning() {
     if let Some(old) = reference_v5_6_run(&[dir_arg], &manifest_dir(), name) {
         assert!(!old.success(), "kustomize v5.6.0 accepted an empty patch file");
     }
+}
+
+const SHARED_NODE_REFERENCES: &[(&str, V5_6)] = &[
+    ("namereference-renames-shared-annotation", Same),
+    ("namereference-renames-shared-label", Same),
+    ("namereference-existing-annotation-not-shared", Same),
+];
+
+/// A label or annotation `commonLabels`/`commonAnnotations` added at several paths is one node in
+/// kustomize: a name reference configured at one of those paths renames it at all of them (and
+/// not where the key was already there, which got a copy).
+#[test]
+fn name_references_rename_shared_nodes_everywhere() {
+    check(SHARED_NODE_REFERENCES);
 }
 
 const CONFIGURATIONS: &[(&str, V5_6)] = &[
