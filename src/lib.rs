@@ -211,7 +211,7 @@ fn build_with_budget(dir: &Path, real: Option<&Path>, options: &BuildOptions) ->
         (Some(real), None) => Loader::resolved(dir, real, options.load_restrictor),
         (None, None) => Loader::new(dir, options.load_restrictor),
     };
-    let loader = loader.map_err(|error| BuildFailure { error, diagnostics: Diagnostics::default() })?;
+    let loader = loader.map_err(|error| BuildFailure { error, diagnostics: Diagnostics::default() })?.with_urls(Some(remote::url_reader(&options.remote)));
     let loader = match &options.reads {
         Some(reads) => loader.with_reads(reads.clone()),
         None => loader,
@@ -269,7 +269,7 @@ fn walk(
         Some(cwd) if !climbs => Loader::new_below(cwd, dir, options.load_restrictor).or_else(|_| Loader::new(dir, options.load_restrictor)),
         _ => Loader::new(dir, options.load_restrictor),
     };
-    let loader = loader?.with_reads(reads.clone());
+    let loader = loader?.with_reads(reads.clone()).with_urls(Some(remote::url_reader(&options.remote)));
     let mut ctx = target::Context::new(options.load_restrictor, &loader);
     ctx.remote = options.remote.clone();
     ctx.helm = options.helm.clone();

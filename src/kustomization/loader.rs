@@ -19,6 +19,23 @@ pub enum LoadRestrictor {
     None,
 }
 
+/// Reads a file named by an HTTP(S) URL: kustomize's loader downloads any file a kustomization
+/// names by URL (a patch, a generator's file, a schema), outside the root and its restrictor, the
+/// URL being the address the kustomization wrote. Given a name, it says `None` when the name is
+/// no such URL, else the URL as it may be shown (a password hidden) and the file or why not.
+/// The build makes it (`remote::url_reader`); a loader without one reads every name as a path.
+#[derive(Clone)]
+pub struct UrlReader(pub Arc<UrlRead>);
+
+/// What a [`UrlReader`] runs.
+pub type UrlRead = dyn Fn(&str) -> Option<(String, std::result::Result<Vec<u8>, String>)> + Send + Sync;
+
+impl std::fmt::Debug for UrlReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("UrlReader")
+    }
+}
+
 /// Reads the files of one kustomization root.
 #[derive(Clone, Debug)]
 pub struct Loader {
@@ -29,6 +46,7 @@ pub struct Loader {
     repository: Option<PathBuf>,
     /// Present when the build records what it reads (`deps`, `affected`).
     reads: Option<Arc<Reads>>,
+    urls: Option<UrlReader>,
 }
 
 impl Loader {
@@ -66,7 +84,7 @@ impl Loader {
             // kustomize names the path as it was given.
             return Err(Error::msg(format!("must build at directory: '{}': file is not directory", root.display())));
         }
-        Ok(Loader { root: real.to_path_buf(), restrictor, repository: None, reads: None })
+        Ok(Loader { root: real.to_path_buf(), restrictor, repository: None, reads: None, urls: None })
     }
 
     /// `new(base.join(root))` for a `base` that is real (the current folder, resolved once for
@@ -97,6 +115,12 @@ impl Loader {
     pub fn with_reads(mut self, reads: Arc<Reads>) -> Self {
         reads.root(&self.root);
         self.reads = Some(reads);
+        self
+    }
+
+    /// This loader and every loader made from it read files named by URL with `urls`.
+    pub fn with_urls(mut self, urls: Option<UrlReader>) -> Self {
+        self.urls = urls;
         self
     }
 
@@ -156,7 +180,7 @@ impl Loader {
         if let Some(message) = ambiguous_root(relative) {
             return Err(Error::msg(message));
         }
-        let mut loader = Loader::new_in(Some(&self.root), Path::new(relative), self.restrictor)?;
+        let mut loader = Loader::new_in(Some(&self.root), Path::new(relative), self.restrictor)?.with_urls(self.urls.clone());
         if let Some(repository) = &self.repository {
             if !loader.root.starts_with(repository) {
                 return Err(Error::msg(format!(
@@ -207,8 +231,12 @@ impl Loader {
         text_of(path, bytes)
     }
 
-    /// Reads a file named relative to the root, as bytes.
+    /// Reads a file named relative to the root (or by an HTTP(S) URL: [`UrlReader`]), as bytes.
     pub fn read_bytes(&self, relative: &str) -> Result<(PathBuf, Vec<u8>)> {
+        if let Some((shown, read)) = self.urls.as_ref().and_then(|urls| (urls.0)(relative)) {
+            self.note_remote_include(shown);
+            return read.map(|bytes| (PathBuf::from(relative), bytes)).map_err(Error::msg);
+        }
         self.probe(relative);
         // The usual file, below the root through folders already found real, is opened at once:
         // refusing a link at its last part is the whole check left. Anything else (nothing

@@ -1,6 +1,6 @@
-//! One YAML file over HTTP(S) (a `resources` entry such as `https://host/app/pod.yaml`), with a
-//! timeout and a size limit. Proxies come from `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`; certificates
-//! are checked against the system's trust store.
+//! One file over HTTP(S) (a `resources` entry such as `https://host/app/pod.yaml`, or any other
+//! file a kustomization names by URL), with a timeout and a size limit. Proxies come from
+//! `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`; certificates are checked against the system's trust store.
 use std::time::Duration;
 
 /// How long one download may take.
@@ -23,6 +23,24 @@ pub enum HttpError {
 /// Downloads `url`, returning its text. The request is for the URL as kustomize v5.8 writes it
 /// ([`super::go_url::request_url`]).
 pub fn get(url: &str) -> Result<String, HttpError> {
+    String::from_utf8(get_bytes(url)?).map_err(|_| HttpError::Transport("the file is not valid UTF-8".into()))
+}
+
+/// A file kustomize's loader reads from `url` (its `Load`, for every field that names a file),
+/// with the loader's words for a failure: Go's `Get "URL": ...` for a request that got no
+/// answer, `HTTP Error: status code 404 (Not Found)` for a refusal, and `URL is a git repository`
+/// when the refused URL is also a git URL.
+pub fn get_file(url: &str) -> Result<Vec<u8>, String> {
+    let request = super::go_url::request_url(url)?;
+    get_bytes(url).map_err(|e| match e {
+        HttpError::Status { .. } if super::RepoSpec::parse(url).is_ok() => "URL is a git repository".to_string(),
+        HttpError::Status { .. } => e.to_string(),
+        HttpError::TooLarge | HttpError::Transport(_) => format!("Get {}: {e}", crate::yaml::go_syntax::quote(&request)),
+    })
+}
+
+/// Downloads `url`, returning its bytes.
+fn get_bytes(url: &str) -> Result<Vec<u8>, HttpError> {
     let url = super::go_url::request_url(url).map_err(HttpError::Transport)?;
     let url = url.as_str();
     let tls = ureq::tls::TlsConfig::builder().root_certs(ureq::tls::RootCerts::PlatformVerifier).build();
@@ -41,9 +59,8 @@ pub fn get(url: &str) -> Result<String, HttpError> {
         let reason = status.canonical_reason().unwrap_or("").to_string();
         return Err(HttpError::Status { code: status.as_u16(), reason });
     }
-    let bytes = response.body_mut().with_config().limit(SIZE_LIMIT).read_to_vec().map_err(|e| match e {
+    response.body_mut().with_config().limit(SIZE_LIMIT).read_to_vec().map_err(|e| match e {
         ureq::Error::BodyExceedsLimit(_) => HttpError::TooLarge,
         other => HttpError::Transport(other.to_string()),
-    })?;
-    String::from_utf8(bytes).map_err(|_| HttpError::Transport("the file is not valid UTF-8".into()))
+    })
 }

@@ -28,6 +28,24 @@ pub struct RemoteOptions {
     pub progress: progress::Progress,
 }
 
+/// The build's reader of files named by URL ([`crate::kustomization::loader::UrlReader`]):
+/// downloaded as kustomize's loader downloads them, a slow download saying so, none under
+/// `--offline` (HTTP files are not cached).
+pub fn url_reader(options: &RemoteOptions) -> crate::kustomization::loader::UrlReader {
+    let (offline, progress) = (options.offline, options.progress);
+    crate::kustomization::loader::UrlReader(std::sync::Arc::new(move |name: &str| {
+        if !url::is_http_url(name) {
+            return None;
+        }
+        let shown = redact_password(name);
+        let read = match offline {
+            true => Err(format!("{shown}: --offline: HTTP files are not cached")),
+            false => progress::while_fetching(progress, &shown, || http::get_file(name)).map_err(|e| e.replace(name, &shown)),
+        };
+        Some((shown, read))
+    }))
+}
+
 /// A fetch that failed: the URL, what went wrong, and the details.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{url}: {what}: {detail}")]

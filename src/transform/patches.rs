@@ -182,7 +182,7 @@ fn configure_patch(entry: &Patch, loader: &Loader, config: &PluginConfig) -> Res
 /// would, without applying anything.
 pub fn read_patch_files(strategic_merge: &[String], patches: &[Patch], json6902: &[Patch], loader: &Loader) -> Result<()> {
     for entry in strategic_merge {
-        if loader.is_file(entry) || !entry.contains('\n') && !entry.contains(':') {
+        if names_a_patch_file(entry, loader) {
             loader.read(entry)?;
         }
     }
@@ -190,6 +190,12 @@ pub fn read_patch_files(strategic_merge: &[String], patches: &[Patch], json6902:
         loader.read(&entry.path)?;
     }
     Ok(())
+}
+
+/// Whether a `patchesStrategicMerge` entry names a file (kustomize reads the entry as a patch
+/// first, then as a file): a file there, a URL, or a line that cannot be a patch.
+fn names_a_patch_file(entry: &str, loader: &Loader) -> bool {
+    crate::remote::url::is_http_url(entry) || loader.is_file(entry) || !entry.contains('\n') && !entry.contains(':')
 }
 
 /// The single resource a patch without target applies to, matched by any of its ids.
@@ -365,7 +371,7 @@ fn configure_strategic_merge(entries: &[String], inline: &str, loader: &Loader) 
     }
     let mut loaded = Vec::new();
     for entry in entries {
-        let (text, origin) = if loader.is_file(entry) || !entry.contains('\n') && !entry.contains(':') {
+        let (text, origin) = if names_a_patch_file(entry, loader) {
             let (file, text) = loader.read(entry)?;
             (text, file.display().to_string())
         } else {

@@ -614,3 +614,84 @@ fn a_remote_error_names_the_kustomization_and_its_entry() {
     assert!(git.stderr.starts_with("Error: app/kustomization.yaml: components[0] 'https://user:***@127.0.0.1:1/org/repo.git//tls?ref=v1': "), "{}", git.stderr);
     assert!(!git.stderr.contains("secret"), "{}", git.stderr);
 }
+
+/// Every field that names a file may name it by an HTTP(S) URL, as kustomize's loader reads any
+/// file: a patch (`patches`, `patchesStrategicMerge`, a JSON 6902 patch), a generator's files and
+/// env files, a replacements file, a configuration. Each is downloaded, outside the root and its
+/// restrictor, and the build equals the reference's byte for byte.
+#[test]
+fn files_named_by_url_are_downloaded_as_kustomize_downloads_them() {
+    let t = TempTree::new("remote-http-file-fields");
+    t.write("files/p/deploy.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n");
+    t.write("files/p/replicas.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n");
+    t.write("files/p/annotate.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  annotations:\n    from: strategic-merge-list\n");
+    t.write("files/p/label.json6902.yaml", "- op: add\n  path: /metadata/labels\n  value: {patched: \"yes\"}\n");
+    t.write("files/p/app.env", "MODE=remote\nLEVEL=2\n");
+    t.write("files/p/dash.json", "{\"dashboard\": true}\n");
+    t.write("files/p/replacements.yaml", "- source:\n    kind: ConfigMap\n    name: settings\n  targets:\n  - select:\n      kind: Deployment\n    fieldPaths:\n    - metadata.annotations.settings\n    options:\n      create: true\n");
+    t.write("files/p/config.yaml", "nameReference:\n- kind: ConfigMap\n  fieldSpecs:\n  - kind: Deployment\n    path: metadata/annotations/uses\n");
+    let mut server = Server::start(t.path("git"), t.path("files"));
+    let base = format!("{}/files/p", server.url());
+    t.write(
+        "app/kustomization.yaml",
+        &format!(
+            "resources:\n- {base}/deploy.yaml\nnamePrefix: x-\nconfigurations:\n- {base}/config.yaml\npatches:\n- path: {base}/replicas.yaml\n- path: {base}/label.json6902.yaml\n  target:\n    kind: Deployment\npatchesStrategicMerge:\n- {base}/annotate.yaml\n\
+             configMapGenerator:\n- name: settings\n  envs:\n  - {base}/app.env\n  files:\n  - {base}/dash.json\n  - renamed.json={base}/dash.json\nsecretGenerator:\n- name: secret\n  files:\n  - {base}/app.env\nreplacements:\n- path: {base}/replacements.yaml\n\
+             commonAnnotations:\n  uses: settings\n"
+        ),
+    );
+    let out = build_like_kustomize(&t.path("app"), &t.path("cache"), "file fields by URL");
+    for expected in ["replicas: 3", "from: strategic-merge-list", "patched: \"yes\"", "MODE: remote", "renamed.json:", "dash.json:", "settings: x-settings\n", "uses: x-settings-"] {
+        assert!(out.contains(expected), "{expected} missing:\n{out}");
+    }
+    // `crds` and `patchesJson6902` files by URL.
+    t.write("files/p/definitions.yaml", "example.com.v1.Foo:\n  Schema:\n    properties:\n      apiVersion: {type: string}\n      kind: {type: string}\n      metadata: {type: object}\n");
+    t.write("files/p/annotate.json6902.yaml", "- op: add\n  path: /metadata/annotations\n  value: {via: json6902}\n");
+    t.write("crds/foo.yaml", "apiVersion: example.com/v1\nkind: Foo\nmetadata:\n  name: f\n");
+    t.write(
+        "crds/kustomization.yaml",
+        &format!("resources:\n- foo.yaml\ncrds:\n- {base}/definitions.yaml\npatchesJson6902:\n- target:\n    group: example.com\n    version: v1\n    kind: Foo\n    name: f\n  path: {base}/annotate.json6902.yaml\n"),
+    );
+    let out = build_like_kustomize(&t.path("crds"), &t.path("cache"), "crds and a JSON 6902 file by URL");
+    assert!(out.contains("via: json6902"), "{out}");
+    // `--offline` downloads nothing: the first file named by URL is refused.
+    t.write("offline/kustomization.yaml", &format!("configMapGenerator:\n- name: a\n  files:\n  - {base}/dash.json\n"));
+    let offline = build_run(&t.path("offline"), &t.path("cache"), &["--offline"]);
+    assert!(!offline.success() && offline.stderr.contains(&format!("{base}/dash.json: --offline: HTTP files are not cached")), "{}", offline.stderr);
+    server.stop();
+}
+
+/// A file named by URL that cannot be had fails with kustomize's words: the server's refusal
+/// (`HTTP Error: status code 404 (Not Found)`, or `URL is a git repository` when the URL also
+/// reads as one), and Go's `Get "URL": ...` around why no answer came.
+#[test]
+fn a_file_named_by_url_that_cannot_be_had_fails_as_in_kustomize() {
+    let t = TempTree::new("remote-http-file-errors");
+    t.mkdir("files");
+    let mut server = Server::start(t.path("git"), t.path("files"));
+    let url = server.url();
+    let cases = [
+        ("status", format!("configMapGenerator:\n- name: a\n  files:\n  - {url}/missing.json\n"), "loading KV pairs: file sources: [{url}/missing.json]: HTTP Error: status code 404 (Not Found)".to_string()),
+        ("git-like", format!("patches:\n- path: {url}/org/repo/patch.yaml\n"), "URL is a git repository".to_string()),
+        ("refused", "configMapGenerator:\n- name: a\n  envs:\n  - http://127.0.0.1:1/app.env\n".to_string(), "loading KV pairs: env source files: [http://127.0.0.1:1/app.env]: Get \"http://127.0.0.1:1/app.env\": ".to_string()),
+    ];
+    for (name, kustomization, words) in &cases {
+        t.write(&format!("{name}/kustomization.yaml"), kustomization);
+        let ours = build_run(&t.path(name), &t.path("cache"), &[]);
+        let words = words.replace("{url}", &url);
+        assert!(!ours.success() && ours.stderr.contains(&words), "{name}: {words:?} missing:\n{}", ours.stderr);
+        if let Some(command) = reference_here(name) {
+            let mut args: Vec<&str> = command[1..].iter().map(String::as_str).collect();
+            let dir = t.path(name).to_string_lossy().into_owned();
+            args.push(&dir);
+            let theirs = run_program_env(&command[0], &args, Path::new("."), &[]);
+            assert!(!theirs.success(), "{name}: the reference built it");
+            let last = theirs.stderr.trim_end().lines().last().unwrap_or("");
+            let message = last.strip_prefix("Error: ").or_else(|| last.strip_prefix("error: ")).unwrap_or(last);
+            // Go's own words for a refused connection are Go's; the rest is kustomize's, whole.
+            let message = message.split("dial tcp").next().unwrap_or(message);
+            assert!(ours.stderr.contains(message), "{name}: kustomize's {message:?} missing:\n{}", ours.stderr);
+        }
+    }
+    server.stop();
+}
