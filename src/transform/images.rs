@@ -5,9 +5,9 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::fieldspec::{CreateKind, FieldSpec, SpecPaths};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::kustomization::types::Image;
-use crate::resource::ResMap;
+use crate::resource::{ResMap, Resource};
 
 /// Splits `[host[:port]/]path[:tag][@digest]` into name, tag and digest (kustomize's `image.Split`).
 pub fn split_image(image: &str) -> (&str, &str, &str) {
@@ -136,7 +136,20 @@ pub fn set_images(resources: &mut ResMap, images: &[Image], specs: &[FieldSpec])
         .collect::<Vec<_>>();
     let matched: Vec<AtomicBool> = rules.iter().map(|_| AtomicBool::new(false)).collect();
     let paths = SpecPaths::new(specs);
-    resources.try_update_parallel(|r| {
+    // The last field of each path an image is written at: a shared label or annotation node
+    // (`resource::nodes`) under another key is never written, and needs no write through.
+    let last_fields: Vec<String> = specs.iter().filter_map(|spec| spec.path_parts().pop()).map(|last| last.split('[').next().unwrap_or(&last).to_string()).collect();
+    let writes_shared = |r: &Resource| !r.nodes.is_empty() && r.nodes.shares_a_key(|key| key == "image" || last_fields.iter().any(|f| f == key));
+    resources.try_update_parallel(|r| match writes_shared(r) {
+        true => r.write(|value| set_images_in(value, &rules, &matched, &paths)),
+        false => set_images_in(&mut r.value, &rules, &matched, &paths),
+    })?;
+    Ok(matched.into_iter().map(AtomicBool::into_inner).collect())
+}
+
+/// Every rule applied to one resource's value; says whether an image changed.
+fn set_images_in(value: &mut Value, rules: &[ImageRule<'_>], matched: &[AtomicBool], paths: &SpecPaths<'_>) -> Result<bool> {
+    {
         let mut wrote = false;
         // Every rule visits the same nodes (rules only rewrite strings), so a resource without
         // container lists is walked for them once, and once no image left could match a later
@@ -155,17 +168,16 @@ pub fn set_images(resources: &mut ResMap, images: &[Image], specs: &[FieldSpec])
                 Ok(())
             };
             if has_containers {
-                has_containers = update_containers_anywhere(&mut r.value, &mut update)?;
+                has_containers = update_containers_anywhere(value, &mut update)?;
             }
-            let altered = paths.apply(&mut r.value, CreateKind::Nothing, &mut update)?;
+            let altered = paths.apply(value, CreateKind::Nothing, &mut update)?;
             wrote |= altered;
             if !later_may_match {
                 break;
             }
         }
-        Ok::<bool, Error>(wrote)
-    })?;
-    Ok(matched.into_iter().map(AtomicBool::into_inner).collect())
+        Ok(wrote)
+    }
 }
 
 /// kustomize's legacy image filter: every `containers`/`initContainers` list at any depth. Says

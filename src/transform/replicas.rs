@@ -17,9 +17,13 @@ pub fn set_replicas(resources: &mut ResMap, replica: &Replica, specs: &[FieldSpe
                 continue;
             }
             found = true;
-            walk_spec_path(&mut r.value, spec, CreateKind::Scalar, &mut |node| {
-                *node = Value::from(replica.count);
-                Ok(())
+            // Through the resource: a count written at a shared annotation node shows at each
+            // of its paths (`resource::nodes`).
+            r.write(|value| {
+                walk_spec_path(value, spec, CreateKind::Scalar, &mut |node| {
+                    *node = count_over(node, replica.count);
+                    Ok(())
+                })
             })?;
         }
     }
@@ -32,6 +36,16 @@ pub fn set_replicas(resources: &mut ResMap, replica: &Replica, specs: &[FieldSpe
         )));
     }
     Ok(())
+}
+
+/// The count written over `old`, as kustomize writes it: an integer node that keeps the old
+/// node's style, so over a quoted scalar (a string YAML 1.1 would read as something else was
+/// quoted) it prints quoted, a string.
+fn count_over(old: &Value, count: i64) -> Value {
+    match old {
+        Value::String(text) if crate::yaml::reads_as_non_string_in_yaml_1_1(text) => Value::String(count.to_string()),
+        _ => Value::from(count),
+    }
 }
 
 #[cfg(test)]

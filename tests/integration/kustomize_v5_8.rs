@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, BUILD_STATE_IN_ERRORS, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, SHARED_NODE_REFERENCES, &[("empty-patch-files-skipped", Differs)]];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, BUILD_STATE_IN_ERRORS, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, SHARED_NODE_WRITES, &[("empty-patch-files-skipped", Differs)]];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -289,18 +289,22 @@ fn empty_patch_files_are_skipped_with_a_warning() {
     }
 }
 
-const SHARED_NODE_REFERENCES: &[(&str, V5_6)] = &[
+const SHARED_NODE_WRITES: &[(&str, V5_6)] = &[
     ("namereference-renames-shared-annotation", Same),
     ("namereference-renames-shared-label", Same),
     ("namereference-existing-annotation-not-shared", Same),
+    ("images-rename-shared-annotation", Same),
+    ("replicas-over-shared-annotation", Same),
+    ("replicas-keep-quoted-strings", Same),
 ];
 
 /// A label or annotation `commonLabels`/`commonAnnotations` added at several paths is one node in
-/// kustomize: a name reference configured at one of those paths renames it at all of them (and
-/// not where the key was already there, which got a copy).
+/// kustomize: a name reference, an image or a replica count configured at one of those paths
+/// writes it at all of them (and not where the key was already there, which got a copy). A
+/// count written over a quoted scalar keeps its quotes.
 #[test]
-fn name_references_rename_shared_nodes_everywhere() {
-    check(SHARED_NODE_REFERENCES);
+fn writes_at_a_shared_node_show_at_each_of_its_paths() {
+    check(SHARED_NODE_WRITES);
 }
 
 const CONFIGURATIONS: &[(&str, V5_6)] = &[
