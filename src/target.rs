@@ -349,10 +349,14 @@ fn accumulate_here(ctx: &mut Context, target: &Target, acc: &mut Accumulated) ->
         Cow::Owned(FieldSpecTables::for_configurations(files)?)
     };
     acc.merge_tables(level)?;
+    // kustomize's words: `loading CRDs [a.yaml b.yaml]: ...`, and what could not be decoded named.
+    let loading_crds = || format!("loading CRDs [{}]", k.crds.join(" "));
     for path in &k.crds {
-        let (file, text) = target.loader.read(path)?;
+        let (file, text) = target.loader.read(path).map_err(|e| e.context(loading_crds()))?;
         for doc in parse_file(&file, &text)? {
-            acc.merge_tables(Cow::Owned(FieldSpecTables::from_crd(&doc.value)?))?;
+            let tables = FieldSpecTables::from_crd(&doc.value, text.starts_with('{'))
+                .map_err(|e| e.context(format!("unable to parse open API definition from '{path}'")).context(loading_crds()))?;
+            acc.merge_tables(Cow::Owned(tables))?;
         }
     }
     run_generators(ctx, target, acc)?;

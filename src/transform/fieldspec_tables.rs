@@ -131,16 +131,21 @@ impl FieldSpecTables {
     /// object, properties annotated `x-kubernetes-object-ref-kind` (with an api version) become
     /// nameReference entries, and `x-kubernetes-annotation`, `x-kubernetes-label-selector` and
     /// `x-kubernetes-identity` add commonAnnotations, commonLabels and namePrefix field specs.
-    pub fn from_crd(definitions: &Value) -> Result<FieldSpecTables> {
+    /// `written_as_json`: the file's text begins with `{` (kustomize then decodes it as JSON, and
+    /// Go's error has no YAML wrapping).
+    pub fn from_crd(definitions: &Value, written_as_json: bool) -> Result<FieldSpecTables> {
         let map = match definitions {
             Value::Object(map) => map,
             Value::Null => return Ok(FieldSpecTables::default()),
-            other => return Err(Error::msg(format!("an OpenAPI definitions file must be a mapping, got {other}"))),
+            other => return Err(go_unmarshal_error(other, "accumulator.nameToApiMap", written_as_json)),
         };
         let mut result = FieldSpecTables::default();
         for (type_name, definition) in map {
-            if !definition.is_object() {
-                return Err(Error::msg(format!("the OpenAPI definition of '{type_name}' must be a mapping")));
+            match definition {
+                // Go decodes a null into the zero definition: not a type, skipped.
+                Value::Null => continue,
+                Value::Object(_) => {}
+                other => return Err(go_unmarshal_error(other, "accumulator.OpenAPIDefinition", written_as_json)),
             }
             let Some(properties) = schema_properties(definition) else { continue };
             if !["kind", "apiVersion", "metadata"].iter().all(|k| properties.contains_key(*k)) {
@@ -348,6 +353,21 @@ fn load_crd_type<'a>(
     }
 }
 
+/// Go's `encoding/json` refusing `value` for a Go value of `go_type`, as kustomize's decoding of
+/// an OpenAPI definitions file says it (through YAML unless the text was JSON).
+fn go_unmarshal_error(value: &Value, go_type: &str, written_as_json: bool) -> Error {
+    let kind = match value {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    };
+    let through_yaml = if written_as_json { "" } else { "error unmarshaling JSON: while decoding JSON: " };
+    Error::msg(format!("{through_yaml}json: cannot unmarshal {kind} into Go value of type {go_type}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -532,7 +552,7 @@ mod tests {
                 "labels": {"x-kubernetes-label-selector": ""}}}},
             "example.com/v1.BeeRef": {"Schema": {"properties": {"name": {"type": "string"}}}}
         });
-        let t = FieldSpecTables::from_crd(&defs).unwrap();
+        let t = FieldSpecTables::from_crd(&defs, false).unwrap();
         let by_kind = |k: &str| t.name_reference.iter().find(|n| n.gvk.kind == k).unwrap();
         assert_eq!(by_kind("Bee").gvk, gvk("", "v1beta1", "Bee"));
         assert_eq!(by_kind("Bee").referrers, vec![spec("MyKind", "spec/beeRef/name", false)]);
@@ -547,6 +567,6 @@ mod tests {
         let defs = json!({"a.B": {"Schema": {"properties": {
             "kind": {}, "metadata": {},
             "x": {"x-kubernetes-object-ref-api-version": "v1", "x-kubernetes-object-ref-kind": "Secret"}}}}});
-        assert_eq!(FieldSpecTables::from_crd(&defs).unwrap(), FieldSpecTables::default());
+        assert_eq!(FieldSpecTables::from_crd(&defs, false).unwrap(), FieldSpecTables::default());
     }
 }

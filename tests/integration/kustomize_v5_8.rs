@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, BUILD_STATE_IN_ERRORS, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, SHARED_NODE_WRITES, &[("empty-patch-files-skipped", Differs)]];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, BUILD_STATE_IN_ERRORS, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, SHARED_NODE_WRITES, CRD_DEFINITIONS, &[("empty-patch-files-skipped", Differs)]];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -305,6 +305,21 @@ const SHARED_NODE_WRITES: &[(&str, V5_6)] = &[
 #[test]
 fn writes_at_a_shared_node_show_at_each_of_its_paths() {
     check(SHARED_NODE_WRITES);
+}
+
+const CRD_DEFINITIONS: &[(&str, V5_6)] = &[
+    ("crds-definition-number", Same),
+    ("crds-definition-null", Same),
+    ("crds-json-definition-string", Same),
+    ("crds-missing-file", Same),
+];
+
+/// `crds` files hold OpenAPI definitions decoded as Go decodes them: a definition that is not a
+/// mapping is Go's type error (without the YAML wrapping for a file written as JSON), a null one
+/// is no type; every failure is `loading CRDs [...]: ...`.
+#[test]
+fn crd_definitions_decode_as_go_decodes_them() {
+    check(CRD_DEFINITIONS);
 }
 
 const CONFIGURATIONS: &[(&str, V5_6)] = &[
