@@ -356,14 +356,7 @@ fn load_crd_type<'a>(
 /// Go's `encoding/json` refusing `value` for a Go value of `go_type`, as kustomize's decoding of
 /// an OpenAPI definitions file says it (through YAML unless the text was JSON).
 fn go_unmarshal_error(value: &Value, go_type: &str, written_as_json: bool) -> Error {
-    let kind = match value {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    };
+    let kind = crate::kustomization::go_json::json_kind(value);
     let through_yaml = if written_as_json { "" } else { "error unmarshaling JSON: while decoding JSON: " };
     Error::msg(format!("{through_yaml}json: cannot unmarshal {kind} into Go value of type {go_type}"))
 }
