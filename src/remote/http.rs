@@ -1,6 +1,8 @@
 //! One file over HTTP(S) (a `resources` entry such as `https://host/app/pod.yaml`, or any other
 //! file a kustomization names by URL), with a timeout and a size limit. Proxies come from
 //! `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`; certificates are checked against the system's trust store.
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// How long one download may take.
@@ -39,8 +41,40 @@ pub fn get_file(url: &str) -> Result<Vec<u8>, String> {
     })
 }
 
-/// Downloads `url`, returning its bytes.
+/// The bytes of downloaded files this process keeps at most.
+const KEPT_BYTES: usize = 64 * 1024 * 1024;
+
+/// Files downloaded by this process, by URL, and their bytes in all: the roots of one run
+/// (`build DIR DIR...`, a component every app uses) that name one URL download it once, those
+/// built side by side too (the second waits for the first's download). Failures are not kept.
+#[derive(Default)]
+struct Downloaded {
+    files: HashMap<String, Arc<Mutex<Option<Vec<u8>>>>>,
+    bytes: usize,
+}
+
+static DOWNLOADED: Mutex<Option<Downloaded>> = Mutex::new(None);
+
+/// Downloads `url` once per process, returning its bytes.
 fn get_bytes(url: &str) -> Result<Vec<u8>, HttpError> {
+    let downloaded = || DOWNLOADED.lock().unwrap_or_else(|e| e.into_inner());
+    let slot = downloaded().get_or_insert_with(Downloaded::default).files.entry(url.to_string()).or_default().clone();
+    let mut file = slot.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(bytes) = file.as_ref() {
+        return Ok(bytes.clone());
+    }
+    let bytes = download(url)?;
+    let mut guard = downloaded();
+    let kept = guard.get_or_insert_with(Downloaded::default);
+    if kept.bytes + bytes.len() <= KEPT_BYTES {
+        kept.bytes += bytes.len();
+        *file = Some(bytes.clone());
+    }
+    Ok(bytes)
+}
+
+/// Downloads `url`, returning its bytes.
+fn download(url: &str) -> Result<Vec<u8>, HttpError> {
     let url = super::go_url::request_url(url).map_err(HttpError::Transport)?;
     let url = url.as_str();
     let tls = ureq::tls::TlsConfig::builder().root_certs(ureq::tls::RootCerts::PlatformVerifier).build();

@@ -144,6 +144,8 @@ pub(super) struct Server {
     stop: Arc<AtomicBool>,
     /// Milliseconds to wait before answering each git request (a slow server).
     delay_ms: Arc<AtomicU64>,
+    /// How many `/files/...` requests found their file.
+    files_served: Arc<AtomicU64>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -153,20 +155,21 @@ impl Server {
         let port = listener.local_addr().unwrap().port();
         let stop = Arc::new(AtomicBool::new(false));
         let delay_ms = Arc::new(AtomicU64::new(0));
-        let (stop_flag, delay) = (stop.clone(), delay_ms.clone());
+        let files_served = Arc::new(AtomicU64::new(0));
+        let (stop_flag, delay, served) = (stop.clone(), delay_ms.clone(), files_served.clone());
         let thread = std::thread::spawn(move || {
             for stream in listener.incoming() {
                 if stop_flag.load(Ordering::SeqCst) {
                     break;
                 }
                 let Ok(stream) = stream else { continue };
-                let (git_root, files, delay) = (git_root.clone(), files.clone(), delay.clone());
+                let (git_root, files, delay, served) = (git_root.clone(), files.clone(), delay.clone(), served.clone());
                 std::thread::spawn(move || {
-                    let _ = serve(stream, &git_root, &files, &delay);
+                    let _ = serve(stream, &git_root, &files, &delay, &served);
                 });
             }
         });
-        Server { port, stop, delay_ms, thread: Some(thread) }
+        Server { port, stop, delay_ms, files_served, thread: Some(thread) }
     }
 
     pub(super) fn url(&self) -> String {
@@ -189,7 +192,7 @@ impl Drop for Server {
 }
 
 /// One request, one response, then the connection closes.
-fn serve(stream: TcpStream, git_root: &Path, files: &Path, delay: &AtomicU64) -> std::io::Result<()> {
+fn serve(stream: TcpStream, git_root: &Path, files: &Path, delay: &AtomicU64, served: &AtomicU64) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_secs(30)))?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut request_line = String::new();
@@ -269,6 +272,7 @@ fn serve(stream: TcpStream, git_root: &Path, files: &Path, delay: &AtomicU64) ->
         out.write_all(content)?;
     } else if let Some(file) = path.strip_prefix("/files/").map(|p| files.join(p)).filter(|f| f.is_file()) {
         let content = std::fs::read(file)?;
+        served.fetch_add(1, Ordering::SeqCst);
         write!(out, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", content.len())?;
         out.write_all(&content)?;
     } else {
@@ -659,6 +663,28 @@ fn files_named_by_url_are_downloaded_as_kustomize_downloads_them() {
     let offline = build_run(&t.path("offline"), &t.path("cache"), &["--offline"]);
     assert!(!offline.success() && offline.stderr.contains(&format!("{base}/dash.json: --offline: HTTP files are not cached")), "{}", offline.stderr);
     server.stop();
+}
+
+/// The roots of one run that name one URL download it once: two apps sharing an HTTP resource
+/// and a patch by URL cost two requests, and build as each alone builds.
+#[test]
+fn a_run_downloads_each_url_once() {
+    let t = TempTree::new("remote-http-once");
+    t.write("files/pod.yaml", POD);
+    t.write("files/patch.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: myapp-pod\n  labels:\n    patched: \"yes\"\n");
+    let server = Server::start(t.path("git"), t.path("files"));
+    let base = format!("{}/files", server.url());
+    for app in ["a", "b"] {
+        t.write(&format!("{app}/kustomization.yaml"), &format!("resources:\n- {base}/pod.yaml\nnamePrefix: {app}-\npatches:\n- path: {base}/patch.yaml\n"));
+    }
+    let run = ours(&["build", "-o", "out/", "a", "b"], &t.root);
+    assert!(run.success(), "{}", run.stderr);
+    assert_eq!(server.files_served.load(Ordering::SeqCst), 2, "each URL once");
+    for app in ["a", "b"] {
+        let alone = build(&t.path(app), &t.path("cache"), &[]);
+        assert_eq!(std::fs::read_to_string(t.path(&format!("out/{app}.yaml"))).unwrap(), alone, "{app}");
+        assert!(alone.contains(&format!("name: {app}-myapp-pod")) && alone.contains("patched: \"yes\""), "{alone}");
+    }
 }
 
 /// A file named by URL that cannot be had fails with kustomize's words: the server's refusal
