@@ -46,6 +46,7 @@ pub struct Loader {
     repository: Option<PathBuf>,
     /// Present when the build records what it reads (`deps`, `affected`).
     reads: Option<Arc<Reads>>,
+    /// How files named by URL are read; without it, every name is a path.
     urls: Option<UrlReader>,
 }
 

@@ -94,8 +94,8 @@ impl RepoSpec {
 /// Whether kustomize reads `entry` as one file over HTTP(S) before anything else (Go's
 /// `url.Parse` accepts it, with scheme `http` or `https`; an entry it refuses is a local path).
 pub fn is_http_url(entry: &str) -> bool {
-    let lower = entry.get(..8).unwrap_or(entry).to_ascii_lowercase();
-    (lower.starts_with("http://") || lower.starts_with("https://")) && super::go_url::parses(entry)
+    let starts = |scheme: &str| entry.get(..scheme.len()).is_some_and(|start| start.eq_ignore_ascii_case(scheme));
+    (starts("http://") || starts("https://")) && super::go_url::parses(entry)
 }
 
 /// Whether an HTTP(S) URL marks a repository explicitly (`//` or `_git/` in its path, or a path
