@@ -363,7 +363,7 @@ fn accumulate_here(ctx: &mut Context, target: &Target, acc: &mut Accumulated) ->
     for (position, component) in k.components.iter().enumerate() {
         let remote = remote_base(ctx, &target.loader, component).map_err(|e| e.context(target.entry("components", position, component)))?;
         let loader = match &remote {
-            Some((spec, checkout)) => Loader::in_repository(checkout, &spec.kust_root()).map(|l| l.with_urls(Some(crate::remote::url_reader(&ctx.remote)))),
+            Some((spec, checkout)) => Loader::in_repository(checkout, &spec.kust_root()).map(|l| l.with_urls(target.loader.urls().cloned())),
             None => target.loader.child(component),
         };
         let loader = loader.map_err(|e| e.map_message(|inner| format!("accumulating components: loader.New {}", go_quote(inner))))?;

@@ -125,6 +125,12 @@ impl Loader {
         self
     }
 
+    /// How this loader reads files named by URL (a remote base's loader reads them as the
+    /// kustomization that named the base does).
+    pub fn urls(&self) -> Option<&UrlReader> {
+        self.urls.as_ref()
+    }
+
     /// The recorder, in a build that records what it reads.
     pub fn reads(&self) -> Option<&Arc<Reads>> {
         self.reads.as_ref()

@@ -24,7 +24,7 @@ pub(super) fn remote_base(ctx: &mut Context, from: &Loader, entry: &str) -> Resu
 /// A git URL in `resources`: the kustomization in its checkout, confined to the checkout.
 pub(super) fn accumulate_git_entry(ctx: &mut Context, from: &Loader, entry: &str) -> Result<Accumulated> {
     let (spec, checkout) = remote_base(ctx, from, entry)?.ok_or_else(|| Error::msg(format!("'{entry}' is not a git URL")))?;
-    let loader = Loader::in_repository(&checkout, &spec.kust_root())?.with_urls(Some(crate::remote::url_reader(&ctx.remote)));
+    let loader = Loader::in_repository(&checkout, &spec.kust_root())?.with_urls(from.urls().cloned());
     let root = loader.root().to_path_buf();
     let mut acc = Accumulated::default();
     in_remote_origin(ctx, &root, &spec, &mut acc, |ctx, acc| {

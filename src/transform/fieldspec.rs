@@ -57,6 +57,12 @@ impl FieldSpec {
     pub fn path_parts(&self) -> Vec<String> {
         split_field_spec_path(&self.path)
     }
+
+    /// The field a walk along the path ends at (its last part, without `[]`): what the spec
+    /// writes sits under that key.
+    pub fn last_field(&self) -> Option<String> {
+        self.path_parts().pop().map(|last| field_spec_part(&last).0.to_string())
+    }
 }
 
 /// `apps/v1` -> (`apps`, `v1`); `v1` -> (``, `v1`).

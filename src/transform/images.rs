@@ -138,7 +138,7 @@ pub fn set_images(resources: &mut ResMap, images: &[Image], specs: &[FieldSpec])
     let paths = SpecPaths::new(specs);
     // The last field of each path an image is written at: a shared label or annotation node
     // (`resource::nodes`) under another key is never written, and needs no write through.
-    let last_fields: Vec<String> = specs.iter().filter_map(|spec| spec.path_parts().pop()).map(|last| last.split('[').next().unwrap_or(&last).to_string()).collect();
+    let last_fields: Vec<String> = specs.iter().filter_map(FieldSpec::last_field).collect();
     let writes_shared = |r: &Resource| !r.nodes.is_empty() && r.nodes.shares_a_key(|key| key == "image" || last_fields.iter().any(|f| f == key));
     resources.try_update_parallel(|r| match writes_shared(r) {
         true => r.write(|value| set_images_in(value, &rules, &matched, &paths)),
@@ -149,35 +149,33 @@ pub fn set_images(resources: &mut ResMap, images: &[Image], specs: &[FieldSpec])
 
 /// Every rule applied to one resource's value; says whether an image changed.
 fn set_images_in(value: &mut Value, rules: &[ImageRule<'_>], matched: &[AtomicBool], paths: &SpecPaths<'_>) -> Result<bool> {
-    {
-        let mut wrote = false;
-        // Every rule visits the same nodes (rules only rewrite strings), so a resource without
-        // container lists is walked for them once, and once no image left could match a later
-        // rule, the later rules would change nothing and are not run.
-        let mut has_containers = true;
-        for (i, rule) in rules.iter().enumerate() {
-            let later = &rules[i + 1..];
-            let mut later_may_match = false;
-            let mut update = |node: &mut Value| {
-                if let Some(new) = node.as_str().and_then(|s| rule.rewrite(s)) {
-                    matched[i].store(true, Ordering::Relaxed);
-                    *node = Value::String(new);
-                    wrote = true;
-                }
-                later_may_match |= node.as_str().is_some_and(|s| later.iter().any(|r| r.matcher.is_match(s)));
-                Ok(())
-            };
-            if has_containers {
-                has_containers = update_containers_anywhere(value, &mut update)?;
+    let mut wrote = false;
+    // Every rule visits the same nodes (rules only rewrite strings), so a resource without
+    // container lists is walked for them once, and once no image left could match a later
+    // rule, the later rules would change nothing and are not run.
+    let mut has_containers = true;
+    for (i, rule) in rules.iter().enumerate() {
+        let later = &rules[i + 1..];
+        let mut later_may_match = false;
+        let mut update = |node: &mut Value| {
+            if let Some(new) = node.as_str().and_then(|s| rule.rewrite(s)) {
+                matched[i].store(true, Ordering::Relaxed);
+                *node = Value::String(new);
+                wrote = true;
             }
-            let altered = paths.apply(value, CreateKind::Nothing, &mut update)?;
-            wrote |= altered;
-            if !later_may_match {
-                break;
-            }
+            later_may_match |= node.as_str().is_some_and(|s| later.iter().any(|r| r.matcher.is_match(s)));
+            Ok(())
+        };
+        if has_containers {
+            has_containers = update_containers_anywhere(value, &mut update)?;
         }
-        Ok(wrote)
+        let altered = paths.apply(value, CreateKind::Nothing, &mut update)?;
+        wrote |= altered;
+        if !later_may_match {
+            break;
+        }
     }
+    Ok(wrote)
 }
 
 /// kustomize's legacy image filter: every `containers`/`initContainers` list at any depth. Says

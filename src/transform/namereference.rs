@@ -97,12 +97,12 @@ struct Failure {
 }
 
 impl Pass<'_> {
-    /// Updates the fields of the referrer at position `i` (its value, `value`), spec by spec.
     /// Whether the referrer holds a shared label or annotation node a spec's path may end at.
     fn may_write_shared(&self, r: &Resource) -> bool {
         !r.nodes.is_empty() && r.nodes.shares_a_key(|key| self.specs.last_fields.contains(key))
     }
 
+    /// Updates the fields of the referrer at position `i` (its value, `value`), spec by spec.
     fn update(&self, i: usize, value: &mut Value) -> std::result::Result<(), Failure> {
         let facts = self.facts;
         let referrer = Referrer::new(i, facts, value).map_err(|error| Failure { error, candidates: Vec::new() })?;
@@ -254,11 +254,8 @@ impl<'t> ReferrerSpecs<'t> {
                     "" => specs.any_kind.push(position),
                     kind => specs.by_kind.entry(kind).or_default().push(position),
                 }
-                let parts = spec.path_parts();
-                if let Some(last) = parts.last() {
-                    specs.last_fields.insert(last.split('[').next().unwrap_or(last).to_string());
-                }
-                specs.all.push(ReferrerSpec { target: &back_reference.gvk, spec, parts });
+                specs.last_fields.extend(spec.last_field());
+                specs.all.push(ReferrerSpec { target: &back_reference.gvk, spec, parts: spec.path_parts() });
             }
         }
         specs
