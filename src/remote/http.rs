@@ -1,6 +1,7 @@
 //! One file over HTTP(S) (a `resources` entry such as `https://host/app/pod.yaml`, or any other
 //! file a kustomization names by URL), with a timeout and a size limit. Proxies come from
-//! `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`; certificates are checked against the system's trust store.
+//! `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`; certificates are checked against the system's trust store;
+//! redirects are followed within [`super::redirects`]' limits.
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -78,14 +79,24 @@ fn download(url: &str) -> Result<Vec<u8>, HttpError> {
     let url = super::go_url::request_url(url).map_err(HttpError::Transport)?;
     let url = url.as_str();
     let tls = ureq::tls::TlsConfig::builder().root_certs(ureq::tls::RootCerts::PlatformVerifier).build();
-    let agent: ureq::Agent = ureq::Agent::config_builder()
+    // Redirects are followed as Go follows them (up to ten), within `redirects`' two limits:
+    // an https download stays on https, and only a written inward host leads inward.
+    let https = url.get(..8).is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"));
+    let config = ureq::Agent::config_builder()
         .timeout_global(Some(TIMEOUT))
         .http_status_as_error(false)
+        .https_only(https)
+        // Go stops at the tenth redirect: nine are followed.
+        .max_redirects(9)
         .tls_config(tls)
-        .build()
-        .into();
+        .build();
+    let agent = ureq::Agent::with_parts(config, ureq::unversioned::transport::DefaultConnector::default(), super::redirects::RedirectGuard::new(url));
     let mut response = agent.get(url).call().map_err(|e| match e {
         ureq::Error::Timeout(_) => HttpError::Transport(format!("timed out after {TIMEOUT:?}")),
+        ureq::Error::RequireHttpsOnly(to) => HttpError::Transport(format!("refused: a redirect from https to plain http ({to})")),
+        ureq::Error::Other(refusal) => HttpError::Transport(refusal.to_string()),
+        // Go's client's words.
+        ureq::Error::TooManyRedirects => HttpError::Transport("stopped after 10 redirects".into()),
         other => HttpError::Transport(other.to_string()),
     })?;
     let status = response.status();

@@ -8,6 +8,7 @@ pub mod git;
 pub mod go_url;
 pub mod http;
 pub mod progress;
+pub mod redirects;
 pub mod url;
 
 use std::collections::HashMap;

@@ -138,7 +138,8 @@ fn build_like_kustomize_env(dir: &Path, cache: &Path, label: &str, env: &[(&str,
 }
 
 /// A loopback HTTP server: `/git/...` is `git http-backend` (smart HTTP) over a folder of bare
-/// repositories, `/files/...` static files; anything else is 404. Stopped on drop.
+/// repositories, `/files/...` static files, `/redirect/N/PATH` N redirects on the way to `/PATH`;
+/// anything else is 404. Stopped on drop.
 pub(super) struct Server {
     port: u16,
     stop: Arc<AtomicBool>,
@@ -270,6 +271,15 @@ fn serve(stream: TcpStream, git_root: &Path, files: &Path, delay: &AtomicU64, se
         }
         write!(out, "HTTP/1.1 {status}\r\n{response_headers}Content-Length: {}\r\nConnection: close\r\n\r\n", content.len())?;
         out.write_all(content)?;
+    } else if let Some(rest) = path.strip_prefix("/redirect/") {
+        // `/redirect/N/PATH`: N more redirects (relative, then absolute to `localhost`), then PATH.
+        let (hops, to) = rest.split_once('/').unwrap_or((rest, ""));
+        let location = match hops.parse::<u32>().unwrap_or(1) {
+            0 | 1 => format!("/{to}"),
+            n if n % 2 == 0 => format!("/redirect/{}/{to}", n - 1),
+            n => format!("http://localhost:{}/redirect/{}/{to}", out.local_addr()?.port(), n - 1),
+        };
+        write!(out, "HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")?;
     } else if let Some(file) = path.strip_prefix("/files/").map(|p| files.join(p)).filter(|f| f.is_file()) {
         let content = std::fs::read(file)?;
         served.fetch_add(1, Ordering::SeqCst);
@@ -662,6 +672,33 @@ fn files_named_by_url_are_downloaded_as_kustomize_downloads_them() {
     t.write("offline/kustomization.yaml", &format!("configMapGenerator:\n- name: a\n  files:\n  - {base}/dash.json\n"));
     let offline = build_run(&t.path("offline"), &t.path("cache"), &["--offline"]);
     assert!(!offline.success() && offline.stderr.contains(&format!("{base}/dash.json: --offline: HTTP files are not cached")), "{}", offline.stderr);
+    server.stop();
+}
+
+/// Files behind redirects are downloaded as Go's client follows them: nine redirects, relative
+/// and absolute, to another name of the written (inward) host; at the tenth both give up.
+#[test]
+fn redirects_are_followed_as_kustomize_follows_them() {
+    let t = TempTree::new("remote-http-redirects");
+    t.write("files/pod.yaml", POD);
+    t.write("files/patch.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: myapp-pod\n  labels:\n    patched: \"yes\"\n");
+    let mut server = Server::start(t.path("git"), t.path("files"));
+    let url = server.url();
+    t.write("app/kustomization.yaml", &format!("resources:\n- {url}/redirect/9/files/pod.yaml\npatches:\n- path: {url}/redirect/2/files/patch.yaml\n"));
+    let out = build_like_kustomize(&t.path("app"), &t.path("cache"), "files behind redirects");
+    assert!(out.contains("name: myapp-pod") && out.contains("patched: \"yes\""), "{out}");
+    for (name, field) in [("endless-resource", "resources:\n- "), ("endless-patch", "patches:\n- path: ")] {
+        t.write(&format!("{name}/kustomization.yaml"), &format!("{field}{url}/redirect/10/files/pod.yaml\n"));
+        let ours = build_run(&t.path(name), &t.path("cache"), &[]);
+        assert!(!ours.success() && ours.stderr.contains("stopped after 10 redirects"), "{name}:\n{}", ours.stderr);
+        if let Some(command) = reference_here(name) {
+            let mut args: Vec<&str> = command[1..].iter().map(String::as_str).collect();
+            let dir = t.path(name).to_string_lossy().into_owned();
+            args.push(&dir);
+            let theirs = run_program_env(&command[0], &args, Path::new("."), &[]);
+            assert!(!theirs.success() && theirs.stderr.contains("stopped after 10 redirects"), "{name}: {}", theirs.stderr);
+        }
+    }
     server.stop();
 }
 
