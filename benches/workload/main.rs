@@ -10,6 +10,8 @@
 //!     cargo bench --bench workload -- --helm [--runs 5]   (see helm.rs)
 //!     cargo bench --bench workload -- --monorepo [--apps 500] [--runs 3]   (see monorepo.rs)
 //!     cargo bench --bench workload -- --profile [--apps 500] [--top 25] [--tool perf|callgrind]   (see profile.rs)
+//!     cargo bench --bench workload -- --floor DIR   (the floor of one tree, once: for a profiler to
+//!         count next to the build, e.g. `valgrind --tool=callgrind target/release/deps/workload-* --floor DIR`)
 //!
 //! kubectl's outputs are kept in the work folder (keyed by the tree's digest), so sizes too slow
 //! to wait for every time are compared with the output of an earlier run: run once with a large
@@ -64,6 +66,11 @@ fn main() {
     let value = |name: &str| args.iter().position(|a| a == name).map(|i| args.get(i + 1).cloned().unwrap_or_else(|| panic!("{name} needs a value")));
     let number = |name: &str, default: usize| value(name).map(|v| v.parse().unwrap_or_else(|_| panic!("{name}: not a number"))).unwrap_or(default);
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if let Some(dir) = value("--floor") {
+        // The floor of one tree, once, for a profiler to measure next to the build.
+        println!("{:.3} s", parse_emit_floor(Path::new(&dir)).as_secs_f64());
+        return;
+    }
     if let Some(out) = value("--generate") {
         let workload = Workload { apps: number("--apps", 10), overlays: number("--overlays", 3), seed: number("--seed", 1) as u64 };
         workload.write(Path::new(&out)).expect("writing the tree");
