@@ -17,13 +17,13 @@ use crate::resource::{ResId, ResMap, Resource};
 use crate::yaml::memo::TextMemo;
 use crate::kustomization::go_json::json_kind;
 use crate::yaml::go_syntax::quote as go_quote;
-use crate::yaml::parse::parse_documents;
+use crate::yaml::parse::{parse_documents_with_metadata_texts, MetadataMap, MetadataText};
 
 /// A patch read from a file or written inline.
 #[derive(Clone)]
 pub enum LoadedPatch {
     /// Strategic merge patches (each a partial object); none for a patch holding no document.
-    Strategic(Vec<Value>),
+    Strategic(Vec<StrategicPatch>),
     /// An RFC 6902 operation list.
     Json6902(Value),
     /// Neither (a scalar, or mappings mixed with other values): its first document, which each
@@ -31,9 +31,17 @@ pub enum LoadedPatch {
     Other(Value),
 }
 
+/// One strategic merge patch: the partial object, and the texts of its label and annotation
+/// values that do not read as strings, for [`labels_and_annotations_as_strings`].
+#[derive(Clone)]
+pub struct StrategicPatch {
+    pub value: Value,
+    pub metadata_texts: Vec<MetadataText>,
+}
+
 impl LoadedPatch {
     /// The strategic merge patches; none for the other kinds.
-    fn strategic(&self) -> &[Value] {
+    fn strategic(&self) -> &[StrategicPatch] {
         match self {
             LoadedPatch::Strategic(patches) => patches,
             _ => &[],
@@ -51,16 +59,18 @@ pub fn parse_patch_text(text: &str, origin: &str) -> Result<Arc<LoadedPatch>> {
 
 fn parse_patch_text_once(text: &str, origin: &str) -> Result<LoadedPatch> {
     // kustomize reads a patch file as it reads resources (kyaml), in the same words when it fails.
-    let docs = parse_documents(text).map_err(|e| crate::resource::decode::parse_error(std::path::Path::new(origin), text, e))?;
-    let mut docs: Vec<Value> = docs.into_iter().filter(|d| !d.is_null()).collect();
+    let docs = parse_documents_with_metadata_texts(text).map_err(|e| crate::resource::decode::parse_error(std::path::Path::new(origin), text, e))?;
+    let mut docs: Vec<(Value, Vec<MetadataText>)> = docs.into_iter().filter(|(d, _)| !d.is_null()).collect();
     Ok(match docs.first() {
         // Nothing, or only comments: kustomize v5.8 skips such a `patches` entry; the other fields refuse it.
         None => LoadedPatch::Strategic(Vec::new()),
         // kustomize reads a JSON 6902 patch as one document (later documents are ignored),
         // written in YAML as sigs.k8s.io/yaml reads it (go-yaml v2: `value: y` is true).
-        Some(Value::Array(_)) => LoadedPatch::Json6902(as_go_yaml_v2(text).unwrap_or_else(|| docs.swap_remove(0))),
-        Some(_) if docs.iter().all(Value::is_object) => LoadedPatch::Strategic(docs),
-        Some(_) => LoadedPatch::Other(docs.swap_remove(0)),
+        Some((Value::Array(_), _)) => LoadedPatch::Json6902(as_go_yaml_v2(text).unwrap_or_else(|| docs.swap_remove(0).0)),
+        Some(_) if docs.iter().all(|(d, _)| d.is_object()) => {
+            LoadedPatch::Strategic(docs.into_iter().map(|(value, metadata_texts)| StrategicPatch { value, metadata_texts }).collect())
+        }
+        Some(_) => LoadedPatch::Other(docs.swap_remove(0).0),
     })
 }
 
@@ -256,8 +266,12 @@ fn merge_into(r: &mut Resource, patch: Value, allow_name_change: bool, allow_kin
 /// patch: the merge's report then leaves them out too. The report is not used where the merge
 /// and what is set back after it could cancel out: a patch with `$patch` directives (a map
 /// replaced without its name), a `metadata` that is not a map, a kind that is set back.
-fn patch_for(r: &Resource, patch: &Value, allow_name_change: bool, allow_kind_change: bool) -> (Value, bool) {
-    let mut patch = patch.clone();
+fn patch_for(r: &Resource, patch: &StrategicPatch, allow_name_change: bool, allow_kind_change: bool, copy_merge: bool) -> (Value, bool) {
+    let texts = &patch.metadata_texts;
+    let mut patch = patch.value.clone();
+    if copy_merge {
+        labels_and_annotations_as_strings(&mut patch, texts);
+    }
     let Value::Object(map) = &mut patch else { return (patch, false) };
     map.insert("apiVersion".into(), Value::String(r.api_version().to_string()));
     let kind_kept = allow_kind_change || crate::fast_hash::field(map, "kind").is_none_or(|k| Some(k) == crate::fast_hash::get(&r.value, "kind"));
@@ -272,6 +286,36 @@ fn patch_for(r: &Resource, patch: &Value, allow_name_change: bool, allow_kind_ch
         }
         None => (patch, exact),
         _ => (patch, false),
+    }
+}
+
+/// kustomize's `CopyMergeMetaDataFieldsFrom`, made on the copy of a patch it applies to each
+/// resource a target (or `patchesStrategicMerge`) selects: the patch's labels and annotations
+/// set again as strings, each the text of its value (`1.10` stays `1.10`; `~` is the string
+/// `"~"`, which no longer deletes), a mapping or list the empty string; a map left empty, or no
+/// map, goes.
+fn labels_and_annotations_as_strings(patch: &mut Value, texts: &[MetadataText]) {
+    let Some(metadata) = patch.get_mut("metadata").and_then(Value::as_object_mut) else { return };
+    for (field, which) in [("labels", MetadataMap::Labels), ("annotations", MetadataMap::Annotations)] {
+        match metadata.get_mut(field) {
+            None => continue,
+            Some(Value::Object(entries)) if !entries.is_empty() => {
+                for (key, value) in entries.iter_mut() {
+                    if value.is_string() {
+                        continue;
+                    }
+                    let text = match texts.iter().find(|t| t.map == which && t.key == *key) {
+                        Some(written) => written.text.clone(),
+                        None if value.is_number() || value.is_boolean() => value.to_string(),
+                        None => String::new(),
+                    };
+                    *value = Value::String(text);
+                }
+            }
+            Some(_) => {
+                metadata.shift_remove(field);
+            }
+        }
     }
 }
 
@@ -290,15 +334,22 @@ fn has_directive(map: &Map<String, Value>) -> bool {
 /// Applies strategic merge patches to the resources at `indices`, dropping the ones a patch deletes.
 /// Applies a strategic merge patch to the resources at `indices`, dropping the ones it deletes;
 /// returns the ids of the resources the patch left exactly as they were.
-fn merge_selected(resources: &mut ResMap, indices: &[usize], patch: &Value, options: (bool, bool), schema: &Schema) -> Result<Vec<ResId>> {
+fn merge_selected(
+    resources: &mut ResMap,
+    indices: &[usize],
+    patch: &StrategicPatch,
+    options: (bool, bool),
+    copy_merge: bool,
+    schema: &Schema,
+) -> Result<Vec<ResId>> {
     // The patch is copied into each resource it selects.
-    crate::budget::current().charge_copies(patch, indices.len()).map_err(|e| Error::msg(e.to_string()))?;
+    crate::budget::current().charge_copies(&patch.value, indices.len()).map_err(|e| Error::msg(e.to_string()))?;
     // Whether the patch changed anything (for the "changes nothing" warning) is the merge's
     // report; where that cannot be trusted, a digest of the resource before and after tells (a
     // collision, about 2^-64, would only warn wrongly).
     let digester = Digester::new();
     let outcomes = resources.map_positions_mut(indices, |_, r| {
-        let (patch, exact) = patch_for(r, patch, options.0, options.1);
+        let (patch, exact) = patch_for(r, patch, options.0, options.1, copy_merge);
         let before = (!exact).then(|| digest(&r.value, &digester));
         let (kept, changed) = merge_into(r, patch, options.0, options.1, schema)?;
         let changed = match before {
@@ -355,8 +406,8 @@ pub fn apply_patches_strategic_merge(
     let loaded = configure_strategic_merge(entries, inline, loader).map_err(|e| config.fails(e))?;
     for (patches, described) in &loaded {
         for patch in patches.strategic() {
-            let target = unique_target(resources, &patch_id(patch))?;
-            let unchanged = merge_selected(resources, &[target], patch, (false, false), schema)?;
+            let target = unique_target(resources, &patch_id(&patch.value))?;
+            let unchanged = merge_selected(resources, &[target], patch, (false, false), true, schema)?;
             warn_unchanged(unchanged, diagnostics, kustomization, || described.clone());
         }
     }
@@ -434,16 +485,17 @@ pub fn apply_patch(
                 if selected.is_empty() {
                     diagnostics.unmatched(kustomization, &format!("patch {} selects no resource", described()));
                 }
-                let unchanged = merge_selected(resources, &selected, &patches[0], allow, schema)?;
+                let unchanged = merge_selected(resources, &selected, &patches[0], allow, true, schema)?;
                 warn_unchanged(unchanged, diagnostics, kustomization, described);
                 Ok(())
             }
             None => {
                 for patch in patches {
                     // kustomize's PatchTransformer names the patch by its id first.
-                    let id = patch_id(patch);
+                    let id = patch_id(&patch.value);
                     let target = unique_target(resources, &id).map_err(|e| e.context(format!("no resource matches strategic merge patch \"{id}\"")))?;
-                    let unchanged = merge_selected(resources, &[target], patch, allow, schema)?;
+                    // Applied to its one target as it is (kustomize's `Resource.ApplySmPatch`).
+                    let unchanged = merge_selected(resources, &[target], patch, allow, false, schema)?;
                     warn_unchanged(unchanged, diagnostics, kustomization, described);
                 }
                 Ok(())
@@ -504,7 +556,7 @@ fn configure_json6902(entry: &Patch, target: &Selector, loader: &Loader, describ
         }
         LoadedPatch::Json6902(ops) => Ok(ops.clone()),
         LoadedPatch::Strategic(docs) => match docs.first() {
-            Some(first) => Err(refused(first)),
+            Some(first) => Err(refused(&first.value)),
             None => Err(Error::msg(format!("patch appears to be empty; file={}, JsonOp=null", entry.path))),
         },
         LoadedPatch::Other(first) => Err(refused(first)),

@@ -113,6 +113,29 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>, ParseError> {
     Ok(parse_stream(text, false)?.into_iter().map(|doc| doc.value).collect())
 }
 
+/// Which string map of a document's `metadata` a value is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetadataMap {
+    Labels,
+    Annotations,
+}
+
+/// The text of a label or annotation value that does not read as a string (`1.10`, `~`, `true`,
+/// `!!int 5`): kustomize sets labels and annotations again as the texts of their values, where a
+/// number would print otherwise (`1.1`) and a null would delete.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MetadataText {
+    pub map: MetadataMap,
+    pub key: String,
+    pub text: String,
+}
+
+/// [`parse_documents`], each document with the texts of its label and annotation values that
+/// do not read as strings (see [`MetadataText`]); annotations other than nulls are their texts.
+pub fn parse_documents_with_metadata_texts(text: &str) -> Result<Vec<(Value, Vec<MetadataText>)>, ParseError> {
+    Ok(parse_stream(text, false)?.into_iter().map(|doc| (doc.value, doc.metadata_texts)).collect())
+}
+
 /// A document of a resource file, with what kyaml's YAML nodes know beyond its value.
 pub struct ResourceDocument {
     pub value: Value,
@@ -169,12 +192,6 @@ pub fn parse_document_last_key_wins(text: &str) -> Result<Value, ParseError> {
     result
 }
 
-/// Whether `path` is a value of `metadata.annotations` of a document. (The items of a List
-/// reach kustomize through JSON, where such a null is `null` whatever its text.)
-fn is_annotation_value(path: &[Step]) -> bool {
-    matches!(path, [Step::Key(m), Step::Key(a), Step::Key(_)] if m == "metadata" && a == "annotations")
-}
-
 /// A folded scalar as go-yaml folds it, from the value YAML 1.2 gives (saphyr's): go-yaml puts
 /// one more line break before a more-indented line that follows a line of normal indentation
 /// (go-yaml issue 827), and kustomize prints that.
@@ -202,6 +219,8 @@ struct Document {
     value: Value,
     /// Where the document starts.
     start: Marker,
+    /// The texts of its label and annotation values that do not read as strings.
+    metadata_texts: Vec<MetadataText>,
     /// Paths to the empty nulls in it (resource files only).
     empty_nulls: Vec<Vec<Step>>,
     /// Paths to the quoted scalars in it (resource files only).
@@ -713,6 +732,8 @@ struct Builder<'a> {
     empty_nulls: Vec<Vec<Step>>,
     /// The quoted scalars of the current document.
     quoted: Vec<(Vec<Step>, Quote)>,
+    /// The label and annotation values of the current document that do not read as strings.
+    metadata_texts: Vec<MetadataText>,
     /// The first non-scalar key of the current document.
     invalid_key: Option<ParseError>,
     doc_start: Marker,
@@ -740,6 +761,7 @@ impl<'a> Builder<'a> {
             resource_mode: false,
             empty_nulls: Vec::new(),
             quoted: Vec::new(),
+            metadata_texts: Vec::new(),
             invalid_key: None,
             doc_start: Marker::new(0, 1, 0),
             root: None,
@@ -769,6 +791,7 @@ impl<'a> Builder<'a> {
                 self.expanded = 0;
                 self.empty_nulls.clear();
                 self.quoted.clear();
+                self.metadata_texts.clear();
                 self.invalid_key = None;
             }
             Event::DocumentEnd => {
@@ -776,7 +799,8 @@ impl<'a> Builder<'a> {
                 let empty_nulls = std::mem::take(&mut self.empty_nulls);
                 let quoted = std::mem::take(&mut self.quoted);
                 let invalid_key = self.invalid_key.take();
-                self.docs.push(Document { value, start: self.doc_start, empty_nulls, quoted, invalid_key });
+                let metadata_texts = std::mem::take(&mut self.metadata_texts);
+                self.docs.push(Document { value, start: self.doc_start, metadata_texts, empty_nulls, quoted, invalid_key });
             }
             Event::Scalar(..) | Event::Alias(_) | Event::SequenceStart(..) | Event::MappingStart(..)
                 if matches!(self.stack.last(), Some(Frame { collection: Collection::Seq { .. }, flow: false, .. })) =>
@@ -857,20 +881,38 @@ impl<'a> Builder<'a> {
         // A key only needs its text, a value only its typed value, unless an alias may reuse
         // the node the other way.
         let is_key = self.expects_key();
+        let metadata_map = if is_key { None } else { self.metadata_map_of_value() };
         let (block, in_flow_value) = if is_key && anchor == 0 {
             (Value::Null, None)
         } else {
-            resolve_scalar(&text, style, kind).map_err(|m| ParseError::at(span.start, m))?
+            match resolve_scalar(&text, style, kind) {
+                Ok(resolved) => resolved,
+                // An annotation is its text (`.inf` is no number JSON has, and no error there).
+                Err(_) if metadata_map == Some(MetadataMap::Annotations) => (Value::String(text.to_string()), None),
+                Err(m) => return Err(ParseError::at(span.start, m)),
+            }
         };
-        // kustomize sets every resource's annotations again as strings: a null there is its text.
-        let annotation_null = self.resource_mode
-            && !is_key
-            && block.is_null()
-            && style == ScalarStyle::Plain
-            && kind == TagKind::None
-            && self.block_path().is_some_and(|path| is_annotation_value(&path));
-        let block = if annotation_null { Value::String(text.to_string()) } else { block };
-        if self.resource_mode && !is_key && !annotation_null {
+        // kustomize sets every resource's annotations again as strings, each the text of its
+        // value (`1.10`, `0x1F`, a resource's `~`), and a patch applied to the resources a target
+        // selects has its labels and annotations set so first: note the text of each such value
+        // that does not read as a string; an annotation that is no null is its text at once.
+        let mut annotation_text = false;
+        if let Some(map) = metadata_map {
+            let tagged = !matches!(kind, TagKind::None | TagKind::Str);
+            // A timestamp reads as a string too, though not as its text.
+            if tagged || !matches!(&block, Value::String(read) if *read == *text) {
+                annotation_text = map == MetadataMap::Annotations && (!block.is_null() || self.resource_mode);
+                if !annotation_text {
+                    let key = self.pending_key_text().unwrap_or_default().to_string();
+                    self.metadata_texts.push(MetadataText { map, key, text: text.to_string() });
+                }
+            }
+        }
+        let (block, in_flow_value) = match annotation_text {
+            true => (Value::String(text.to_string()), None),
+            false => (block, in_flow_value),
+        };
+        if self.resource_mode && !is_key && !annotation_text {
             if text.is_empty() && block.is_null() && style == ScalarStyle::Plain {
                 if let Some(path) = self.block_path() {
                     self.empty_nulls.push(path);
@@ -915,6 +957,34 @@ impl<'a> Builder<'a> {
             size: 1,
         };
         self.add(node)
+    }
+
+    /// Which map of a document's `metadata` the value about to be added is a value of, outside
+    /// anchors and merge keys; read without allocating, for every scalar.
+    fn metadata_map_of_value(&self) -> Option<MetadataMap> {
+        let [root, metadata, map] = self.stack.as_slice() else { return None };
+        fn key(frame: &Frame) -> Option<&str> {
+            match &frame.collection {
+                Collection::Map(state) if state.merging.is_none() => state.pending.as_ref().filter(|k| !k.merge && !k.dropped).map(|k| k.text.as_str()),
+                _ => None,
+            }
+        }
+        if self.anchored_blocks > 0 || key(root)? != "metadata" || key(map).is_none() {
+            return None;
+        }
+        match key(metadata)? {
+            "labels" => Some(MetadataMap::Labels),
+            "annotations" => Some(MetadataMap::Annotations),
+            _ => None,
+        }
+    }
+
+    /// The key the value about to be added belongs to, in the innermost mapping.
+    fn pending_key_text(&self) -> Option<&str> {
+        match &self.stack.last()?.collection {
+            Collection::Map(state) => state.pending.as_ref().map(|k| k.text.as_str()),
+            Collection::Seq { .. } => None,
+        }
     }
 
     /// The path of the value about to be added, in block collections outside anchors and

@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, BUILD_STATE_IN_ERRORS, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, SHARED_NODE_WRITES, CRD_DEFINITIONS, &[("empty-patch-files-skipped", Differs)]];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, BUILD_STATE_IN_ERRORS, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, SHARED_NODE_WRITES, CRD_DEFINITIONS, METADATA_TEXTS, &[("empty-patch-files-skipped", Differs)]];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -320,6 +320,24 @@ const CRD_DEFINITIONS: &[(&str, V5_6)] = &[
 #[test]
 fn crd_definitions_decode_as_go_decodes_them() {
     check(CRD_DEFINITIONS);
+}
+
+const METADATA_TEXTS: &[(&str, V5_6)] = &[
+    ("annotation-values-are-their-text", Same),
+    ("targeted-patch-labels-are-their-text", Same),
+    ("inline-targeted-patch-labels-are-their-text", Same),
+    ("patches-strategic-merge-labels-are-their-text", Same),
+    ("targeted-patch-null-labels-keep-the-targets", Same),
+    ("untargeted-patch-null-label-deletes", Same),
+];
+
+/// kustomize sets every annotation again as the text of its value (`1.50`, `0x1F`, `~`, a
+/// timestamp as written), and sets the labels and annotations of a patch applied to what a
+/// target or `patchesStrategicMerge` selects as texts first (a null there no longer deletes,
+/// a number keeps its spelling); a patch without a target is merged as it is.
+#[test]
+fn labels_and_annotations_are_set_again_as_the_texts_of_their_values() {
+    check(METADATA_TEXTS);
 }
 
 const CONFIGURATIONS: &[(&str, V5_6)] = &[
