@@ -894,17 +894,23 @@ fn absorb(resources: &mut ResMap, mut generated: Resource) -> Result<()> {
     }
 }
 
-/// `CopyMergeMetaDataFieldsFrom`: labels and annotations merged (new wins), name and namespace of the old.
+/// `CopyMergeMetaDataFieldsFrom`: labels and annotations merged (new wins) and set again, a
+/// map left empty removed (kyaml's `SetLabels`); name and namespace of the old.
 fn copy_merge_metadata(new: &mut Resource, old: &Resource) {
     for field in ["labels", "annotations"] {
-        if let Some(old_map) = old.metadata_map(field) {
-            let mut merged = old_map.clone();
-            if let Some(new_map) = new.metadata_map(field) {
-                merged.extend(new_map.clone());
-            }
-            stringify_values(&mut merged);
-            new.metadata_mut().insert(field.into(), Value::Object(merged));
+        let (old_map, new_map) = (old.metadata_map(field), new.metadata_map(field));
+        if old_map.is_none() && new_map.is_none() {
+            continue;
         }
+        let mut merged = old_map.cloned().unwrap_or_default();
+        if let Some(new_map) = new_map {
+            merged.extend(new_map.clone());
+        }
+        stringify_values(&mut merged);
+        match merged.is_empty() {
+            true => new.metadata_mut().shift_remove(field),
+            false => new.metadata_mut().insert(field.into(), Value::Object(merged)),
+        };
     }
     let (name, ns) = (old.name().to_string(), old.namespace().to_string());
     new.metadata_mut().insert("name".into(), Value::String(name));

@@ -329,12 +329,14 @@ const METADATA_TEXTS: &[(&str, V5_6)] = &[
     ("patches-strategic-merge-labels-are-their-text", Same),
     ("targeted-patch-null-labels-keep-the-targets", Same),
     ("untargeted-patch-null-label-deletes", Same),
+    ("generator-merge-and-replace-drop-empty-labels", Same),
 ];
 
 /// kustomize sets every annotation again as the text of its value (`1.50`, `0x1F`, `~`, a
 /// timestamp as written), and sets the labels and annotations of a patch applied to what a
 /// target or `patchesStrategicMerge` selects as texts first (a null there no longer deletes,
-/// a number keeps its spelling); a patch without a target is merged as it is.
+/// a number keeps its spelling); a patch without a target is merged as it is. A generator's
+/// merge or replace sets the labels and annotations it merged the same way, an empty map gone.
 #[test]
 fn labels_and_annotations_are_set_again_as_the_texts_of_their_values() {
     check(METADATA_TEXTS);
