@@ -139,9 +139,8 @@ fn check_key(key: &str, existing: &Map<String, Value>, kind: &str, name: &str) -
             "cannot add key {key}, another key by that name already exists in Data for {kind} \"{name}\""
         )));
     }
-    if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) {
-        return Err(Error::msg(format!("\"{key}\" is not a valid key name for a {kind}")));
-    }
+    // kustomize's key validator accepts every key (its `ErrIfInvalidKey` is a stub); the API
+    // server is where a key such as `a/b` is refused.
     Ok(())
 }
 
@@ -196,7 +195,7 @@ fn parse_literal(literal: &str) -> Result<(String, String)> {
 fn parse_env_file(text: &str) -> Result<Vec<(String, Vec<u8>)>> {
     let mut pairs = Vec::new();
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    for (number, raw) in text.split('\n').enumerate() {
+    for raw in text.split('\n') {
         let line = raw.strip_suffix('\r').unwrap_or(raw).trim_start();
         if line.is_empty() || line.starts_with('#') {
             continue;
@@ -205,14 +204,10 @@ fn parse_env_file(text: &str) -> Result<Vec<(String, Vec<u8>)>> {
             Some((k, v)) => (k, v.to_string()),
             None => (line, std::env::var(line).unwrap_or_default()),
         };
-        if key.is_empty()
-            || key.starts_with(|c: char| c.is_ascii_digit())
-            || !key.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-        {
-            return Err(Error::msg(format!(
-                "line {}: invalid key \"{key}\": a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit",
-                number + 1
-            )));
+        // As with literal keys, kustomize's `IsEnvVarName` is a stub: any key is taken, but
+        // an empty one, which kyaml's field setter takes for no field at all.
+        if key.is_empty() {
+            continue;
         }
         pairs.push((key.to_string(), value.into_bytes()));
     }
@@ -245,6 +240,7 @@ mod tests {
     fn env_files_skip_comments_and_keep_values_verbatim() {
         let pairs = parse_env_file("# c\n\n  A=1 \nB='q'\r\n").unwrap();
         assert_eq!(pairs, vec![("A".into(), b"1 ".to_vec()), ("B".into(), b"'q'".to_vec())]);
-        assert!(parse_env_file("1A=x").is_err());
+        // Any key but an empty one (see parse_env_file).
+        assert_eq!(parse_env_file("1A=x\n=y\na b=z").unwrap(), vec![("1A".into(), b"x".to_vec()), ("a b".into(), b"z".to_vec())]);
     }
 }

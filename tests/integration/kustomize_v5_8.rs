@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, BUILD_STATE_IN_ERRORS, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, SHARED_NODE_WRITES, CRD_DEFINITIONS, METADATA_TEXTS, &[("empty-patch-files-skipped", Differs)]];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, BUILD_STATE_IN_ERRORS, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, SHARED_NODE_WRITES, CRD_DEFINITIONS, METADATA_TEXTS, GENERATOR_KEYS, &[("empty-patch-files-skipped", Differs)]];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -260,6 +260,15 @@ fn images_are_set_in_image_volumes() {
 }
 
 const GENERATOR_CONFLICTS: &[(&str, V5_6)] = &[("generator-conflict-unspecified", Differs), ("generator-conflict-create", Differs)];
+
+const GENERATOR_KEYS: &[(&str, V5_6)] = &[("generator-keys-are-not-validated", Same), ("generator-env-empty-key-names-no-field", Same)];
+
+/// kustomize's key validators are stubs: a generator takes any key (`a/b`, `1A`, `é`, with
+/// spaces), from literals, files and env files alike, and an env file's empty key sets no field.
+#[test]
+fn generator_keys_are_taken_as_kustomize_takes_them() {
+    check(GENERATOR_KEYS);
+}
 
 /// A generated object whose id exists, without merge or replace: the error names the behavior.
 #[test]
