@@ -1118,6 +1118,9 @@ impl<'a> Builder<'a> {
 
     /// Puts a finished node into its parent (or makes it the document).
     fn add(&mut self, mut node: Node) -> Result<(), ParseError> {
+        // kustomize reads a resource's annotations into a map and sets them again before
+        // anything meets a repeated key there: the last one wins.
+        let last_wins = self.resource_mode && self.stack.len() == 3 && self.metadata_map_of_value() == Some(MetadataMap::Annotations);
         let Some(frame) = self.stack.last_mut() else {
             self.root = Some(node.value);
             return Ok(());
@@ -1157,7 +1160,7 @@ impl<'a> Builder<'a> {
                         path.push(Seg::Key(key.text.clone()));
                     }
                     frame.flow_patches.append(&mut node.flow_patches);
-                    state.insert(&mut self.entries, key, node.value)?;
+                    state.insert(&mut self.entries, key, node.value, last_wins)?;
                 }
             },
         }
@@ -1214,14 +1217,14 @@ impl MapState {
     }
 
     /// An explicit `key: value`.
-    fn insert(&mut self, entries: &mut Vec<Entry>, key: PendingKey, value: Value) -> Result<(), ParseError> {
+    fn insert(&mut self, entries: &mut Vec<Entry>, key: PendingKey, value: Value, last_wins: bool) -> Result<(), ParseError> {
         let line = key.start.line();
         let Some(at) = self.position(entries, &key.text) else {
             self.push(entries, key.text, value, line);
             return Ok(());
         };
         let entry = &mut entries[self.start + at];
-        if LAST_KEY_WINS.with(|flag| flag.get()) {
+        if last_wins || LAST_KEY_WINS.with(|flag| flag.get()) {
             entry.value = value;
             return Ok(());
         }
@@ -1268,7 +1271,7 @@ impl MapState {
                     path.push(Seg::Key(key.text.clone()));
                 }
                 patches.append(&mut own);
-                self.insert(entries, key, node.value)
+                self.insert(entries, key, node.value, false)
             }
         }
     }

@@ -339,6 +339,8 @@ const METADATA_TEXTS: &[(&str, V5_6)] = &[
     ("targeted-patch-null-labels-keep-the-targets", Same),
     ("untargeted-patch-null-label-deletes", Same),
     ("generator-merge-and-replace-drop-empty-labels", Same),
+    ("annotation-keys-repeated-last-wins", Same),
+    ("label-keys-repeated-fail", Same),
 ];
 
 /// kustomize sets every annotation again as the text of its value (`1.50`, `0x1F`, `~`, a
@@ -346,6 +348,8 @@ const METADATA_TEXTS: &[(&str, V5_6)] = &[
 /// target or `patchesStrategicMerge` selects as texts first (a null there no longer deletes,
 /// a number keeps its spelling); a patch without a target is merged as it is. A generator's
 /// merge or replace sets the labels and annotations it merged the same way, an empty map gone.
+/// A resource's annotations are read into a map first: a repeated key there is the last one's
+/// (a repeated label key still fails).
 #[test]
 fn labels_and_annotations_are_set_again_as_the_texts_of_their_values() {
     check(METADATA_TEXTS);
