@@ -194,7 +194,8 @@ pub fn parse_document_last_key_wins(text: &str) -> Result<Value, ParseError> {
 
 /// A folded scalar as go-yaml folds it, from the value YAML 1.2 gives (saphyr's): go-yaml puts
 /// one more line break before a more-indented line that follows a line of normal indentation
-/// (go-yaml issue 827), and kustomize prints that.
+/// (go-yaml issue 827), and kustomize prints that; not where a space ends a line or the value
+/// (go-yaml's encoder then writes it double-quoted, exactly).
 fn go_yaml_folding(folded: &str) -> String {
     let mut out = String::with_capacity(folded.len() + 8);
     let mut previous_content_more_indented = true;
@@ -873,7 +874,17 @@ impl<'a> Builder<'a> {
             // keeps only the line breaks that are there, saphyr adds one.
             text.to_mut().pop();
         }
-        if style == ScalarStyle::Folded && (text.contains("\n ") || text.contains("\n\t")) {
+        // The value as YAML reads it, before go-yaml's folding quirk below: what kustomize takes
+        // for an annotation, which it sets again as a string without writing it out folded.
+        let mut spec_text = None;
+        // (Not in what sigs.k8s.io/yaml decodes, which nothing writes out folded again.)
+        if style == ScalarStyle::Folded
+            && (text.contains("\n ") || text.contains("\n\t"))
+            && !LAST_KEY_WINS.with(|flag| flag.get())
+            && !text.contains(" \n")
+            && !text.ends_with(' ')
+        {
+            spec_text = Some(text.to_string());
             text = Cow::Owned(go_yaml_folding(&text));
         }
         let kind = TagKind::of(tag);
@@ -908,8 +919,11 @@ impl<'a> Builder<'a> {
                 }
             }
         }
+        if metadata_map == Some(MetadataMap::Annotations) && spec_text.is_some() {
+            annotation_text = true;
+        }
         let (block, in_flow_value) = match annotation_text {
-            true => (Value::String(text.to_string()), None),
+            true => (Value::String(spec_text.unwrap_or_else(|| text.to_string())), None),
             false => (block, in_flow_value),
         };
         if self.resource_mode && !is_key && !annotation_text {

@@ -161,7 +161,9 @@ pub(super) fn resolve_scalar(text: &str, style: ScalarStyle, tag: TagKind) -> Re
             if let Some(b) = yaml_1_1_boolean(text).filter(|_| LAST_KEY_WINS.with(|flag| flag.get())) {
                 return Ok((Value::Bool(b), None));
             }
-            let resolved = resolve_plain(text, true);
+            // go-yaml v2 (sigs.k8s.io/yaml: kustomization files, JSON 6902 patches) keeps a
+            // timestamp's text when decoding into `interface{}`.
+            let resolved = resolve_plain(text, !LAST_KEY_WINS.with(|flag| flag.get()));
             refuse_non_finite(&resolved, text)?;
             let in_flow = match resolved {
                 Resolved::Null if text.is_empty() => Some(string()),

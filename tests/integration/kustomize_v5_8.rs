@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, BUILD_STATE_IN_ERRORS, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, SHARED_NODE_WRITES, CRD_DEFINITIONS, METADATA_TEXTS, GENERATOR_KEYS, &[("empty-patch-files-skipped", Differs)]];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, BUILD_STATE_IN_ERRORS, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, SHARED_NODE_WRITES, CRD_DEFINITIONS, METADATA_TEXTS, GENERATOR_KEYS, YAML_READERS, &[("empty-patch-files-skipped", Differs)]];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -329,6 +329,17 @@ const CRD_DEFINITIONS: &[(&str, V5_6)] = &[
 #[test]
 fn crd_definitions_decode_as_go_decodes_them() {
     check(CRD_DEFINITIONS);
+}
+
+const YAML_READERS: &[(&str, V5_6)] = &[("folded-quirk-only-where-written-folded-again", Same), ("timestamps-keep-their-text-in-kustomizations-and-json-patches", Same)];
+
+/// Which reader a text meets: go-yaml v3 through kyaml nodes for resources and strategic merge
+/// patches (a folded value gains go-yaml's extra line break before a more-indented line, unless
+/// a space ends a line or the value, or it is an annotation, set again as read), sigs.k8s.io/yaml
+/// for kustomizations and JSON 6902 patches (no such break; a timestamp keeps its text).
+#[test]
+fn each_text_is_read_as_kustomizes_reader_for_it_reads_it() {
+    check(YAML_READERS);
 }
 
 const METADATA_TEXTS: &[(&str, V5_6)] = &[
