@@ -273,7 +273,11 @@ fn patch_for(r: &Resource, patch: &StrategicPatch, allow_name_change: bool, allo
         labels_and_annotations_as_strings(&mut patch, texts);
     }
     let Value::Object(map) = &mut patch else { return (patch, false) };
-    map.insert("apiVersion".into(), Value::String(r.api_version().to_string()));
+    // The target's apiVersion (kustomize's `SetGvk`), none where the target has none.
+    match r.api_version() {
+        "" => map.shift_remove("apiVersion"),
+        api_version => map.insert("apiVersion".into(), Value::String(api_version.to_string())),
+    };
     let kind_kept = allow_kind_change || crate::fast_hash::field(map, "kind").is_none_or(|k| Some(k) == crate::fast_hash::get(&r.value, "kind"));
     let exact = kind_kept && !has_directive(map);
     match crate::fast_hash::field_mut(map, "metadata") {
@@ -351,7 +355,13 @@ fn merge_selected(
     let outcomes = resources.map_positions_mut(indices, |_, r| {
         let (patch, exact) = patch_for(r, patch, options.0, options.1, copy_merge);
         let before = (!exact).then(|| digest(&r.value, &digester));
+        let without_api_version = copy_merge && r.api_version().is_empty();
         let (kept, changed) = merge_into(r, patch, options.0, options.1, schema)?;
+        // kyaml's `SetGvk` gives the patch copy an empty apiVersion node, which the merge adds
+        // to such a target as a null.
+        if kept && without_api_version {
+            r.map_mut().insert("apiVersion".into(), Value::Null);
+        }
         let changed = match before {
             Some(before) => digest(&r.value, &digester) != before,
             None => changed,

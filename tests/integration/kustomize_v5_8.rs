@@ -352,6 +352,8 @@ const METADATA_TEXTS: &[(&str, V5_6)] = &[
     ("generator-merge-and-replace-drop-empty-labels", Same),
     ("annotation-keys-repeated-last-wins", Same),
     ("label-keys-repeated-fail", Same),
+    ("patch-without-api-version-untargeted", Same),
+    ("patch-without-api-version-targeted", Same),
 ];
 
 /// kustomize sets every annotation again as the text of its value (`1.50`, `0x1F`, `~`, a
@@ -360,7 +362,8 @@ const METADATA_TEXTS: &[(&str, V5_6)] = &[
 /// a number keeps its spelling); a patch without a target is merged as it is. A generator's
 /// merge or replace sets the labels and annotations it merged the same way, an empty map gone.
 /// A resource's annotations are read into a map first: a repeated key there is the last one's
-/// (a repeated label key still fails).
+/// (a repeated label key still fails). The patch copy also takes its target's apiVersion: for a
+/// target without one, an empty node the merge adds as a null.
 #[test]
 fn labels_and_annotations_are_set_again_as_the_texts_of_their_values() {
     check(METADATA_TEXTS);
