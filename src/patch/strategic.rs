@@ -387,6 +387,7 @@ impl<'s> Walker<'s> {
             // non-associative lists and scalars: the patch's value wins as is
             Some(_) => Ok(match (origin, dest) {
                 (Some(o), d) => {
+                    let o = keep_quoted_style(o, d.as_ref());
                     let changed = d.as_ref().is_none_or(|d| !self.same(d, &o));
                     (Out::Origin(o), changed)
                 }
@@ -847,6 +848,16 @@ impl<'s> Walker<'s> {
             dest = append_list_node(items, dest, &valid_keys)?;
         }
         Ok(dest)
+    }
+}
+
+/// The patch's scalar as kyaml's field setter writes it over the target's: in the target
+/// node's style. Over a quoted scalar (a string YAML 1.1 reads as something else was quoted) a
+/// number or boolean prints quoted, a string (`replicas: "3"` patched with `5` is `"5"`).
+fn keep_quoted_style(patch: Value, target: Option<&Value>) -> Value {
+    match (&patch, target) {
+        (Value::Number(_) | Value::Bool(_), Some(Value::String(old))) if crate::yaml::reads_as_non_string_in_yaml_1_1(old) => Value::String(patch.to_string()),
+        _ => patch,
     }
 }
 

@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, BUILD_STATE_IN_ERRORS, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, SHARED_NODE_WRITES, CRD_DEFINITIONS, METADATA_TEXTS, GENERATOR_KEYS, YAML_READERS, &[("empty-patch-files-skipped", Differs)]];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, BUILD_STATE_IN_ERRORS, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, SHARED_NODE_WRITES, CRD_DEFINITIONS, METADATA_TEXTS, GENERATOR_KEYS, YAML_READERS, PATCH_NODES, &[("empty-patch-files-skipped", Differs)]];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -352,9 +352,21 @@ const METADATA_TEXTS: &[(&str, V5_6)] = &[
     ("generator-merge-and-replace-drop-empty-labels", Same),
     ("annotation-keys-repeated-last-wins", Same),
     ("label-keys-repeated-fail", Same),
+];
+
+const PATCH_NODES: &[(&str, V5_6)] = &[
     ("patch-without-api-version-untargeted", Same),
     ("patch-without-api-version-targeted", Same),
+    ("patch-scalar-over-quoted-scalar-stays-quoted", Same),
 ];
+
+/// A strategic merge patch's copy takes its target's apiVersion (for a target without one, an
+/// empty node the merge adds as a null); a patch's number or boolean set over a quoted scalar
+/// takes that node's style and prints quoted (`replicas: "3"` patched with `5` is `"5"`).
+#[test]
+fn strategic_merge_patches_write_nodes_as_kyaml_writes_them() {
+    check(PATCH_NODES);
+}
 
 /// kustomize sets every annotation again as the text of its value (`1.50`, `0x1F`, `~`, a
 /// timestamp as written), and sets the labels and annotations of a patch applied to what a
@@ -362,8 +374,7 @@ const METADATA_TEXTS: &[(&str, V5_6)] = &[
 /// a number keeps its spelling); a patch without a target is merged as it is. A generator's
 /// merge or replace sets the labels and annotations it merged the same way, an empty map gone.
 /// A resource's annotations are read into a map first: a repeated key there is the last one's
-/// (a repeated label key still fails). The patch copy also takes its target's apiVersion: for a
-/// target without one, an empty node the merge adds as a null.
+/// (a repeated label key still fails).
 #[test]
 fn labels_and_annotations_are_set_again_as_the_texts_of_their_values() {
     check(METADATA_TEXTS);
