@@ -395,7 +395,16 @@ fn accumulate_here(ctx: &mut Context, target: &Target, acc: &mut Accumulated) ->
             result.map_err(|e| {
                 e.context(format!("recursed accumulation of path '{}'", sub.loader.root().display()))
                     .map_message(|inner| format!("accumulating components: accumulateDirectory: {}", go_quote(inner)))
-            })
+            })?;
+            // kustomize merges what the component made back into an empty map: two resources
+            // its patches gave one id are refused there.
+            match acc.resources.first_repeated_id() {
+                None => Ok(()),
+                Some(id) => {
+                    let inner = format!("recursed merging from path '{}': may not add resource with an already registered id: {id}", sub.loader.root().display());
+                    Err(Error::msg(format!("accumulating components: accumulateDirectory: {}", go_quote(&inner))))
+                }
+            }
         })?;
     }
     if ctx.load_only {

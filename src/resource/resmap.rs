@@ -282,6 +282,18 @@ impl ResMap {
         Ok(())
     }
 
+    /// The current id of the first resource whose current id an earlier one has: what
+    /// kustomize's `AppendAll` of the map into an empty one refuses.
+    pub fn first_repeated_id(&self) -> Option<super::ResId> {
+        let mut index = self.index.borrow_mut();
+        index.refresh(&self.resources);
+        self.resources.iter().enumerate().find_map(|(j, r)| {
+            let cluster_scoped = || !crate::patch::is_namespaced(r.api_version(), r.kind());
+            let earlier = index.by_name.get(r.name())?.iter().any(|&i| i < j && self.resources[i].has_same_current_id_scoped(r, &cluster_scoped));
+            earlier.then(|| r.current_id())
+        })
+    }
+
     /// Adds every resource of `other`, failing on the first id conflict. What `other` had
     /// touched stays touched; the rest arrive as they were.
     pub fn append_all(&mut self, other: ResMap) -> Result<()> {

@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, BUILD_STATE_IN_ERRORS, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, SHARED_NODE_WRITES, CRD_DEFINITIONS, METADATA_TEXTS, GENERATOR_KEYS, YAML_READERS, PATCH_NODES, &[("empty-patch-files-skipped", Differs)]];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, BUILD_STATE_IN_ERRORS, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, SHARED_NODE_WRITES, CRD_DEFINITIONS, METADATA_TEXTS, GENERATOR_KEYS, YAML_READERS, PATCH_NODES, COMPONENT_MERGES, &[("empty-patch-files-skipped", Differs)]];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -353,6 +353,15 @@ const METADATA_TEXTS: &[(&str, V5_6)] = &[
     ("annotation-keys-repeated-last-wins", Same),
     ("label-keys-repeated-fail", Same),
 ];
+
+const COMPONENT_MERGES: &[(&str, V5_6)] = &[("component-renames-two-resources-to-one-id", Same), ("component-renames-one-resource", Same)];
+
+/// What a component makes is merged back into an empty map: two resources its patches gave one
+/// id are refused, one renamed resource is not.
+#[test]
+fn a_component_merges_back_only_resources_of_distinct_ids() {
+    check(COMPONENT_MERGES);
+}
 
 const PATCH_NODES: &[(&str, V5_6)] = &[
     ("patch-without-api-version-untargeted", Same),
