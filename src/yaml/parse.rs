@@ -133,7 +133,17 @@ pub struct MetadataText {
 /// [`parse_documents`], each document with the texts of its label and annotation values that
 /// do not read as strings (see [`MetadataText`]); annotations other than nulls are their texts.
 pub fn parse_documents_with_metadata_texts(text: &str) -> Result<Vec<(Value, Vec<MetadataText>)>, ParseError> {
-    Ok(parse_stream(text, false)?.into_iter().map(|doc| (doc.value, doc.metadata_texts)).collect())
+    OBJECT_METADATA.with(|flag| flag.set(true));
+    let parsed = parse_stream(text, false);
+    OBJECT_METADATA.with(|flag| flag.set(false));
+    Ok(parsed?.into_iter().map(|doc| (doc.value, doc.metadata_texts)).collect())
+}
+
+thread_local! {
+    /// Set while documents that kustomize reads as objects (patches) are parsed outside resource
+    /// mode: their `metadata` maps are read as kustomize's object model reads them. Other YAML (a
+    /// chart's values, a kustomization) keeps such values as they are.
+    static OBJECT_METADATA: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// A document of a resource file, with what kyaml's YAML nodes know beyond its value.
@@ -977,6 +987,9 @@ impl<'a> Builder<'a> {
     /// anchors and merge keys; read without allocating, for every scalar.
     fn metadata_map_of_value(&self) -> Option<MetadataMap> {
         let [root, metadata, map] = self.stack.as_slice() else { return None };
+        if !self.resource_mode && !OBJECT_METADATA.with(|flag| flag.get()) {
+            return None;
+        }
         fn key(frame: &Frame) -> Option<&str> {
             match &frame.collection {
                 Collection::Map(state) if state.merging.is_none() => state.pending.as_ref().filter(|k| !k.merge && !k.dropped).map(|k| k.text.as_str()),
