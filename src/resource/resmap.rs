@@ -68,6 +68,14 @@ fn at_positions<'r>(resources: &'r mut [Resource], positions: &[usize]) -> Vec<&
 }
 
 /// The distinct names among a resource's ids.
+/// Whether one of the resources at `candidates` has `resource`'s current id (kustomize's
+/// `GetMatchingResourcesByCurrentId`, which `Append` refuses to add to).
+fn holds_current_id(resources: &[Resource], mut candidates: impl Iterator<Item = usize>, resource: &Resource) -> bool {
+    let scope = std::cell::OnceCell::new();
+    let cluster_scoped = || *scope.get_or_init(|| !crate::patch::is_namespaced(resource.api_version(), resource.kind()));
+    candidates.any(|i| resources[i].has_same_current_id_scoped(resource, &cluster_scoped))
+}
+
 fn names_of(r: &Resource) -> Vec<String> {
     let mut names: Vec<String> = Vec::with_capacity(r.previous_ids.len() + 1);
     for name in r.previous_ids.iter().map(|id| id.name.as_str()).chain([r.name()]) {
@@ -263,10 +271,7 @@ impl ResMap {
         let duplicate = {
             let mut index = self.index.borrow_mut();
             index.refresh(&self.resources);
-            let scope = std::cell::OnceCell::new();
-            let cluster_scoped = || *scope.get_or_init(|| !crate::patch::is_namespaced(resource.api_version(), resource.kind()));
-            let same = |&i: &usize| self.resources[i].has_same_current_id_scoped(&resource, &cluster_scoped);
-            index.by_name.get(resource.name()).is_some_and(|list| list.iter().any(same))
+            index.by_name.get(resource.name()).is_some_and(|list| holds_current_id(&self.resources, list.iter().copied(), &resource))
         };
         if duplicate {
             let id = resource.current_id();
@@ -288,9 +293,8 @@ impl ResMap {
         let mut index = self.index.borrow_mut();
         index.refresh(&self.resources);
         self.resources.iter().enumerate().find_map(|(j, r)| {
-            let cluster_scoped = || !crate::patch::is_namespaced(r.api_version(), r.kind());
-            let earlier = index.by_name.get(r.name())?.iter().any(|&i| i < j && self.resources[i].has_same_current_id_scoped(r, &cluster_scoped));
-            earlier.then(|| r.current_id())
+            let earlier = index.by_name.get(r.name())?.iter().copied().filter(|&i| i < j);
+            holds_current_id(&self.resources, earlier, r).then(|| r.current_id())
         })
     }
 

@@ -8,7 +8,7 @@ use super::select::CompiledSelector;
 use crate::diagnostics::Diagnostics;
 use crate::error::{Error, Result};
 use crate::fast_hash::{digest, Digester};
-use crate::kustomization::types::{Patch, Selector};
+use crate::kustomization::types::{scalar_text, Patch, Selector};
 use crate::kustomization::Loader;
 use crate::patch::json6902::reports_changes;
 use crate::patch::{apply_json6902_within, strategic_merge, Schema};
@@ -310,8 +310,7 @@ fn labels_and_annotations_as_strings(patch: &mut Value, texts: &[MetadataText]) 
                     }
                     let text = match texts.iter().find(|t| t.map == which && t.key == *key) {
                         Some(written) => written.text.clone(),
-                        None if value.is_number() || value.is_boolean() => value.to_string(),
-                        None => String::new(),
+                        None => scalar_text(value).unwrap_or_default(),
                     };
                     *value = Value::String(text);
                 }

@@ -917,20 +917,13 @@ impl<'a> Builder<'a> {
         // value (`1.10`, `0x1F`, a resource's `~`), and a patch applied to the resources a target
         // selects has its labels and annotations set so first: note the text of each such value
         // that does not read as a string; an annotation that is no null is its text at once.
-        let mut annotation_text = false;
-        if let Some(map) = metadata_map {
-            let tagged = !matches!(kind, TagKind::None | TagKind::Str);
-            // A timestamp reads as a string too, though not as its text.
-            if tagged || !matches!(&block, Value::String(read) if *read == *text) {
-                annotation_text = map == MetadataMap::Annotations && (!block.is_null() || self.resource_mode);
-                if !annotation_text {
-                    let key = self.pending_key_text().unwrap_or_default().to_string();
-                    self.metadata_texts.push(MetadataText { map, key, text: text.to_string() });
-                }
-            }
-        }
-        if metadata_map == Some(MetadataMap::Annotations) && spec_text.is_some() {
-            annotation_text = true;
+        // (A timestamp reads as a string too, though not as its text.)
+        let read_otherwise = !matches!(kind, TagKind::None | TagKind::Str) || !matches!(&block, Value::String(read) if *read == *text);
+        let annotation_text = metadata_map == Some(MetadataMap::Annotations)
+            && (spec_text.is_some() || (read_otherwise && (!block.is_null() || self.resource_mode)));
+        if let Some(map) = metadata_map.filter(|_| read_otherwise && !annotation_text) {
+            let key = self.pending_key_text().unwrap_or_default().to_string();
+            self.metadata_texts.push(MetadataText { map, key, text: text.to_string() });
         }
         let (block, in_flow_value) = match annotation_text {
             true => (Value::String(spec_text.unwrap_or_else(|| text.to_string())), None),
