@@ -117,6 +117,15 @@ fn build_run_env(dir: &Path, cache: &Path, extra: &[&str], env: &[(&str, &str)])
     ours_env(&args, Path::new("."), env)
 }
 
+/// The reference's build of `dir` with extra environment variables; None (said) without one.
+fn reference_build(dir: &Path, label: &str, env: &[(&str, &str)]) -> Option<Run> {
+    let command = reference_here(label)?;
+    let mut args: Vec<&str> = command[1..].iter().map(String::as_str).collect();
+    let dir_text = dir.to_string_lossy();
+    args.push(&dir_text);
+    Some(run_program_env(&command[0], &args, Path::new("."), env))
+}
+
 /// Our build equals the reference's, byte for byte (when there is a reference); returns it.
 fn build_like_kustomize(dir: &Path, cache: &Path, label: &str) -> String {
     build_like_kustomize_env(dir, cache, label, &[])
@@ -126,11 +135,7 @@ fn build_like_kustomize(dir: &Path, cache: &Path, label: &str) -> String {
 fn build_like_kustomize_env(dir: &Path, cache: &Path, label: &str, env: &[(&str, &str)]) -> String {
     let ours = build_run_env(dir, cache, &[], env);
     assert!(ours.success(), "{label}: building {} failed:\n{}", dir.display(), ours.stderr);
-    if let Some(command) = reference_here(label) {
-        let mut args: Vec<&str> = command[1..].iter().map(String::as_str).collect();
-        let dir_text = dir.to_string_lossy();
-        args.push(&dir_text);
-        let theirs = run_program_env(&command[0], &args, Path::new("."), env);
+    if let Some(theirs) = reference_build(dir, label, env) {
         assert!(theirs.success(), "{label}: the reference failed:\n{}", theirs.stderr);
         assert_eq!(ours.stdout, theirs.stdout, "{label}: output differs from kustomize's");
     }
@@ -691,11 +696,7 @@ fn redirects_are_followed_as_kustomize_follows_them() {
         t.write(&format!("{name}/kustomization.yaml"), &format!("{field}{url}/redirect/10/files/pod.yaml\n"));
         let ours = build_run(&t.path(name), &t.path("cache"), &[]);
         assert!(!ours.success() && ours.stderr.contains("stopped after 10 redirects"), "{name}:\n{}", ours.stderr);
-        if let Some(command) = reference_here(name) {
-            let mut args: Vec<&str> = command[1..].iter().map(String::as_str).collect();
-            let dir = t.path(name).to_string_lossy().into_owned();
-            args.push(&dir);
-            let theirs = run_program_env(&command[0], &args, Path::new("."), &[]);
+        if let Some(theirs) = reference_build(&t.path(name), name, &[]) {
             assert!(!theirs.success() && theirs.stderr.contains("stopped after 10 redirects"), "{name}: {}", theirs.stderr);
         }
     }
@@ -743,11 +744,7 @@ fn a_file_named_by_url_that_cannot_be_had_fails_as_in_kustomize() {
         let ours = build_run(&t.path(name), &t.path("cache"), &[]);
         let words = words.replace("{url}", &url);
         assert!(!ours.success() && ours.stderr.contains(&words), "{name}: {words:?} missing:\n{}", ours.stderr);
-        if let Some(command) = reference_here(name) {
-            let mut args: Vec<&str> = command[1..].iter().map(String::as_str).collect();
-            let dir = t.path(name).to_string_lossy().into_owned();
-            args.push(&dir);
-            let theirs = run_program_env(&command[0], &args, Path::new("."), &[]);
+        if let Some(theirs) = reference_build(&t.path(name), name, &[]) {
             assert!(!theirs.success(), "{name}: the reference built it");
             let last = theirs.stderr.trim_end().lines().last().unwrap_or("");
             let message = last.strip_prefix("Error: ").or_else(|| last.strip_prefix("error: ")).unwrap_or(last);
