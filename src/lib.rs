@@ -144,8 +144,9 @@ const RUN: usize = 16;
 /// failure in output order wins.
 fn emit_runs(resources: &[resource::Resource], start: usize, parallel: bool, emit: impl Fn(usize, &[resource::Resource]) -> Result<String> + Sync) -> Result<Vec<String>> {
     use rayon::prelude::*;
+    // One run per task (see `resource::resmap::LEAF`): the last ones end together.
     let pieces: Vec<Result<String>> = match parallel {
-        true => resources.par_chunks(RUN).enumerate().map(|(k, run)| emit(start + k * RUN, run)).collect(),
+        true => resources.par_chunks(RUN).with_max_len(1).enumerate().map(|(k, run)| emit(start + k * RUN, run)).collect(),
         false => resources.chunks(RUN).enumerate().map(|(k, run)| emit(start + k * RUN, run)).collect(),
     };
     pieces.into_iter().collect()

@@ -530,13 +530,25 @@ fn remembered(
     absorb_sub(acc, mine)
 }
 
+/// From this many `resources` entries on, they are looked at in parallel.
+const MANY_ENTRIES: usize = 32;
+
 fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> Result<()> {
     let entries = &target.kustomization.resources;
     // Each entry is looked at once (a file? a folder?), for the prebuild and for the loop.
     // A build that reads each file itself (not through the memo of decoded files) leaves a
     // usual file's name unchecked until its turn: reading it then says it is a file.
     let one_by_one = !ctx.shared_files || ctx.recorder.is_some() || ctx.load_only;
-    let (kinds, mut looks): (Vec<EntryKind>, Vec<Option<Looked>>) = entries.iter().map(|entry| EntryKind::of(&target.loader, entry, one_by_one)).unzip();
+    let kind_of = |entry: &String| EntryKind::of(&target.loader, entry, one_by_one);
+    // Many entries (an environment naming every app) are looked at on every thread: each look
+    // walks the disk.
+    let (kinds, mut looks): (Vec<EntryKind>, Vec<Option<Looked>>) = match entries.len() >= MANY_ENTRIES {
+        true => {
+            use rayon::prelude::*;
+            entries.par_iter().with_max_len(4).map(kind_of).unzip()
+        }
+        false => entries.iter().map(kind_of).unzip(),
+    };
     let mut prebuilt = prebuild_directories(ctx, target, &kinds);
     for (position, entry) in entries.iter().enumerate() {
         let mut read_at_once = None;
@@ -699,6 +711,8 @@ fn prebuild_directories(ctx: &Context, target: &Target, kinds: &[EntryKind]) -> 
     }
     entries
         .par_iter()
+        // One folder per task: a long run of folders would end alone.
+        .with_max_len(1)
         .zip(kinds)
         .map(|(entry, kind)| {
             if *kind != EntryKind::Folder {

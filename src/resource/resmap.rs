@@ -7,6 +7,9 @@ use crate::error::{Error, Result};
 
 /// Passes over at least this many resources run in parallel (below, threads cost more than they give).
 const PARALLEL_MIN: usize = 64;
+/// At most this many resources in a row on one thread: rayon otherwise splits a pass into a
+/// few long runs, and the last of them runs alone while the other threads wait.
+const LEAF: usize = 8;
 
 /// Resources in build order, indexed by every name each has had.
 #[derive(Clone, Debug, Default)]
@@ -192,6 +195,7 @@ impl ResMap {
         let first_error = self
             .resources
             .par_iter_mut()
+            .with_max_len(LEAF)
             .enumerate()
             .filter_map(|(i, r)| f(r).err().map(|e| (i, e)))
             .min_by_key(|(i, _)| *i);
@@ -212,7 +216,7 @@ impl ResMap {
             }
             return Ok(());
         }
-        let outcomes: Vec<Result<bool, E>> = self.resources.par_iter_mut().map(|r| f(r)).collect();
+        let outcomes: Vec<Result<bool, E>> = self.resources.par_iter_mut().with_max_len(LEAF).map(|r| f(r)).collect();
         for (i, outcome) in outcomes.into_iter().enumerate() {
             if outcome? {
                 self.touched.mark(i);
@@ -234,7 +238,7 @@ impl ResMap {
         }
         let selected = at_positions(&mut self.resources, positions);
         assert_eq!(selected.len(), positions.len(), "positions must be ascending and in range");
-        positions.par_iter().zip(selected).map(|(&i, r)| f(i, r)).collect()
+        positions.par_iter().with_max_len(LEAF).zip(selected).map(|(&i, r)| f(i, r)).collect()
     }
 
     /// Whether a pass over the resources is worth running in parallel.
