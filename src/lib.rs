@@ -369,10 +369,10 @@ fn unencodable(r: &resource::Resource) -> Option<Error> {
     Some(Error::msg(format!("{}: {said}", yaml::go_syntax::sharp_v(&r.value))))
 }
 
-/// A key that a kustomization's string map added (labels, annotations) and that go-yaml reads
-/// back as a boolean or a number (`on` in the kustomization is the key "true"): kustomize
-/// writes it untagged, decodes the resource into a map with a non-string key, and fails to
-/// encode it as JSON, naming the resource as Go's `%#v` prints it.
+/// A key that go-yaml reads as a boolean or a number, written so in a resource file or added
+/// untagged by a kustomization's string map (labels, annotations; `on` in the kustomization is
+/// the key "true"): kustomize decodes the resource into a map with a non-string key, and fails
+/// to encode it as JSON, naming the resource as Go's `%#v` prints it.
 fn refuse_plain_keys(r: &resource::Resource) -> Result<()> {
     use resource::nodes::{value_at, Step};
     use yaml::go_syntax::At;
@@ -380,7 +380,7 @@ fn refuse_plain_keys(r: &resource::Resource) -> Result<()> {
     if live.is_empty() {
         return Ok(());
     }
-    let plain = |at: &[At<'_>], key: &str| -> Option<String> {
+    let plain = |at: &[At<'_>], key: &str| -> Option<yaml::go_syntax::GoKey> {
         let hit = live.iter().any(|path| {
             let (Some(Step::Key(last)), parent) = (path.last(), &path[..path.len() - 1]) else { return false };
             last == key
@@ -391,12 +391,9 @@ fn refuse_plain_keys(r: &resource::Resource) -> Result<()> {
                     _ => false,
                 })
         });
-        hit.then(|| yaml::scalar::plain_key_as_go_value(key)).flatten()
+        hit.then(|| yaml::scalar::plain_key_as_go(key)).flatten()
     };
-    Err(Error::msg(format!(
-        "{}: json: unsupported type: map[interface {{}}]interface {{}}",
-        yaml::go_syntax::sharp_v_with_plain_keys(&r.value, &plain)
-    )))
+    Err(Error::msg(format!("{}: {}", yaml::go_syntax::sharp_v_with_plain_keys(&r.value, &plain), resource::UNENCODABLE_MAP)))
 }
 
 /// kustomize's last transformer, after sorting: `metadata/labels` of every resource, created.

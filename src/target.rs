@@ -902,6 +902,11 @@ fn absorb(resources: &mut ResMap, mut generated: Resource) -> Result<()> {
                 };
                 merge_string_map_from(&mut generated.value, old_data.as_ref().unwrap_or(&old.value), "data");
                 merge_string_map_from(&mut generated.value, &old.value, "binaryData");
+                // kustomize merges into the old resource's nodes: its data keys stay as read.
+                let in_data = |path: &&crate::resource::NodePath| {
+                    matches!(path.first(), Some(crate::resource::Step::Key(field)) if field == "data" || field == "binaryData")
+                };
+                generated.plain_keys.extend(old.plain_keys.iter().filter(in_data).cloned());
             }
             copy_merge_metadata(&mut generated, &old);
             // The merged resource keeps the history of the one it replaces (explain only).

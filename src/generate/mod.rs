@@ -87,7 +87,7 @@ pub fn generate(
     // A label or annotation key go-yaml reads back as a boolean or a number (see
     // `Resource::plain_keys`).
     for (field, map) in [("labels", &options.labels), ("annotations", &options.annotations)] {
-        for key in map.keys().filter(|k| crate::yaml::scalar::plain_key_as_go_value(k).is_some()) {
+        for key in map.keys().filter(|k| crate::yaml::scalar::plain_key_as_go(k).is_some()) {
             let path = ["metadata", field, key.as_str()].map(|k| crate::resource::Step::Key(k.to_owned()));
             resource.plain_keys.push(path.to_vec());
         }

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::yaml::empty_nulls::{EmptyNulls, QuotedScalars};
 use crate::yaml::parse::{parse_resource_documents, GoMarks, ParseError, ResourceDocument};
 
-use super::Resource;
+use super::{NodePath, Resource, Step};
 
 pub(crate) fn parse_file(file: &Path, text: &str) -> Result<Vec<ResourceDocument>> {
     let docs = parse_resource_documents(text).map_err(|e| parse_error(file, text, e))?;
@@ -37,6 +37,17 @@ pub fn is_go_map_error(e: &Error) -> bool {
 }
 
 const GO_MAP_ERROR: &str = "map[string]interface {}(nil): yaml: ";
+
+/// The paths of `paths` inside item `index` of a List's `items`, from that item.
+fn item_paths(paths: &[NodePath], index: usize) -> Vec<NodePath> {
+    paths
+        .iter()
+        .filter_map(|path| match path.as_slice() {
+            [Step::Key(items), Step::Index(i), rest @ ..] if items == "items" && *i == index => Some(rest.to_vec()),
+            _ => None,
+        })
+        .collect()
+}
 
 /// kyaml's `splitDocuments`: a line starting with `---` (after a line break, and itself ended
 /// by one) separates documents, and anything on it after the dashes but blanks or a comment is
@@ -88,15 +99,15 @@ pub fn resources_from_file(file: &Path, text: &str) -> Result<(Vec<Resource>, Op
     check_separators(text)?;
     let mut out = Vec::new();
     let mut deferred = None;
-    let mut pending: Vec<(Value, Option<EmptyNulls>, Option<QuotedScalars>)> = Vec::new();
+    let mut pending: Vec<(Value, Option<EmptyNulls>, Option<QuotedScalars>, Vec<NodePath>)> = Vec::new();
     for doc in parse_file(file, text)?.into_iter().rev() {
         if let Some(e) = doc.invalid_key {
             // kustomize fails when printing the resource, which it names by its (undecodable) map.
             deferred = Some(Error::noted(format!("{GO_MAP_ERROR}{}", e.message), format!("at {}:{}:{}", file.display(), e.line, e.column)));
         }
-        pending.push((doc.value, doc.empty_nulls, doc.quoted));
+        pending.push((doc.value, doc.empty_nulls, doc.quoted, doc.plain_keys));
     }
-    while let Some((mut doc, mut empty_nulls, mut quoted)) = pending.pop() {
+    while let Some((mut doc, mut empty_nulls, mut quoted, plain_keys)) = pending.pop() {
         if !doc.is_object() {
             return Err(Error::msg(format!("{}: expected a mapping (a Kubernetes object), got {}", file.display(), crate::error::excerpt(&doc.to_string()))));
         }
@@ -108,7 +119,7 @@ pub fn resources_from_file(file: &Path, text: &str) -> Result<(Vec<Resource>, Op
                     items
                         .map(|(i, item)| {
                             let nulls = empty_nulls.as_mut().and_then(|n| n.take_item("items", i));
-                            (item, nulls, quoted.as_mut().and_then(|q| q.take_item("items", i)))
+                            (item, nulls, quoted.as_mut().and_then(|q| q.take_item("items", i)), item_paths(&plain_keys, i))
                         })
                         .rev(),
                 );
@@ -120,6 +131,7 @@ pub fn resources_from_file(file: &Path, text: &str) -> Result<(Vec<Resource>, Op
         let mut resource = Resource::new(stringify_annotations(doc));
         resource.empty_nulls = empty_nulls.map(Arc::new);
         resource.quoted = quoted.map(Arc::new);
+        resource.plain_keys = plain_keys;
         out.push(resource);
     }
     Ok((out, deferred))

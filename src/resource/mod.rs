@@ -84,13 +84,22 @@ pub struct Resource {
     /// Where each field was read from and which steps wrote it; only `explain` records it
     /// (see [`provenance`]), a plain build leaves it `None`.
     pub provenance: Option<Box<provenance::Provenance>>,
-    /// Where a kustomization's string map created a key that go-yaml reads back as a boolean
-    /// or a number (`"true"`, `"1"`): kustomize writes such a key untagged and fails to encode
-    /// the resource at the end of the build (see `lib::refuse_unencodable`).
+    /// Where the resource holds a key go-yaml reads as a boolean or a number: written so in its
+    /// file (`1: a`), or created untagged from a kustomization's string map (`"true"`, `"1"`).
+    /// kyaml keeps such a key's node, and kustomize fails to turn the resource into JSON: for a
+    /// JSON patch, or at the end of the build (see `lib::refuse_unencodable`).
     pub plain_keys: Vec<NodePath>,
 }
 
+/// What Go's JSON encoder says of a map with a key that is no string.
+pub const UNENCODABLE_MAP: &str = "json: unsupported type: map[interface {}]interface {}";
+
 impl Resource {
+    /// Whether a key of [`Self::plain_keys`] is still there.
+    pub fn holds_plain_key(&self) -> bool {
+        self.plain_keys.iter().any(|path| nodes::value_at(&self.value, path).is_some())
+    }
+
     /// A copy whose mappings and lists hold exactly their entries. `clone` copies a mapping's
     /// hash table and gives its entries the table's capacity (up to twice as many as there
     /// are); the resources of a file read once stay in the build until its end, so they are

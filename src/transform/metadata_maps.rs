@@ -26,7 +26,7 @@ pub fn add_map_entries_at(resources: &mut ResMap, entries: &StringMap, paths: &S
     }
     let budget = crate::budget::current();
     // Keys read back as non-strings (`true`, `1`) are the same for every resource.
-    let plain: Vec<bool> = entries.keys().map(|k| crate::yaml::scalar::plain_key_as_go_value(k).is_some()).collect();
+    let plain: Vec<bool> = entries.keys().map(|k| crate::yaml::scalar::plain_key_as_go(k).is_some()).collect();
     resources.try_for_each_mut_parallel(|r| add_to_resource(r, entries, &plain, paths, &budget))
 }
 

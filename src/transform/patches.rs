@@ -595,6 +595,11 @@ fn apply_json6902_to_selected(
     let reported = reports_changes(ops) && !touches_annotations_map;
     let digester = Digester::new();
     let results = resources.map_positions_mut(&selected, |_, r| {
+        // kustomize applies JSON patches to the resource as JSON, which a key that is no string
+        // cannot be.
+        if r.holds_plain_key() {
+            return Err(Error::msg(crate::resource::UNENCODABLE_MAP));
+        }
         r.store_previous_id();
         let before = (!reported).then(|| digest(&r.value, &digester));
         // kustomize applies JSON patches to the resource as JSON: a null is `null` from then on.
@@ -602,8 +607,10 @@ fn apply_json6902_to_selected(
         r.quoted = None;
         let changed = with_annotations_present(&mut r.value, |value| apply_json6902_within(value, ops, &budget))
             .map_err(|e| Error::msg(format!("{e} (patching {})", r.previous_ids.last().expect("just stored"))))?;
-        // kustomize rebuilds the patched resource from JSON: no node is shared any more.
+        // kustomize rebuilds the patched resource from JSON: no node is shared any more, and
+        // every key is a string.
         r.nodes.forget_all();
+        r.plain_keys.clear();
         let changed = match before {
             Some(before) => digest(&r.value, &digester) != before,
             None => changed,

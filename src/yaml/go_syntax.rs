@@ -51,6 +51,53 @@ pub fn sharp_v(value: &Value) -> String {
     out
 }
 
+/// A plain mapping key go-yaml v3 reads as a number or a boolean: what a Go
+/// `map[interface {}]interface {}` then holds as the key.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum GoKey {
+    Uint(u64),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+}
+
+impl GoKey {
+    /// The key as Go's `%#v` prints it (an unsigned integer in hexadecimal).
+    pub fn sharp_v(self) -> String {
+        match self {
+            GoKey::Uint(u) => format!("{u:#x}"),
+            GoKey::Int(i) => i.to_string(),
+            GoKey::Float(f) if f.is_nan() => "NaN".to_owned(),
+            GoKey::Float(f) if f.is_infinite() => (if f > 0.0 { "+Inf" } else { "-Inf" }).to_owned(),
+            GoKey::Float(f) => {
+                let mut out = String::new();
+                write_number(&Number::from_f64(f).expect("finite"), &mut out);
+                out
+            }
+            GoKey::Bool(b) => b.to_string(),
+        }
+    }
+
+    /// The order of Go's `fmt` for keys of a map of interfaces: by type (in the order of the
+    /// type descriptors in kustomize's binary: uint64, int, float64, bool), then by value, a
+    /// NaN before every other float.
+    pub fn go_order(self, other: GoKey) -> std::cmp::Ordering {
+        let rank = |k: GoKey| match k {
+            GoKey::Uint(_) => 0,
+            GoKey::Int(_) => 1,
+            GoKey::Float(_) => 2,
+            GoKey::Bool(_) => 3,
+        };
+        match (self, other) {
+            (GoKey::Uint(a), GoKey::Uint(b)) => a.cmp(&b),
+            (GoKey::Int(a), GoKey::Int(b)) => a.cmp(&b),
+            (GoKey::Float(a), GoKey::Float(b)) => a.is_nan().cmp(&b.is_nan()).reverse().then(a.partial_cmp(&b).unwrap_or(std::cmp::Ordering::Equal)),
+            (GoKey::Bool(a), GoKey::Bool(b)) => a.cmp(&b),
+            (a, b) => rank(a).cmp(&rank(b)),
+        }
+    }
+}
+
 /// One step of the path to a value, for [`sharp_v_with_plain_keys`].
 #[derive(Clone, Copy, Debug)]
 pub enum At<'a> {
@@ -58,13 +105,13 @@ pub enum At<'a> {
     Index(usize),
 }
 
-/// For a map key (the path to its map, the key): how Go's `%#v` prints it when go-yaml read it
-/// as a boolean or a number, `None` when it is a string.
-pub type PlainKeys<'f> = &'f dyn Fn(&[At<'_>], &str) -> Option<String>;
+/// For a map key (the path to its map, the key): the Go value go-yaml read it as, when a boolean
+/// or a number; `None` when it is a string.
+pub type PlainKeys<'f> = &'f dyn Fn(&[At<'_>], &str) -> Option<GoKey>;
 
 /// [`sharp_v`] of a resource where kustomize wrote some keys untagged, so that go-yaml read them
 /// back as booleans or numbers: each map holding one prints as Go's `map[interface {}]interface {}`,
-/// its string keys first, then the others.
+/// its string keys first, then the others in Go's order ([`GoKey::go_order`]).
 pub fn sharp_v_with_plain_keys(value: &Value, plain_keys: PlainKeys<'_>) -> String {
     let mut out = String::new();
     write_go(value, &mut out, Some((plain_keys, &mut Vec::new())));
@@ -92,13 +139,18 @@ fn write_go<'v>(value: &'v Value, out: &mut String, mut plain: Option<(PlainKeys
             let mut entries: Vec<_> = map.iter().map(|(k, v)| (go_key(k), k, v)).collect();
             let any_plain = entries.iter().any(|(g, _, _)| g.is_some());
             out.push_str(if any_plain { "map[interface {}]interface {}{" } else { "map[string]interface {}{" });
-            entries.sort_by(|a, b| (a.0.is_some(), &a.0, a.1.as_bytes()).cmp(&(b.0.is_some(), &b.0, b.1.as_bytes())));
+            entries.sort_by(|a, b| match (a.0, b.0) {
+                (None, None) => a.1.as_bytes().cmp(b.1.as_bytes()),
+                (None, Some(_)) => std::cmp::Ordering::Less,
+                (Some(_), None) => std::cmp::Ordering::Greater,
+                (Some(x), Some(y)) => x.go_order(y),
+            });
             for (i, (go, k, v)) in entries.into_iter().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
                 match go {
-                    Some(go) => out.push_str(&go),
+                    Some(go) => out.push_str(&go.sharp_v()),
                     None => out.push_str(&quote(k)),
                 }
                 out.push(':');

@@ -32,7 +32,7 @@ use serde_json::{Map, Value};
 use super::empty_nulls::{EmptyNulls, Quote, QuotedScalars};
 use super::node_path::Step;
 use super::go_syntax::quote as go_quote;
-use super::scalar::{resolve_scalar, yaml_1_1_boolean, TagKind, LAST_KEY_WINS};
+use super::scalar::{plain_key_as_go, resolve_scalar, yaml_1_1_boolean, TagKind, LAST_KEY_WINS};
 
 /// A parse failure with 1-based line and column where known.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -157,6 +157,9 @@ pub struct ResourceDocument {
     /// kustomize fails only when it turns the resource into JSON, after reading all resources;
     /// the entry is left out of `value`.
     pub invalid_key: Option<ParseError>,
+    /// Where it holds a plain mapping key go-yaml reads as a number or a boolean (`1: a`):
+    /// kyaml keeps the key's node, and kustomize fails when it turns the resource into JSON.
+    pub plain_keys: Vec<Vec<Step>>,
 }
 
 /// [`parse_documents`] as kustomize reads resource files (see [`ResourceDocument`]).
@@ -168,6 +171,7 @@ pub fn parse_resource_documents(text: &str) -> Result<Vec<ResourceDocument>, Par
             empty_nulls: EmptyNulls::from_paths(doc.empty_nulls),
             quoted: QuotedScalars::from_marked(doc.quoted),
             invalid_key: doc.invalid_key,
+            plain_keys: doc.plain_keys,
         })
         .collect())
 }
@@ -238,6 +242,8 @@ struct Document {
     quoted: Vec<(Vec<Step>, Quote)>,
     /// The first non-scalar mapping key (resource files only).
     invalid_key: Option<ParseError>,
+    /// Paths to the plain keys read as numbers or booleans (resource files only).
+    plain_keys: Vec<Vec<Step>>,
 }
 
 /// All documents of the stream.
@@ -747,6 +753,8 @@ struct Builder<'a> {
     metadata_texts: Vec<MetadataText>,
     /// The first non-scalar key of the current document.
     invalid_key: Option<ParseError>,
+    /// The plain keys of the current document read as numbers or booleans.
+    plain_keys: Vec<Vec<Step>>,
     doc_start: Marker,
     root: Option<Value>,
     stack: Vec<Frame>,
@@ -774,6 +782,7 @@ impl<'a> Builder<'a> {
             quoted: Vec::new(),
             metadata_texts: Vec::new(),
             invalid_key: None,
+            plain_keys: Vec::new(),
             doc_start: Marker::new(0, 1, 0),
             root: None,
             stack: Vec::new(),
@@ -804,6 +813,7 @@ impl<'a> Builder<'a> {
                 self.quoted.clear();
                 self.metadata_texts.clear();
                 self.invalid_key = None;
+                self.plain_keys.clear();
             }
             Event::DocumentEnd => {
                 let value = self.root.take().unwrap_or(Value::Null);
@@ -811,7 +821,8 @@ impl<'a> Builder<'a> {
                 let quoted = std::mem::take(&mut self.quoted);
                 let invalid_key = self.invalid_key.take();
                 let metadata_texts = std::mem::take(&mut self.metadata_texts);
-                self.docs.push(Document { value, start: self.doc_start, metadata_texts, empty_nulls, quoted, invalid_key });
+                let plain_keys = std::mem::take(&mut self.plain_keys);
+                self.docs.push(Document { value, start: self.doc_start, metadata_texts, empty_nulls, quoted, invalid_key, plain_keys });
             }
             Event::Scalar(..) | Event::Alias(_) | Event::SequenceStart(..) | Event::MappingStart(..)
                 if matches!(self.stack.last(), Some(Frame { collection: Collection::Seq { .. }, flow: false, .. })) =>
@@ -929,6 +940,17 @@ impl<'a> Builder<'a> {
             true => (Value::String(spec_text.unwrap_or_else(|| text.to_string())), None),
             false => (block, in_flow_value),
         };
+        // A key go-yaml reads as a number or a boolean (see `ResourceDocument::plain_keys`).
+        let typed_key = match kind {
+            TagKind::None => style == ScalarStyle::Plain,
+            TagKind::Int | TagKind::Float | TagKind::Bool => true,
+            _ => false,
+        };
+        if self.resource_mode && is_key && typed_key && plain_key_as_go(&text).is_some() {
+            if let Some(path) = self.key_path(&text) {
+                self.plain_keys.push(path);
+            }
+        }
         if self.resource_mode && !is_key && !annotation_text {
             if text.is_empty() && block.is_null() && style == ScalarStyle::Plain {
                 if let Some(path) = self.block_path() {
@@ -1005,6 +1027,27 @@ impl<'a> Builder<'a> {
             Collection::Map(state) => state.pending.as_ref().map(|k| k.text.as_str()),
             Collection::Seq { .. } => None,
         }
+    }
+
+    /// The path of the key `text` about to be added to the innermost mapping, outside anchors
+    /// and merge keys (where a path would not say where the key ends up).
+    fn key_path(&self, text: &str) -> Option<Vec<Step>> {
+        let (_, outer) = self.stack.split_last()?;
+        if self.anchored_blocks > 0 || outer.iter().any(|frame| frame.anchor != 0) {
+            return None;
+        }
+        let mut path = Vec::with_capacity(self.stack.len());
+        for frame in outer {
+            match &frame.collection {
+                Collection::Seq { len, .. } => path.push(Step::Index(*len)),
+                Collection::Map(state) => match &state.pending {
+                    Some(key) if !key.merge && state.merging.is_none() => path.push(Step::Key(key.text.clone())),
+                    _ => return None,
+                },
+            }
+        }
+        path.push(Step::Key(text.to_owned()));
+        Some(path)
     }
 
     /// The path of the value about to be added, in block collections outside anchors and

@@ -6,6 +6,8 @@ use std::borrow::Cow;
 use saphyr_parser::{ScalarStyle, Tag};
 use serde_json::{Number, Value};
 
+use super::go_syntax::GoKey;
+
 /// A scalar's YAML tag, as far as typing goes: `None` for a node without one (kustomize creates
 /// such nodes), `Other` for tags outside the core schema.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -217,27 +219,27 @@ fn refuse_non_finite(resolved: &Resolved, text: &str) -> Result<(), String> {
     Err(format!("json: unsupported value: {value}"))
 }
 
-/// What Go's `%#v` prints for the value go-yaml v3 reads from `text` as a plain mapping key,
-/// when that is a boolean or a number (`None` for a string, a null or a timestamp).
-pub fn plain_key_as_go_value(text: &str) -> Option<String> {
-    let value = match resolve_plain(text, true) {
-        Resolved::Bool(b) => Value::Bool(b),
-        Resolved::Int(i) => Value::from(i),
-        Resolved::Uint(u) => Value::from(u),
-        Resolved::Float(f) => Value::from(f),
-        Resolved::NonFinite => {
-            let word = if text.contains("nan") || text.contains("NaN") || text.contains("NAN") {
-                "NaN"
-            } else if text.starts_with('-') {
-                "-Inf"
-            } else {
-                "+Inf"
-            };
-            return Some(word.to_owned());
-        }
+/// The Go value go-yaml v3 reads from `text` as a plain mapping key, when that is a boolean or
+/// a number (`None` for a string, a null or a timestamp).
+pub fn plain_key_as_go(text: &str) -> Option<GoKey> {
+    // Only these start a number or a boolean (`true`, `False`); most keys are looked at no further.
+    if !matches!(text.as_bytes().first(), Some(b'0'..=b'9' | b'+' | b'-' | b'.' | b't' | b'T' | b'f' | b'F')) {
+        return None;
+    }
+    Some(match resolve_plain(text, true) {
+        Resolved::Bool(b) => GoKey::Bool(b),
+        Resolved::Int(i) => GoKey::Int(i),
+        Resolved::Uint(u) => GoKey::Uint(u),
+        Resolved::Float(f) => GoKey::Float(f),
+        Resolved::NonFinite => GoKey::Float(if text.to_ascii_lowercase().contains("nan") {
+            f64::NAN
+        } else if text.starts_with('-') {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        }),
         Resolved::Null | Resolved::Timestamp(_) | Resolved::Str => return None,
-    };
-    Some(super::go_syntax::sharp_v(&value))
+    })
 }
 
 /// go-yaml v3's `resolve` for an untagged plain scalar (or one tagged with a resolvable tag).
@@ -555,6 +557,18 @@ fn decode_binary(text: &str) -> Result<Value, String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn plain_keys_read_as_go_values_print_and_sort_as_go_does() {
+        let keys = ["true", "1.5", "18446744073709551615", "2", "-2", ".inf", "false", "0.5", "-.inf", ".nan", "0x1F"];
+        let mut go: Vec<GoKey> = keys.iter().map(|k| plain_key_as_go(k).unwrap()).collect();
+        go.sort_by(|a, b| a.go_order(*b));
+        let printed: Vec<String> = go.into_iter().map(GoKey::sharp_v).collect();
+        assert_eq!(printed, ["0xffffffffffffffff", "-2", "2", "31", "NaN", "-Inf", "0.5", "1.5", "+Inf", "false", "true"]);
+        for string in ["yes", "on", "~", "null", "", "1x", "2001-12-14", "0o", "+"] {
+            assert_eq!(plain_key_as_go(string), None, "{string}");
+        }
+    }
 
     #[test]
     fn untagged_plain_scalars_resolve_as_yaml_1_2() {

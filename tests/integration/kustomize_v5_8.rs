@@ -58,7 +58,7 @@ fn check_case(name: &str, v5_6: V5_6) {
 }
 
 /// Every case below, by folder.
-const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, BUILD_STATE_IN_ERRORS, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, SHARED_NODE_WRITES, CRD_DEFINITIONS, METADATA_TEXTS, GENERATOR_KEYS, YAML_READERS, PATCH_NODES, COMPONENT_MERGES, &[("empty-patch-files-skipped", Differs)]];
+const CASES: &[&[(&str, V5_6)]] = &[BRACES, FOLDING, TYPES, ANNOTATIONS, SCOPES, MISSING_FILES, YAML_SYNTAX, NOT_FOLDERS, REPLACEMENTS, STRUCTURED_DATA, IMAGE_VOLUMES, GENERATOR_CONFLICTS, CONFIGURATIONS, OPTIONS_AND_NAMESPACES, DUPLICATES, BUILD_STATE_IN_ERRORS, SMP_LIST_DIRECTIVES, YAML11_KEYS, PATCH_PLUGINS, MERGING_AND_LOADING, SHARED_NODE_WRITES, CRD_DEFINITIONS, METADATA_TEXTS, GENERATOR_KEYS, YAML_READERS, PATCH_NODES, COMPONENT_MERGES, PLAIN_KEYS, &[("empty-patch-files-skipped", Differs)]];
 
 #[test]
 fn every_case_folder_is_checked() {
@@ -361,6 +361,23 @@ const COMPONENT_MERGES: &[(&str, V5_6)] = &[("component-renames-two-resources-to
 #[test]
 fn a_component_merges_back_only_resources_of_distinct_ids() {
     check(COMPONENT_MERGES);
+}
+
+const PLAIN_KEYS: &[(&str, V5_6)] = &[
+    ("resource-number-and-boolean-keys-refused", Same),
+    ("resource-plain-keys-in-list-items-and-flow-maps", Same),
+    ("resource-plain-key-meets-json-patch", Same),
+    ("generator-merge-keeps-plain-data-keys", Same),
+    ("resource-plain-keys-gone-or-quoted-build", Same),
+];
+
+/// A mapping key of a resource file that go-yaml reads as a number or a boolean (`1: a`, `true:`,
+/// in block or flow maps, in List items) makes kustomize fail where it turns the resource into
+/// JSON: a JSON patch's target, or the output, named by its map with Go's order of such keys.
+/// A quoted key, a key a patch removed, and a resource no JSON patch targets build.
+#[test]
+fn resource_keys_read_as_numbers_or_booleans_are_refused_where_kustomize_refuses_them() {
+    check(PLAIN_KEYS);
 }
 
 const PATCH_NODES: &[(&str, V5_6)] = &[
