@@ -67,11 +67,9 @@ impl GoKey {
         match self {
             GoKey::Uint(u) => format!("{u:#x}"),
             GoKey::Int(i) => i.to_string(),
-            GoKey::Float(f) if f.is_nan() => "NaN".to_owned(),
-            GoKey::Float(f) if f.is_infinite() => (if f > 0.0 { "+Inf" } else { "-Inf" }).to_owned(),
             GoKey::Float(f) => {
                 let mut out = String::new();
-                write_number(&Number::from_f64(f).expect("finite"), &mut out);
+                write_float(f, &mut out);
                 out
             }
             GoKey::Bool(b) => b.to_string(),
@@ -176,10 +174,16 @@ fn write_child<'v>(value: &'v Value, step: At<'v>, out: &mut String, plain: &mut
 /// An int as is; a float64 as Go's `%v` (`strconv.FormatFloat(f, 'g', -1, 64)`): the shortest
 /// digits, in exponent form (`1e+06`) below 1e-4 or from 1e6 on.
 fn write_number(n: &Number, out: &mut String) {
-    let Some(f) = n.as_f64().filter(|_| n.is_f64()) else {
-        let _ = write!(out, "{n}");
-        return;
-    };
+    match n.as_f64().filter(|_| n.is_f64()) {
+        Some(f) => write_float(f, out),
+        None => {
+            let _ = write!(out, "{n}");
+        }
+    }
+}
+
+/// A float64 as Go's `%v` prints it (see [`write_number`]).
+fn write_float(f: f64, out: &mut String) {
     if !f.is_finite() {
         out.push_str(if f.is_nan() { "NaN" } else if f > 0.0 { "+Inf" } else { "-Inf" });
         return;

@@ -737,6 +737,22 @@ struct Frame {
     flow_patches: Vec<FlowPatch>,
 }
 
+/// The path the open collections `frames` lead to: each sequence's next index, each mapping's
+/// pending key; `None` under a merge key.
+fn frames_path(frames: &[Frame]) -> Option<Vec<Step>> {
+    let mut path = Vec::with_capacity(frames.len() + 1);
+    for frame in frames {
+        match &frame.collection {
+            Collection::Seq { len, .. } => path.push(Step::Index(*len)),
+            Collection::Map(state) => match &state.pending {
+                Some(key) if !key.merge && state.merging.is_none() => path.push(Step::Key(key.text.clone())),
+                _ => return None,
+            },
+        }
+    }
+    Some(path)
+}
+
 struct Builder<'a> {
     source: Source<'a>,
     /// A second cursor, moved forward as node events come (they come in text order).
@@ -1036,16 +1052,7 @@ impl<'a> Builder<'a> {
         if self.anchored_blocks > 0 || outer.iter().any(|frame| frame.anchor != 0) {
             return None;
         }
-        let mut path = Vec::with_capacity(self.stack.len());
-        for frame in outer {
-            match &frame.collection {
-                Collection::Seq { len, .. } => path.push(Step::Index(*len)),
-                Collection::Map(state) => match &state.pending {
-                    Some(key) if !key.merge && state.merging.is_none() => path.push(Step::Key(key.text.clone())),
-                    _ => return None,
-                },
-            }
-        }
+        let mut path = frames_path(outer)?;
         path.push(Step::Key(text.to_owned()));
         Some(path)
     }
@@ -1056,17 +1063,7 @@ impl<'a> Builder<'a> {
         if self.anchored_blocks > 0 || self.in_flow() {
             return None;
         }
-        let mut path = Vec::with_capacity(self.stack.len());
-        for frame in &self.stack {
-            match &frame.collection {
-                Collection::Seq { len, .. } => path.push(Step::Index(*len)),
-                Collection::Map(state) => match &state.pending {
-                    Some(key) if !key.merge && state.merging.is_none() => path.push(Step::Key(key.text.clone())),
-                    _ => return None,
-                },
-            }
-        }
-        Some(path)
+        frames_path(&self.stack)
     }
 
     fn alias(&mut self, id: usize, span: Span) -> Result<(), ParseError> {
