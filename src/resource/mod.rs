@@ -194,12 +194,12 @@ impl Resource {
     /// [`Self::write`] for a write that may replace whole maps and lists (a strategic-merge
     /// patch): a scalar whose map was replaced is no longer linked to anything.
     pub fn write_replacing<T>(&mut self, f: impl FnOnce(&mut Value) -> T) -> T {
-        if self.nodes.is_empty() {
+        if self.nodes.is_empty() && self.plain_keys.is_empty() {
             return f(&mut self.value);
         }
-        let before = self.nodes.snapshot_marking_parents(&mut self.value);
+        let before = self.nodes.snapshot_marking_parents(&mut self.value, &self.plain_keys);
         let out = f(&mut self.value);
-        self.nodes.propagate(&mut self.value, before);
+        self.nodes.propagate_with_keys(&mut self.value, before, &mut self.plain_keys);
         out
     }
 

@@ -72,6 +72,8 @@ struct ParentMarks {
     shared: Vec<Vec<Option<u64>>>,
     /// For each untagged scalar, the mark of its parent map.
     untagged: Vec<Option<u64>>,
+    /// For each key read as a number or a boolean (`Resource::plain_keys`), the mark of its map.
+    plain_keys: Vec<Option<u64>>,
     /// Where the marks can be after the write: each marked map's path up to its first list
     /// index (a strategic merge moves maps only within lists, reordered by their merge keys),
     /// none inside another.
@@ -145,8 +147,9 @@ impl NodeFacts {
     }
 
     /// [`Self::snapshot`] for a write that may replace whole maps: the maps holding linked
-    /// scalars are marked, and [`Self::propagate`] unlinks the scalars of maps that lost their mark.
-    pub fn snapshot_marking_parents(&self, root: &mut Value) -> Snapshot {
+    /// scalars (and the keys at `plain_keys`) are marked, and [`Self::propagate`] unlinks the
+    /// scalars (and forgets the keys) of maps that lost their mark.
+    pub fn snapshot_marking_parents(&self, root: &mut Value, plain_keys: &[NodePath]) -> Snapshot {
         let values = self.group_values(root);
         let mut next_id = 0u64;
         let mut mark = |path: &NodePath| -> Option<u64> {
@@ -161,9 +164,10 @@ impl NodeFacts {
         };
         let shared = self.shared.iter().map(|g| g.iter().map(&mut mark).collect()).collect();
         let untagged = self.untagged.iter().map(|u| mark(&u.path)).collect();
-        let marked = self.shared.iter().flatten().chain(self.untagged.iter().map(|u| &u.path));
+        let plain_key_marks = plain_keys.iter().map(&mut mark).collect();
+        let marked = self.shared.iter().flatten().chain(self.untagged.iter().map(|u| &u.path)).chain(plain_keys);
         let within = fixed_parts(marked.filter_map(|path| Some(path.split_last()?.1)));
-        Snapshot { values, marks: Some(ParentMarks { shared, untagged, within }) }
+        Snapshot { values, marks: Some(ParentMarks { shared, untagged, plain_keys: plain_key_marks, within }) }
     }
 
     /// After a write: a shared path whose value changed passes it to the group's other paths
@@ -171,6 +175,12 @@ impl NodeFacts {
     /// paths that no longer hold a scalar (or whose map was replaced) leave their group;
     /// untagged scalars that were overwritten take the writer's tag (their value as it is now).
     pub fn propagate(&mut self, root: &mut Value, before: Snapshot) {
+        self.propagate_with_keys(root, before, &mut Vec::new());
+    }
+
+    /// [`Self::propagate`], and the keys at `plain_keys` whose map was replaced are forgotten
+    /// (the new map's keys are the writer's).
+    pub fn propagate_with_keys(&mut self, root: &mut Value, before: Snapshot, plain_keys: &mut Vec<NodePath>) {
         if let Some(marks) = &before.marks {
             for (group, group_marks) in self.shared.iter_mut().zip(&marks.shared) {
                 let mut kept = group_marks.iter();
@@ -183,6 +193,11 @@ impl NodeFacts {
             let mut kept = marks.untagged.iter();
             self.untagged.retain(|u| match kept.next().copied().flatten() {
                 Some(was) => mark_at(root, &u.path) == Some(was),
+                None => true,
+            });
+            let mut kept = marks.plain_keys.iter();
+            plain_keys.retain(|path| match kept.next().copied().flatten() {
+                Some(was) => mark_at(root, path) == Some(was),
                 None => true,
             });
             // Looked for below where each marked map was, up to the list a merge may have moved it in.
@@ -350,7 +365,7 @@ mod tests {
         let mut facts = NodeFacts::default();
         facts.link(vec![path(&["metadata", "labels", "k"]), item(0, "v"), item(1, "v")]);
         facts.mark_untagged(path(&["spec", "other", "k"]), "1".into(), json!("1"));
-        let before = facts.snapshot_marking_parents(&mut root);
+        let before = facts.snapshot_marking_parents(&mut root, &[]);
         // The merge: an item comes first and the marked ones move one place down, `other` is
         // replaced by a map of the patch.
         let items = root["spec"]["items"].as_array_mut().unwrap();

@@ -369,12 +369,14 @@ const PLAIN_KEYS: &[(&str, V5_6)] = &[
     ("resource-plain-key-meets-json-patch", Same),
     ("generator-merge-keeps-plain-data-keys", Same),
     ("resource-plain-keys-gone-or-quoted-build", Same),
+    ("resource-plain-key-map-replaced-by-patch-builds", Same),
 ];
 
 /// A mapping key of a resource file that go-yaml reads as a number or a boolean (`1: a`, `true:`,
 /// in block or flow maps, in List items) makes kustomize fail where it turns the resource into
 /// JSON: a JSON patch's target, or the output, named by its map with Go's order of such keys.
-/// A quoted key, a key a patch removed, and a resource no JSON patch targets build.
+/// A quoted key, a key a patch removed, a key whose map or list a patch replaced, and a
+/// resource no JSON patch targets build.
 #[test]
 fn resource_keys_read_as_numbers_or_booleans_are_refused_where_kustomize_refuses_them() {
     check(PLAIN_KEYS);
