@@ -374,9 +374,9 @@ fn unencodable(r: &resource::Resource) -> Option<Error> {
 /// the key "true"): kustomize decodes the resource into a map with a non-string key, and fails
 /// to encode it as JSON, naming the resource as Go's `%#v` prints it.
 fn refuse_plain_keys(r: &resource::Resource) -> Result<()> {
-    use resource::nodes::{value_at, Step};
+    use resource::nodes::Step;
     use yaml::go_syntax::At;
-    let live: Vec<&[Step]> = r.plain_keys.iter().map(Vec::as_slice).filter(|path| value_at(&r.value, path).is_some()).collect();
+    let live: Vec<&[Step]> = r.live_plain_keys().map(Vec::as_slice).collect();
     if live.is_empty() {
         return Ok(());
     }

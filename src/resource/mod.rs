@@ -95,9 +95,14 @@ pub struct Resource {
 pub const UNENCODABLE_MAP: &str = "json: unsupported type: map[interface {}]interface {}";
 
 impl Resource {
+    /// The keys of [`Self::plain_keys`] still there.
+    pub fn live_plain_keys(&self) -> impl Iterator<Item = &NodePath> {
+        self.plain_keys.iter().filter(|path| nodes::value_at(&self.value, path).is_some())
+    }
+
     /// Whether a key of [`Self::plain_keys`] is still there.
     pub fn holds_plain_key(&self) -> bool {
-        self.plain_keys.iter().any(|path| nodes::value_at(&self.value, path).is_some())
+        self.live_plain_keys().next().is_some()
     }
 
     /// A copy whose mappings and lists hold exactly their entries. `clone` copies a mapping's

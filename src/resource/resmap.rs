@@ -70,7 +70,6 @@ fn at_positions<'r>(resources: &'r mut [Resource], positions: &[usize]) -> Vec<&
     selected
 }
 
-/// The distinct names among a resource's ids.
 /// Whether one of the resources at `candidates` has `resource`'s current id (kustomize's
 /// `GetMatchingResourcesByCurrentId`, which `Append` refuses to add to).
 fn holds_current_id(resources: &[Resource], mut candidates: impl Iterator<Item = usize>, resource: &Resource) -> bool {
@@ -79,6 +78,7 @@ fn holds_current_id(resources: &[Resource], mut candidates: impl Iterator<Item =
     candidates.any(|i| resources[i].has_same_current_id_scoped(resource, &cluster_scoped))
 }
 
+/// The distinct names among a resource's ids.
 fn names_of(r: &Resource) -> Vec<String> {
     let mut names: Vec<String> = Vec::with_capacity(r.previous_ids.len() + 1);
     for name in r.previous_ids.iter().map(|id| id.name.as_str()).chain([r.name()]) {

@@ -334,7 +334,6 @@ fn has_directive(map: &Map<String, Value>) -> bool {
     map.contains_key("$patch") || map.values().any(any)
 }
 
-/// Applies strategic merge patches to the resources at `indices`, dropping the ones a patch deletes.
 /// Applies a strategic merge patch to the resources at `indices`, dropping the ones it deletes;
 /// returns the ids of the resources the patch left exactly as they were.
 fn merge_selected(
