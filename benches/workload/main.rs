@@ -10,8 +10,9 @@
 //!     cargo bench --bench workload -- --helm [--runs 5]   (see helm.rs)
 //!     cargo bench --bench workload -- --monorepo [--apps 500] [--runs 3]   (see monorepo.rs)
 //!     cargo bench --bench workload -- --profile [--apps 500] [--top 25] [--tool perf|callgrind]   (see profile.rs)
-//!     cargo bench --bench workload -- --floor DIR   (the floor of one tree, once: for a profiler to
-//!         count next to the build, e.g. `valgrind --tool=callgrind target/release/deps/workload-* --floor DIR`)
+//!     cargo bench --bench workload -- --floor DIR   (the floor of one tree, once, with its user and
+//!         kernel time and page faults: to set beside the build's, or for a profiler to count next
+//!         to the build, e.g. `valgrind --tool=callgrind target/release/deps/workload-* --floor DIR`)
 //!
 //! kubectl's outputs are kept in the work folder (keyed by the tree's digest), so sizes too slow
 //! to wait for every time are compared with the output of an earlier run: run once with a large
@@ -67,8 +68,19 @@ fn main() {
     let number = |name: &str, default: usize| value(name).map(|v| v.parse().unwrap_or_else(|_| panic!("{name}: not a number"))).unwrap_or(default);
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     if let Some(dir) = value("--floor") {
-        // The floor of one tree, once, for a profiler to measure next to the build.
-        println!("{:.3} s", parse_emit_floor(Path::new(&dir)).as_secs_f64());
+        // The floor of one tree, once, for a profiler to measure next to the build; its CPU time
+        // in user and kernel mode, to set beside the build's.
+        let files = floor_inputs(Path::new(&dir));
+        let before = own_cpu();
+        let wall = parse_emit(&files);
+        let after = own_cpu();
+        println!(
+            "{:.3} s wall, {:.3} s user, {:.3} s kernel, {} page faults",
+            wall.as_secs_f64(),
+            (after.0 - before.0).as_secs_f64(),
+            (after.1 - before.1).as_secs_f64(),
+            after.2 - before.2
+        );
         return;
     }
     if let Some(out) = value("--generate") {
@@ -130,7 +142,7 @@ fn main() {
         // the ratios are the medians of the per-pair ratios.
         let pairs: Vec<(Duration, Usage)> = (0..options.runs)
             .map(|_| {
-                let floor = parse_emit_floor(&dir);
+                let floor = parse_emit(&floor_inputs(&dir));
                 (floor, run(Command::new(&options.bin).arg("build").arg(&dir), &out_file).expect("peerpods-build runs"))
             })
             .collect();
@@ -275,13 +287,27 @@ fn run(command: &mut Command, out: &Path) -> std::io::Result<Usage> {
     Ok(Usage { wall, cpu: time(usage.ru_utime) + time(usage.ru_stime), kernel: time(usage.ru_stime), peak_kib: usage.ru_maxrss as u64 })
 }
 
-/// Reads and parses every file the build of `dir` reads, then emits every document.
-fn parse_emit_floor(dir: &Path) -> Duration {
+/// This process's CPU time so far, in user mode and kernel mode, and its page faults.
+fn own_cpu() -> (Duration, Duration, i64) {
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a valid rusage for the kernel to fill.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let time = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+    (time(usage.ru_utime), time(usage.ru_stime), usage.ru_minflt)
+}
+
+/// Every file the build of `dir` reads.
+fn floor_inputs(dir: &Path) -> BTreeSet<PathBuf> {
     let mut files = BTreeSet::new();
     inputs(dir, &mut files);
+    files
+}
+
+/// Reads and parses every file, then emits every document: the floor of a build reading them.
+fn parse_emit(files: &BTreeSet<PathBuf>) -> Duration {
     let start = Instant::now();
     let mut docs: Vec<Value> = Vec::new();
-    for file in &files {
+    for file in files {
         let text = std::fs::read_to_string(file).unwrap();
         docs.extend(parse_documents(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display())).into_iter().filter(|d| !d.is_null()));
     }
