@@ -720,7 +720,10 @@ fn prebuild_directories(ctx: &Context, target: &Target, kinds: &[EntryKind]) -> 
             }
             let loader = target.loader.child(entry).ok()?;
             let mut sub_ctx = ctx.fork();
-            let sub = accumulate_directory(&mut sub_ctx, loader);
+            let sub = accumulate_directory(&mut sub_ctx, loader).map(|mut sub| {
+                sub.resources.settle();
+                sub
+            });
             Some((sub, sub_ctx))
         })
         .collect()

@@ -11,6 +11,9 @@ const PARALLEL_MIN: usize = 64;
 /// few long runs, and the last of them runs alone while the other threads wait.
 const LEAF: usize = 8;
 
+/// At most this many resources sharing a name are compared pairwise by [`ResMap::settle`].
+const SETTLE_SHARED_MAX: usize = 16;
+
 /// Resources in build order, indexed by every name each has had.
 #[derive(Clone, Debug, Default)]
 pub struct ResMap {
@@ -55,6 +58,9 @@ struct NameIndex {
     dirty: Vec<usize>,
     /// Positions moved, or any resource may have changed: rebuild on the next lookup.
     stale: bool,
+    /// No two resources share a current id, as [`ResMap::settle`] found; true only while
+    /// nothing changed since (see [`NameIndex::settled`]).
+    distinct_ids: bool,
 }
 
 /// The resources at `positions` (ascending, distinct; those out of range left out).
@@ -116,7 +122,16 @@ impl NameIndex {
         }
     }
 
+    /// Whether the index is up to date and [`ResMap::settle`] found the ids distinct.
+    fn settled(&self) -> bool {
+        self.distinct_ids && !self.stale && self.dirty.is_empty()
+    }
+
     fn refresh(&mut self, resources: &[Resource]) {
+        if self.stale || !self.dirty.is_empty() {
+            // Something changed: what settle found no longer holds.
+            self.distinct_ids = false;
+        }
         if self.stale {
             self.by_name.clear();
             self.names_of.clear();
@@ -291,6 +306,21 @@ impl ResMap {
         Ok(())
     }
 
+    /// Brings the index up to date and notes whether any two resources share a current id:
+    /// then [`Self::append_all`] into a map holding none of these names takes them from the
+    /// index without looking at the resources. Made by the thread that built the map, while
+    /// its resources are at hand. Names held by many resources (over [`SETTLE_SHARED_MAX`])
+    /// are not compared pairwise: such a map is appended resource by resource.
+    pub fn settle(&mut self) {
+        let index = self.index.get_mut();
+        index.refresh(&self.resources);
+        let resources = &self.resources;
+        index.distinct_ids = index.by_name.values().all(|positions| {
+            positions.len() <= SETTLE_SHARED_MAX
+                && positions.iter().enumerate().all(|(j, &p)| !holds_current_id(resources, positions[..j].iter().copied(), &resources[p]))
+        });
+    }
+
     /// The current id of the first resource whose current id an earlier one has: what
     /// kustomize's `AppendAll` of the map into an empty one refuses.
     pub fn first_repeated_id(&self) -> Option<super::ResId> {
@@ -304,11 +334,28 @@ impl ResMap {
 
     /// Adds every resource of `other`, failing on the first id conflict. What `other` had
     /// touched stays touched; the rest arrive as they were.
-    pub fn append_all(&mut self, other: ResMap) -> Result<()> {
+    pub fn append_all(&mut self, mut other: ResMap) -> Result<()> {
         let offset = self.resources.len();
         self.resources.reserve(other.len());
-        for r in other.resources {
-            self.push(r)?;
+        let index = self.index.get_mut();
+        index.refresh(&self.resources);
+        let theirs = other.index.get_mut();
+        if theirs.settled() && theirs.by_name.keys().all(|name| !index.by_name.contains_key(name)) {
+            // No name of theirs is among ours, and theirs are distinct ids: nothing to refuse.
+            // Their index joins ours, and the resources are not looked at again (a settled map
+            // is one whose index its own thread built, while its resources were at hand).
+            let theirs = std::mem::take(theirs);
+            index.by_name.reserve(theirs.by_name.len());
+            for (name, positions) in theirs.by_name {
+                index.by_name.insert(name, positions.into_iter().map(|p| p + offset).collect());
+            }
+            index.names_of.resize(offset, Vec::new());
+            index.names_of.extend(theirs.names_of);
+            self.resources.append(&mut other.resources);
+        } else {
+            for r in other.resources {
+                self.push(r)?;
+            }
         }
         if other.touched.all {
             (offset..self.resources.len()).for_each(|i| self.touched.mark(i));
@@ -433,5 +480,68 @@ mod tests {
         map.append(with_history).unwrap();
         map.append(config_map("n")).unwrap();
         assert_eq!(drained(&mut map), ["n"], "a resource with its history comes in untouched");
+    }
+
+    fn of_kind(kind: &str, name: &str) -> Resource {
+        Resource::new(json!({"apiVersion": "v1", "kind": kind, "metadata": {"name": name}}))
+    }
+
+    /// The names and kinds of a map's resources, in order.
+    fn ids(map: &ResMap) -> Vec<String> {
+        map.iter().map(|r| format!("{}/{}", r.kind(), r.name())).collect()
+    }
+
+    /// A settled map whose names the other map does not hold joins it by its index: every
+    /// name is found at its new position, and later appends still see its ids.
+    #[test]
+    fn a_settled_map_joins_by_its_index() {
+        let mut map = map_of(&["a", "b"]);
+        let mut other = ResMap::new();
+        for (kind, name) in [("Service", "web"), ("ConfigMap", "web"), ("ConfigMap", "c")] {
+            other.append(of_kind(kind, name)).unwrap();
+        }
+        other.settle();
+        assert!(other.index.get_mut().settled(), "a name shared by two kinds is still distinct ids");
+        map.append_all(other).unwrap();
+        assert_eq!(ids(&map), ["ConfigMap/a", "ConfigMap/b", "Service/web", "ConfigMap/web", "ConfigMap/c"]);
+        assert_eq!(map.positions_named("web"), [2, 3]);
+        assert_eq!(map.positions_named("c"), [4]);
+        assert_eq!(map.positions_named("a"), [0]);
+        let err = map.append(of_kind("Service", "web")).unwrap_err();
+        assert_eq!(err.to_string(), "may not add resource with an already registered id: Service.v1.[noGrp]/web.[noNs]");
+    }
+
+    /// What a settled map is refused for, it is refused for as when appended resource by
+    /// resource: an id the map already holds, or two of its own resources that came to share
+    /// one after they were added.
+    #[test]
+    fn a_settled_map_is_refused_as_any_other() {
+        let mut map = map_of(&["a"]);
+        let mut other = map_of(&["b", "a"]);
+        other.settle();
+        let err = map.append_all(other).unwrap_err();
+        assert_eq!(err.to_string(), "may not add resource with an already registered id: ConfigMap.v1.[noGrp]/a.[noNs]");
+
+        let mut map = map_of(&["a"]);
+        let mut other = map_of(&["x", "y"]);
+        for r in other.iter_mut() {
+            r.set_name("same");
+        }
+        other.settle();
+        assert!(!other.index.get_mut().settled(), "two resources with one id");
+        let err = map.append_all(other).unwrap_err();
+        assert_eq!(err.to_string(), "may not add resource with an already registered id: ConfigMap.v1.[noGrp]/same.[noNs]");
+    }
+
+    /// A change after `settle` is seen: the map is then appended resource by resource.
+    #[test]
+    fn a_change_after_settle_is_not_missed() {
+        let mut other = map_of(&["x", "y"]);
+        other.settle();
+        other.get_mut(1).set_name("x");
+        assert!(!other.index.get_mut().settled());
+        let mut map = map_of(&["a"]);
+        let err = map.append_all(other).unwrap_err();
+        assert_eq!(err.to_string(), "may not add resource with an already registered id: ConfigMap.v1.[noGrp]/x.[noNs]");
     }
 }
