@@ -10,6 +10,7 @@
 //!     cargo bench --bench workload -- --helm [--runs 5]   (see helm.rs)
 //!     cargo bench --bench workload -- --monorepo [--apps 500] [--runs 3]   (see monorepo.rs)
 //!     cargo bench --bench workload -- --profile [--apps 500] [--top 25] [--tool perf|callgrind]   (see profile.rs)
+//!     cargo bench --bench workload -- --compare OLD_BINARY [--apps 500] [--runs 31]   (see compare.rs)
 //!     cargo bench --bench workload -- --floor DIR   (the floor of one tree, once, with its user and
 //!         kernel time and page faults: to set beside the build's, or for a profiler to count next
 //!         to the build, e.g. `valgrind --tool=callgrind target/release/deps/workload-* --floor DIR`)
@@ -30,6 +31,7 @@ use peerpods_build::yaml::{emit::emit_stream, parse::parse_documents};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+mod compare;
 mod helm;
 mod monorepo;
 mod profile;
@@ -60,6 +62,8 @@ struct Usage {
     /// The system time alone (file creation, page faults).
     kernel: Duration,
     peak_kib: u64,
+    /// Page faults served without reading a file (fresh pages, mostly).
+    faults: u64,
 }
 
 fn main() {
@@ -119,6 +123,10 @@ fn main() {
         monorepo::bench(&options.bin, &options.work, number("--apps", 500), options.runs);
         return;
     }
+    if let Some(old) = value("--compare") {
+        compare::bench(Path::new(&old), &options.bin, &options.work, number("--apps", 500), number("--runs", 31).max(1));
+        return;
+    }
     if args.iter().any(|a| a == "--remote") {
         remote::bench(&options.bin, &options.work, number("--apps", 50), options.runs);
         return;
@@ -152,6 +160,7 @@ fn main() {
             cpu: Duration::from_secs_f64(median(pairs.iter().map(|p| p.1.cpu.as_secs_f64()))),
             kernel: Duration::from_secs_f64(median(pairs.iter().map(|p| p.1.kernel.as_secs_f64()))),
             peak_kib: median(pairs.iter().map(|p| p.1.peak_kib as f64)) as u64,
+            faults: median(pairs.iter().map(|p| p.1.faults as f64)) as u64,
         };
         let wall_ratio = median(pairs.iter().map(|(f, u)| u.wall.as_secs_f64() / f.as_secs_f64()));
         let cpu_ratio = median(pairs.iter().map(|(f, u)| u.cpu.as_secs_f64() / f.as_secs_f64()));
@@ -248,7 +257,7 @@ fn reference(options: &Options, apps: usize, digest: &str, dir: &Path, ours: &[u
     } else if let Ok(text) = std::fs::read_to_string(kept.with_extension("usage")) {
         let parts: Vec<f64> = text.split_whitespace().filter_map(|p| p.parse().ok()).collect();
         if let [wall, cpu, peak] = parts[..] {
-            usage = Some(Usage { wall: Duration::from_secs_f64(wall), cpu: Duration::from_secs_f64(cpu), kernel: Duration::ZERO, peak_kib: peak as u64 });
+            usage = Some(Usage { wall: Duration::from_secs_f64(wall), cpu: Duration::from_secs_f64(cpu), kernel: Duration::ZERO, peak_kib: peak as u64, faults: 0 });
         }
     }
     let identical = if std::fs::read(&kept).unwrap() == ours { "yes" } else { "DIFFERS" };
@@ -284,7 +293,13 @@ fn run(command: &mut Command, out: &Path) -> std::io::Result<Usage> {
         return Err(std::io::Error::other(format!("{command:?} failed")));
     }
     let time = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
-    Ok(Usage { wall, cpu: time(usage.ru_utime) + time(usage.ru_stime), kernel: time(usage.ru_stime), peak_kib: usage.ru_maxrss as u64 })
+    Ok(Usage {
+        wall,
+        cpu: time(usage.ru_utime) + time(usage.ru_stime),
+        kernel: time(usage.ru_stime),
+        peak_kib: usage.ru_maxrss as u64,
+        faults: usage.ru_minflt as u64,
+    })
 }
 
 /// This process's CPU time so far, in user mode and kernel mode, and its page faults.
