@@ -11,14 +11,10 @@
 use std::path::Path;
 use std::process::Command;
 
-use super::generator::{env_list, Workload};
 use super::{median, run, Usage};
 
 pub fn bench(old: &Path, new: &Path, work: &Path, apps: usize, runs: usize) {
-    let workload = Workload { apps, overlays: 4, seed: 1 };
-    let root = work.join(format!("tree-{apps}"));
-    workload.write(&root).expect("writing the tree");
-    let dir = root.join("envs").join(&env_list(workload.overlays)[0].name);
+    let dir = super::first_environment(work, apps);
     let outputs = [work.join("compare-old.yaml"), work.join("compare-new.yaml")];
     let binaries = [old, new];
     let mut usages: [Vec<Usage>; 2] = [Vec::new(), Vec::new()];

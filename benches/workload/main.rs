@@ -292,14 +292,27 @@ fn run(command: &mut Command, out: &Path) -> std::io::Result<Usage> {
     if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
         return Err(std::io::Error::other(format!("{command:?} failed")));
     }
-    let time = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
     Ok(Usage {
         wall,
-        cpu: time(usage.ru_utime) + time(usage.ru_stime),
-        kernel: time(usage.ru_stime),
+        cpu: duration(usage.ru_utime) + duration(usage.ru_stime),
+        kernel: duration(usage.ru_stime),
         peak_kib: usage.ru_maxrss as u64,
         faults: usage.ru_minflt as u64,
     })
+}
+
+/// The folder of the first environment of the benchmark's tree of `apps` apps (4 overlays, seed
+/// 1), the tree written in the work folder: what `--profile` and `--compare` build.
+fn first_environment(work: &Path, apps: usize) -> PathBuf {
+    let workload = Workload { apps, overlays: 4, seed: 1 };
+    let root = work.join(format!("tree-{apps}"));
+    workload.write(&root).expect("writing the tree");
+    root.join("envs").join(&env_list(workload.overlays)[0].name)
+}
+
+/// A time the kernel reports (`rusage`) as a duration.
+fn duration(t: libc::timeval) -> Duration {
+    Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
 }
 
 /// This process's CPU time so far, in user mode and kernel mode, and its page faults.
@@ -307,8 +320,7 @@ fn own_cpu() -> (Duration, Duration, i64) {
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: `usage` is a valid rusage for the kernel to fill.
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
-    let time = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
-    (time(usage.ru_utime), time(usage.ru_stime), usage.ru_minflt)
+    (duration(usage.ru_utime), duration(usage.ru_stime), usage.ru_minflt)
 }
 
 /// Every file the build of `dir` reads.

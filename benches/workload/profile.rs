@@ -9,13 +9,9 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use super::generator::{env_list, Workload};
 
 pub fn bench(bin: &Path, work: &Path, apps: usize, top: usize, tool: Option<&str>) {
-    let workload = Workload { apps, overlays: 4, seed: 1 };
-    let root = work.join(format!("tree-{apps}"));
-    workload.write(&root).expect("writing the tree");
-    let dir = root.join("envs").join(&env_list(workload.overlays)[0].name);
+    let dir = super::first_environment(work, apps);
     let tool = tool.map(str::to_string).unwrap_or_else(|| if has("perf", &["--version"]) { "perf".into() } else { "callgrind".into() });
     println!("profile of `peerpods-build build {}` ({apps} apps) with {tool}", dir.display());
     match tool.as_str() {
