@@ -11,9 +11,6 @@ const PARALLEL_MIN: usize = 64;
 /// few long runs, and the last of them runs alone while the other threads wait.
 const LEAF: usize = 8;
 
-/// At most this many resources sharing a name are compared pairwise by [`ResMap::settle`].
-const SETTLE_SHARED_MAX: usize = 16;
-
 /// Resources in build order, indexed by every name each has had.
 #[derive(Clone, Debug, Default)]
 pub struct ResMap {
@@ -306,19 +303,13 @@ impl ResMap {
         Ok(())
     }
 
-    /// Brings the index up to date and notes whether any two resources share a current id:
-    /// then [`Self::append_all`] into a map holding none of these names takes them from the
-    /// index without looking at the resources. Made by the thread that built the map, while
-    /// its resources are at hand. Names held by many resources (over [`SETTLE_SHARED_MAX`])
-    /// are not compared pairwise: such a map is appended resource by resource.
+    /// Brings the index up to date and notes whether any two resources share a current id
+    /// ([`Self::first_repeated_id`]): then [`Self::append_all`] into a map holding none of
+    /// these names takes them from the index without looking at the resources. Made by the
+    /// thread that built the map, while its resources are at hand.
     pub fn settle(&mut self) {
-        let index = self.index.get_mut();
-        index.refresh(&self.resources);
-        let resources = &self.resources;
-        index.distinct_ids = index.by_name.values().all(|positions| {
-            positions.len() <= SETTLE_SHARED_MAX
-                && positions.iter().enumerate().all(|(j, &p)| !holds_current_id(resources, positions[..j].iter().copied(), &resources[p]))
-        });
+        let distinct = self.first_repeated_id().is_none();
+        self.index.get_mut().distinct_ids = distinct;
     }
 
     /// The current id of the first resource whose current id an earlier one has: what
