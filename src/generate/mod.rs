@@ -149,13 +149,12 @@ fn check_key(key: &str, existing: &Map<String, Value>, kind: &str, name: &str) -
 fn key_value_pairs(args: &GeneratorArgs, loader: &Loader) -> Result<Vec<(String, Vec<u8>)>> {
     let mut pairs = Vec::new();
     let env_files: Vec<&String> = args.envs.iter().chain(std::iter::once(&args.env).filter(|e| !e.is_empty())).collect();
-    let failed = |group: String| move |e: Error| Error::msg(format!("loading KV pairs: {group}: {e}"));
     for env_file in &env_files {
         let parsed = loader.read(env_file).and_then(|(_, text)| parse_env_file(&text));
-        pairs.extend(parsed.map_err(failed(format!("env source files: {}", go_list(&env_files))))?);
+        pairs.extend(parsed.map_err(loading_failed(|| format!("env source files: {}", go_list(&env_files))))?);
     }
     for literal in &args.literals {
-        let (key, value) = parse_literal(literal).map_err(failed(format!("literal sources {}", go_list(&args.literals))))?;
+        let (key, value) = parse_literal(literal).map_err(loading_failed(|| format!("literal sources {}", go_list(&args.literals))))?;
         pairs.push((key, value.into_bytes()));
     }
     for file in &args.files {
@@ -164,10 +163,15 @@ fn key_value_pairs(args: &GeneratorArgs, loader: &Loader) -> Result<Vec<(String,
             Some(_) => return Err(Error::msg(format!("key or file path is missing in file source '{file}'"))),
             None => (file.rsplit('/').next().unwrap_or(file).to_string(), file.as_str()),
         };
-        let (_, bytes) = loader.read_bytes(path).map_err(failed(format!("file sources: {}", go_list(&args.files))))?;
+        let (_, bytes) = loader.read_bytes(path).map_err(loading_failed(|| format!("file sources: {}", go_list(&args.files))))?;
         pairs.push((key, bytes));
     }
     Ok(pairs)
+}
+
+/// kustomize's words for a group of sources that failed; the group is worded only then.
+fn loading_failed(group: impl FnOnce() -> String) -> impl FnOnce(Error) -> Error {
+    move |e| Error::msg(format!("loading KV pairs: {}: {e}", group()))
 }
 
 /// A list of strings as Go's `%v` prints it: `[a b]`.
