@@ -206,17 +206,28 @@ impl<'a> Index<'a> {
             if any_kind {
                 return true;
             }
-            let mut kinds: FastHashMap<&str, usize> = FastHashMap::default();
-            named.iter().any(|&c| facts[c].previous.iter().any(|(gvk, _)| *kinds.entry(gvk.kind.as_str()).or_insert(c) != c))
+            // The first candidate seen of each kind; a few kinds at most, so a list.
+            let mut kinds: Vec<(&str, usize)> = Vec::new();
+            named.iter().any(|&c| {
+                facts[c].previous.iter().any(|(gvk, _)| match kinds.iter().find(|(kind, _)| *kind == gvk.kind) {
+                    Some(&(_, first)) => first != c,
+                    None => {
+                        kinds.push((&gvk.kind, c));
+                        false
+                    }
+                })
+            })
         })
     }
 
     fn build(facts: &'a [Facts]) -> Index<'a> {
-        let mut index = Index { by_previous_name: FastHashMap::default(), by_original_namespace: FastHashMap::default() };
+        let mut by_previous_name = FastHashMap::default();
+        by_previous_name.reserve(facts.iter().filter(|f| !f.previous.is_empty()).count());
+        let mut index = Index { by_previous_name, by_original_namespace: FastHashMap::default() };
         for (i, f) in facts.iter().enumerate() {
-            let mut seen = FastHashSet::default();
-            for (_, name) in &f.previous {
-                if seen.insert(name.as_str()) {
+            // Each name once per resource; a resource had a few names at most.
+            for (n, (_, name)) in f.previous.iter().enumerate() {
+                if !f.previous[..n].iter().any(|(_, earlier)| earlier == name) {
                     index.by_previous_name.entry(name.as_str()).or_default().push(i);
                 }
             }
