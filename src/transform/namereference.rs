@@ -118,7 +118,7 @@ impl Pass<'_> {
                 ambiguous: RefCell::default(),
             };
             update_field(value, &spec.parts, &lookup).map_err(|e| {
-                let id = &facts[i].current_id;
+                let id = facts[i].current_id();
                 let error = e
                     .context(format!("considering field '{}' of object {id}", spec.spec.path))
                     .context(format!("updating name reference in '{}' field of '{id}'", spec.spec.path));
@@ -131,12 +131,11 @@ impl Pass<'_> {
 
 /// What the filter needs to know about one resource, read once before any field changes.
 struct Facts {
-    kind: String,
+    /// The current group, version and kind.
+    gvk: Gvk,
     name: String,
     namespace: String,
-    current_id: String,
     cluster_scoped: bool,
-    effective_namespace: String,
     /// kustomize's `PrevIds`: previous kinds and names, with the current group and version.
     previous: Vec<(Gvk, String)>,
     original_gvk: Gvk,
@@ -149,7 +148,7 @@ struct Facts {
 impl Facts {
     fn of(resource: &Resource) -> Facts {
         let gvk = resource.gvk();
-        let with_kind = |kind: &str| Gvk { kind: kind.to_string(), ..gvk.clone() };
+        let with_kind = |kind: &str| Gvk { group: gvk.group.clone(), version: gvk.version.clone(), kind: kind.to_string() };
         let previous: Vec<(Gvk, String)> =
             resource.previous_ids.iter().map(|id| (with_kind(&id.gvk.kind), id.name.clone())).collect();
         let (original_gvk, original_namespace) = match resource.previous_ids.first() {
@@ -160,11 +159,9 @@ impl Facts {
             (!is_cluster_scoped(&original_gvk)).then(|| effective_namespace(original_namespace).to_string());
         let cluster_scoped = is_cluster_scoped(&gvk);
         Facts {
-            kind: resource.kind().to_string(),
             name: resource.name().to_string(),
             namespace: resource.namespace().to_string(),
-            current_id: resource.current_id().to_string(),
-            effective_namespace: effective_namespace(resource.namespace()).to_string(),
+            gvk,
             cluster_scoped,
             previous,
             original_gvk,
@@ -172,6 +169,15 @@ impl Facts {
             prefixes: non_empty(&resource.prefixes),
             suffixes: non_empty(&resource.suffixes),
         }
+    }
+
+    /// The current id, for messages (made only when one is said).
+    fn current_id(&self) -> String {
+        crate::resource::ResId { gvk: self.gvk.clone(), namespace: self.namespace.clone(), name: self.name.clone() }.to_string()
+    }
+
+    fn effective_namespace(&self) -> &str {
+        effective_namespace(&self.namespace)
     }
 }
 
@@ -311,7 +317,7 @@ impl Referrer {
     fn new(position: usize, facts: &[Facts], value: &Value) -> Result<Referrer> {
         let me = &facts[position];
         let mut role_binding_namespaces = FastHashSet::default();
-        if !me.cluster_scoped && me.kind == "RoleBinding" {
+        if !me.cluster_scoped && me.gvk.kind == "RoleBinding" {
             for subject in value.get("subjects").and_then(Value::as_array).into_iter().flatten() {
                 let (Some(namespace), Some(kind)) = (subject.get("namespace"), subject.get("kind")) else { continue };
                 if kind.as_str() != Some("ServiceAccount") {
@@ -324,7 +330,7 @@ impl Referrer {
                     None => {
                         return Err(Error::msg(format!(
                             "Invalid Input: namespace is blank for resource \"{}\"\n",
-                            me.current_id
+                            me.current_id()
                         )))
                     }
                 }
@@ -337,7 +343,7 @@ impl Referrer {
         let (me, other) = (&facts[self.position], &facts[candidate]);
         me.cluster_scoped
             || other.cluster_scoped
-            || other.effective_namespace == me.effective_namespace
+            || other.effective_namespace() == me.effective_namespace()
             || self.role_binding_namespaces.contains(&other.namespace)
     }
 }
@@ -442,7 +448,7 @@ fn namespace_filter<'a>(namespace: Option<String>, lookup: &'a Lookup) -> impl F
     move |c| match &rule {
         None => true,
         Some((ns, true)) => facts[c].original_namespace.as_ref() == Some(ns),
-        Some((ns, false)) => !facts[c].cluster_scoped && facts[c].effective_namespace == *ns,
+        Some((ns, false)) => !facts[c].cluster_scoped && facts[c].effective_namespace() == ns,
     }
 }
 
@@ -460,8 +466,8 @@ fn select_referral(
         let other = &facts[c];
         me.cluster_scoped
             || other.cluster_scoped
-            || other.kind == "ServiceAccount"
-            || other.effective_namespace == me.effective_namespace
+            || other.gvk.kind == "ServiceAccount"
+            || other.effective_namespace() == me.effective_namespace()
     };
     let mut candidates: Vec<usize> = lookup
         .index
@@ -492,7 +498,7 @@ fn select_referral(
             if rest.iter().all(same) {
                 return Ok(Some(*first));
             }
-            let ids: Vec<&str> = candidates.iter().map(|&c| facts[c].current_id.as_str()).collect();
+            let ids: Vec<String> = candidates.iter().map(|&c| facts[c].current_id()).collect();
             let message = format!("found multiple possible referrals: {}", ids.join(", "));
             *lookup.ambiguous.borrow_mut() = candidates;
             Err(Error::msg(message))
