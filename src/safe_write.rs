@@ -29,10 +29,11 @@ pub fn write_atomically(path: &Path, content: &str) -> Result<(), String> {
 
 /// [`write_atomically`] for content that need not be text.
 pub fn write_bytes_atomically(path: &Path, content: &[u8]) -> Result<(), String> {
-    if is_written_in_place(path) {
+    let existing = look(path);
+    if is_written_in_place(path, existing.as_ref()) {
         return write_in_place(path, content);
     }
-    let staged = stage_bytes(path, content)?;
+    let staged = stage_synced(path, content, true, existing.as_ref())?;
     commit(staged, path)
 }
 
@@ -41,17 +42,29 @@ pub fn write_bytes_atomically(path: &Path, content: &[u8]) -> Result<(), String>
 /// many folders into one finds most of them unchanged. Says whether it wrote. A file we may not
 /// write is refused all the same.
 pub fn write_atomically_if_changed(path: &Path, content: &str) -> Result<bool, String> {
-    if !is_written_in_place(path) && holds_exactly(path, content.as_bytes()) {
-        check_writable(path)?;
+    let existing = look(path);
+    if is_written_in_place(path, existing.as_ref()) {
+        return write_in_place(path, content.as_bytes()).map(|()| true);
+    }
+    if holds_exactly(path, content.as_bytes(), existing.as_ref()) {
+        check_writable(path, existing.as_ref())?;
         return Ok(false);
     }
-    write_atomically(path, content).map(|()| true)
+    let staged = stage_synced(path, content.as_bytes(), true, existing.as_ref())?;
+    commit(staged, path).map(|()| true)
 }
 
-/// Whether `path` is a regular file (not a link) whose bytes are `content`.
-fn holds_exactly(path: &Path, content: &[u8]) -> bool {
+/// What is at a destination before it is written (`lstat`, so a link is seen as a link), or
+/// nothing: looked at once, and every check below reads it instead of asking the disk again
+/// (a render of 2,000 folders into one made six such calls per file).
+fn look(path: &Path) -> Option<std::fs::Metadata> {
+    std::fs::symlink_metadata(path).ok()
+}
+
+/// Whether `path`, found `existing`, is a regular file (not a link) whose bytes are `content`.
+fn holds_exactly(path: &Path, content: &[u8], existing: Option<&std::fs::Metadata>) -> bool {
     use std::io::Read;
-    let same_size = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() == content.len() as u64);
+    let same_size = existing.is_some_and(|m| m.is_file() && m.len() == content.len() as u64);
     if !same_size {
         return false;
     }
@@ -73,33 +86,29 @@ fn holds_exactly(path: &Path, content: &[u8]) -> bool {
 /// The most links followed when looking where a destination leads (Linux's own bound).
 const MAX_LINKS: usize = 40;
 
-/// Whether `path` is a destination kustomize writes in place and we must never replace: one
-/// that exists and is not a regular file or folder (a device, a FIFO), or one in, or linked
-/// through, `/dev` or `/proc` (`/dev/stdout` leads to `/proc/self/fd/1`, which may be a
-/// regular file when stdout is redirected to one: renaming over it would replace the link,
-/// and, as root, make the host's `/dev/stdout` a file).
-fn is_written_in_place(path: &Path) -> bool {
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-        return true;
-    }
-    // Lexically, as the kernel walks a path without links: `..` takes off one name.
-    let system = |p: &Path| {
-        let mut names: Vec<&std::ffi::OsStr> = Vec::new();
-        for part in p.components() {
-            match part {
-                std::path::Component::ParentDir => drop(names.pop()),
-                std::path::Component::Normal(name) => names.push(name),
-                _ => {}
-            }
-        }
-        names.first().is_some_and(|first| *first == "dev" || *first == "proc")
-    };
+/// Whether `path` (found `existing`) is a destination kustomize writes in place and we must
+/// never replace: one that exists and is not a regular file or folder (a device, a FIFO), or
+/// one in, or linked through, `/dev` or `/proc` (`/dev/stdout` leads to `/proc/self/fd/1`,
+/// which may be a regular file when stdout is redirected to one: renaming over it would
+/// replace the link, and, as root, make the host's `/dev/stdout` a file).
+fn is_written_in_place(path: &Path, existing: Option<&std::fs::Metadata>) -> bool {
     let mut hop = match std::path::absolute(path) {
         Ok(absolute) => absolute,
         Err(_) => return false,
     };
+    match existing {
+        // A link: where it leads decides, followed below.
+        Some(found) if found.file_type().is_symlink() => {
+            if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+                return true;
+            }
+        }
+        Some(found) if !found.is_file() && !found.is_dir() => return true,
+        // A regular file, a folder or nothing: no link at its last part to follow.
+        _ => return in_system_folders(&hop),
+    }
     for _ in 0..MAX_LINKS {
-        if system(&hop) {
+        if in_system_folders(&hop) {
             return true;
         }
         match std::fs::read_link(&hop) {
@@ -110,47 +119,54 @@ fn is_written_in_place(path: &Path) -> bool {
     false
 }
 
+/// Whether an absolute path is in `/dev` or `/proc`, read lexically, as the kernel walks a path
+/// without links: `..` takes off one name.
+fn in_system_folders(path: &Path) -> bool {
+    let mut names: Vec<&std::ffi::OsStr> = Vec::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => drop(names.pop()),
+            std::path::Component::Normal(name) => names.push(name),
+            _ => {}
+        }
+    }
+    names.first().is_some_and(|first| *first == "dev" || *first == "proc")
+}
+
 /// Writes into an existing device or FIFO (through a link to one, as `/dev/stdout` is).
 fn write_in_place(path: &Path, content: &[u8]) -> Result<(), String> {
     let mut file = std::fs::OpenOptions::new().write(true).truncate(true).open(path).map_err(|e| format!("writing {}: {e}", path.display()))?;
     file.write_all(content).map_err(|e| format!("writing {}: {e}", path.display()))
 }
 
-/// Refuses an existing file we may not write (kustomize's `open(2)` fails on it; a rename
-/// would replace it anyway).
-fn check_writable(path: &Path) -> Result<(), String> {
+/// Refuses an existing file (found `existing`) we may not write (kustomize's `open(2)` fails
+/// on it; a rename would replace it anyway).
+fn check_writable(path: &Path, existing: Option<&std::fs::Metadata>) -> Result<(), String> {
     #[cfg(unix)]
     {
-        if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) && rustix::fs::access(path, rustix::fs::Access::WRITE_OK).is_err() {
+        if existing.is_some_and(|m| m.is_file()) && rustix::fs::access(path, rustix::fs::Access::WRITE_OK).is_err() {
             return Err(format!("writing {}: permission denied (the file is read-only)", path.display()));
         }
     }
-    let _ = path;
+    let _ = (path, existing);
     Ok(())
 }
 
 /// `content` in a new temporary file beside `path`, with the mode `path` should end up with.
 /// Dropping the result (any error on the way) removes the file.
 pub fn stage(path: &Path, content: &str) -> Result<NamedTempFile, String> {
-    stage_bytes(path, content.as_bytes())
+    stage_synced(path, content.as_bytes(), true, look(path).as_ref())
 }
 
-fn stage_bytes(path: &Path, content: &[u8]) -> Result<NamedTempFile, String> {
-    stage_synced(path, content, true)
-}
-
-/// [`stage_bytes`]; `sync` says whether the data is flushed to the disk now (else the caller
-/// syncs it before the rename, [`Batch::commit`]).
-fn stage_synced(path: &Path, content: &[u8], sync: bool) -> Result<NamedTempFile, String> {
+/// [`stage`] of `content` for `path`, found `existing`; `sync` says whether the data is flushed
+/// to the disk now (else the caller syncs it before the rename, [`Batch::commit`]).
+fn stage_synced(path: &Path, content: &[u8], sync: bool, existing: Option<&std::fs::Metadata>) -> Result<NamedTempFile, String> {
     let folder = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
     let file_name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
-    if !folder.is_dir() {
-        return Err(format!("cannot write {}: the folder {} does not exist", path.display(), folder.display()));
-    }
-    check_writable(path)?;
+    check_writable(path, existing)?;
     let file_name = file_name.to_string_lossy();
     let mut kept = TEMP_NAME_KEPT.min(file_name.len());
     while !file_name.is_char_boundary(kept) {
@@ -165,7 +181,11 @@ fn stage_synced(path: &Path, content: &[u8], sync: bool) -> Result<NamedTempFile
         // The mode given to open(2), which the umask then narrows: what a new file gets.
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    let mut temp = builder.tempfile_in(folder).map_err(|e| format!("writing {}: creating a temporary file in {}: {e}", path.display(), folder.display()))?;
+    // A missing folder is told apart only when the temporary file cannot be made.
+    let mut temp = builder.tempfile_in(folder).map_err(|e| match folder.is_dir() {
+        false => format!("cannot write {}: the folder {} does not exist", path.display(), folder.display()),
+        true => format!("writing {}: creating a temporary file in {}: {e}", path.display(), folder.display()),
+    })?;
     // The data reaches the disk before the rename makes it the destination: without it, a crash
     // soon after could leave the destination renamed but empty on filesystems that do not flush
     // on rename (ext4 without `auto_da_alloc`, XFS), a half-written output by another road.
@@ -175,10 +195,8 @@ fn stage_synced(path: &Path, content: &[u8], sync: bool) -> Result<NamedTempFile
         .and_then(|()| if sync { temp.as_file().sync_data() } else { Ok(()) })
         .map_err(|e| format!("writing {}: {e}", temp.path().display()))?;
     // An existing regular file keeps its permission bits (a symlink is replaced, not followed).
-    if let Ok(existing) = std::fs::symlink_metadata(path) {
-        if existing.is_file() {
-            temp.as_file().set_permissions(existing.permissions()).map_err(|e| format!("writing {}: {e}", path.display()))?;
-        }
+    if let Some(existing) = existing.filter(|m| m.is_file()) {
+        temp.as_file().set_permissions(existing.permissions()).map_err(|e| format!("writing {}: {e}", path.display()))?;
     }
     Ok(temp)
 }
@@ -204,14 +222,15 @@ impl Batch {
     /// is, as in [`write_atomically_if_changed`]); a device or FIFO is written in place now.
     /// Only the temporary file's name is kept, not its descriptor, however many are staged.
     pub fn stage_if_changed(&mut self, path: &Path, content: &str) -> Result<bool, String> {
-        if is_written_in_place(path) {
+        let existing = look(path);
+        if is_written_in_place(path, existing.as_ref()) {
             return write_in_place(path, content.as_bytes()).map(|()| true);
         }
-        if holds_exactly(path, content.as_bytes()) {
-            check_writable(path)?;
+        if holds_exactly(path, content.as_bytes(), existing.as_ref()) {
+            check_writable(path, existing.as_ref())?;
             return Ok(false);
         }
-        let staged = stage_synced(path, content.as_bytes(), false)?;
+        let staged = stage_synced(path, content.as_bytes(), false, existing.as_ref())?;
         self.staged.push((staged.into_temp_path(), path.to_path_buf()));
         Ok(true)
     }
