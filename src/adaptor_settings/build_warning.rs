@@ -22,8 +22,9 @@ pub fn renders_adaptor_settings(build: &Build) -> bool {
 /// when the output holds no adaptor settings or `dir` is a URL. A kustomization graph the check
 /// cannot read gives one warning saying so.
 pub fn settings_warnings(dir: &Path, build: &Build) -> Vec<String> {
-    // `build URL`: the settings come from a repository the check cannot walk.
-    if !dir.is_dir() || !renders_adaptor_settings(build) {
+    // `build URL`: the settings come from a repository the check cannot walk. The output is
+    // looked at first: most builds hold no adaptor settings, and need not look at the disk.
+    if !renders_adaptor_settings(build) || !dir.is_dir() {
         return Vec::new();
     }
     let table = SettingsTable::embedded();
