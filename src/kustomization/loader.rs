@@ -529,16 +529,20 @@ fn real_path(base: &Path, relative: &Path) -> std::io::Result<(PathBuf, Option<s
 /// replaced by a link after that is followed, as it would be had the swap come just after its
 /// own check (files are opened by path; only their last part refuses a link).
 mod real_folders {
-    use std::path::{Path, PathBuf};
+    use std::ffi::OsString;
+    use std::path::Path;
     use std::sync::Mutex;
 
     /// Enough for the folders of a large monorepo; past it the set starts again.
     const MOST: usize = 1 << 16;
 
-    static FOLDERS: Mutex<Option<crate::fast_hash::FastHashSet<PathBuf>>> = Mutex::new(None);
+    /// Kept as the bytes of the path, which hash in one pass (a `Path` hashes part by part):
+    /// every path asked is built the same way, from a real folder and names, so one folder is
+    /// one spelling.
+    static FOLDERS: Mutex<Option<crate::fast_hash::FastHashSet<OsString>>> = Mutex::new(None);
 
     pub fn known(path: &Path) -> bool {
-        FOLDERS.lock().map(|set| set.as_ref().is_some_and(|set| set.contains(path))).unwrap_or(false)
+        FOLDERS.lock().map(|set| set.as_ref().is_some_and(|set| set.contains(path.as_os_str()))).unwrap_or(false)
     }
 
     pub fn remember(path: &Path) {
@@ -547,7 +551,7 @@ mod real_folders {
             if set.len() >= MOST {
                 set.clear();
             }
-            set.insert(path.to_path_buf());
+            set.insert(path.as_os_str().to_os_string());
         }
     }
 }
@@ -572,11 +576,47 @@ fn real_path_lexical_meta(base: &Path, relative: &Path) -> std::io::Result<(Path
     if goes_down(relative) {
         return real_path(base, relative);
     }
+    // The next most usual (`../../base`): up a few folders, then only down.
+    if let Some((above, rest)) = climbs_then_goes_down(base, relative) {
+        return real_path(&above, rest);
+    }
     let joined = normalize(&base.join(relative));
     match base.ancestors().find_map(|above| Some((above, joined.strip_prefix(above).ok()?))) {
         Some((above, rest)) => real_path(above, rest),
         None => Ok((joined.canonicalize()?, None)),
     }
+}
+
+/// For a `relative` path that goes up first and then only down (`../../base`), the folder
+/// [`real_path_lexical_meta`] starts its walk from (the nearest one above `base` holding the
+/// path) and the rest of the path below it: what joining, taking `..` off lexically and
+/// looking for that folder among `base`'s would give, without comparing `base`'s folders one by
+/// one with the joined path. `None` for any other path.
+fn climbs_then_goes_down<'r>(base: &Path, relative: &'r Path) -> Option<(PathBuf, &'r Path)> {
+    let mut parts = relative.components();
+    let mut ups = 0;
+    while parts.clone().next() == Some(Component::ParentDir) {
+        parts.next();
+        ups += 1;
+    }
+    if ups == 0 || !parts.clone().all(|part| matches!(part, Component::Normal(_))) || !base.is_absolute() {
+        return None;
+    }
+    let mut above = base;
+    for _ in 0..ups {
+        above = above.parent().unwrap_or(above);
+    }
+    // `../c/d` from `/a/b/c` comes back down into `c`: the walk starts at `/a/b/c`.
+    let mut start = above.to_path_buf();
+    for part in base.strip_prefix(above).ok()?.components() {
+        let mut next = parts.clone();
+        if next.next() != Some(part) {
+            break;
+        }
+        start.push(part);
+        parts = next;
+    }
+    Some((start, parts.as_path()))
 }
 
 /// Whether `relative` only goes down: not empty, not absolute, no `.` or `..` part. Joined to a
@@ -765,6 +805,51 @@ mod tests {
         }
         let l = Loader::new(&root, LoadRestrictor::RootOnly).unwrap();
         assert!(l.is_file("sub//a.yaml") && l.is_file("./sub/a.yaml") && !l.is_file("sub"));
+    }
+
+    /// A path that climbs and then only goes down starts its walk where joining it, cleaning it
+    /// lexically and looking for the nearest folder above the base holding it would start; on
+    /// disk, it resolves to the same real path, a link on the way included.
+    #[test]
+    fn paths_climbing_then_going_down_start_where_the_lexical_search_starts() {
+        let searched = |base: &Path, relative: &Path| {
+            let joined = normalize(&base.join(relative));
+            base.ancestors().find_map(|above| Some((above.to_path_buf(), joined.strip_prefix(above).ok()?.to_path_buf())))
+        };
+        let cases = [
+            ("/a/b/c", "../../base"),
+            ("/a/b/c", "../c/d"),
+            ("/a/b/c", "../../b/c/d/e"),
+            ("/a/b/c", "../c"),
+            ("/a/b/c", ".."),
+            ("/a/b/c", "../../../../x/y"),
+            ("/a/b/c", "../x//y/"),
+            ("/a/b/c", "../x/./y"),
+            ("/", "../x"),
+        ];
+        for (base, relative) in cases {
+            let (base, relative) = (Path::new(base), Path::new(relative));
+            let start = climbs_then_goes_down(base, relative).map(|(above, rest)| (above, rest.to_path_buf()));
+            assert_eq!(start, searched(base, relative), "{} and {}", base.display(), relative.display());
+        }
+        for relative in ["x/y", "./../x", "../x/../y", "/abs"] {
+            assert_eq!(climbs_then_goes_down(Path::new("/a/b"), Path::new(relative)), None, "{relative}");
+        }
+        let t = tree();
+        let root = t.0.join("app").canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::create_dir_all(t.0.join("base")).unwrap();
+        std::fs::write(t.0.join("base/a.yaml"), "a: 1").unwrap();
+        let mut paths = vec!["../../base/a.yaml", "../sub", "../../app/sub", "../../base//a.yaml"];
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(t.0.join("base"), root.join("link")).unwrap();
+            paths.push("../link/a.yaml");
+        }
+        for path in paths {
+            let (real, _) = real_path_lexical_meta(&root.join("sub"), Path::new(path)).unwrap();
+            assert_eq!(real, normalize(&root.join("sub").join(path)).canonicalize().unwrap(), "{path}");
+        }
     }
 
     #[test]
