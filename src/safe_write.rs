@@ -42,16 +42,36 @@ pub fn write_bytes_atomically(path: &Path, content: &[u8]) -> Result<(), String>
 /// many folders into one finds most of them unchanged. Says whether it wrote. A file we may not
 /// write is refused all the same.
 pub fn write_atomically_if_changed(path: &Path, content: &str) -> Result<bool, String> {
+    match write_unless_unchanged(path, content)? {
+        Unless::Done(wrote) => Ok(wrote),
+        Unless::Stage(existing) => {
+            let staged = stage_synced(path, content.as_bytes(), true, existing.as_ref())?;
+            commit(staged, path).map(|()| true)
+        }
+    }
+}
+
+/// What is left of writing `content` to `path` when it must not be replaced needlessly.
+enum Unless {
+    /// Written in place (a device or FIFO: `true`), or left as it is, holding `content` (`false`).
+    Done(bool),
+    /// To be staged and renamed over what is there now.
+    Stage(Option<std::fs::Metadata>),
+}
+
+/// The start of [`write_atomically_if_changed`] and [`Batch::stage_if_changed`]: a device or
+/// FIFO is written in place; a regular file holding `content` already is left as it is, unless
+/// we may not write it.
+fn write_unless_unchanged(path: &Path, content: &str) -> Result<Unless, String> {
     let existing = look(path);
     if is_written_in_place(path, existing.as_ref()) {
-        return write_in_place(path, content.as_bytes()).map(|()| true);
+        return write_in_place(path, content.as_bytes()).map(|()| Unless::Done(true));
     }
     if holds_exactly(path, content.as_bytes(), existing.as_ref()) {
         check_writable(path, existing.as_ref())?;
-        return Ok(false);
+        return Ok(Unless::Done(false));
     }
-    let staged = stage_synced(path, content.as_bytes(), true, existing.as_ref())?;
-    commit(staged, path).map(|()| true)
+    Ok(Unless::Stage(existing))
 }
 
 /// What is at a destination before it is written (`lstat`, so a link is seen as a link), or
@@ -222,14 +242,10 @@ impl Batch {
     /// is, as in [`write_atomically_if_changed`]); a device or FIFO is written in place now.
     /// Only the temporary file's name is kept, not its descriptor, however many are staged.
     pub fn stage_if_changed(&mut self, path: &Path, content: &str) -> Result<bool, String> {
-        let existing = look(path);
-        if is_written_in_place(path, existing.as_ref()) {
-            return write_in_place(path, content.as_bytes()).map(|()| true);
-        }
-        if holds_exactly(path, content.as_bytes(), existing.as_ref()) {
-            check_writable(path, existing.as_ref())?;
-            return Ok(false);
-        }
+        let existing = match write_unless_unchanged(path, content)? {
+            Unless::Done(wrote) => return Ok(wrote),
+            Unless::Stage(existing) => existing,
+        };
         let staged = stage_synced(path, content.as_bytes(), false, existing.as_ref())?;
         self.staged.push((staged.into_temp_path(), path.to_path_buf()));
         Ok(true)
