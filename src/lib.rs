@@ -4,6 +4,7 @@
 //! ([`target`]), then, at the top level only, add hash suffixes, fix name references, resolve
 //! vars, drop local-config resources and sort.
 pub mod adaptor_settings;
+pub mod allocator;
 pub mod beneath;
 pub mod bounded_read;
 pub mod budget;

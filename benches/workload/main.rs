@@ -40,7 +40,7 @@ mod remote;
 
 /// The floor is measured with the allocator the peerpods-build binary uses.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: peerpods_build::allocator::Allocator = peerpods_build::allocator::Allocator;
 
 struct Options {
     sizes: Vec<usize>,
