@@ -1,6 +1,6 @@
 //! Generates the per-provider peer pods tests from the folders of `overlays/`, so that every
 //! provider folder is tested and `cargo test <provider>` runs all of its checks; nothing has to
-//! be listed by hand.
+//! be listed by hand. And kustomize's builtin field spec tables as JSON, for the program's start.
 use std::fmt::Write;
 use std::path::Path;
 
@@ -23,6 +23,7 @@ const PROVIDER_CHECKS: &[&str] = &[
 fn main() {
     println!("cargo:rerun-if-changed=overlays");
     println!("cargo:rerun-if-changed=build.rs");
+    builtin_fieldspecs_as_json();
     let mut providers: Vec<String> = std::fs::read_dir("overlays")
         .map(|entries| {
             entries
@@ -49,5 +50,75 @@ fn main() {
     // does not recompile the tests.
     if std::fs::read_to_string(&out).ok().as_deref() != Some(code.as_str()) {
         std::fs::write(out, code).expect("write the generated provider tests");
+    }
+}
+
+/// `src/transform/builtin_fieldspecs.yaml` written as JSON into `OUT_DIR`: every build reads the
+/// tables once, and JSON reads in a small part of the time our YAML parser takes, which was most
+/// of the start of a small build (6.7 M of its 14.5 M instructions). Plain `true` and `false`
+/// become booleans and every other scalar a string, the only kinds the file holds; a unit test
+/// of `transform::fieldspec_tables` compares the JSON with the YAML as the program parses it.
+fn builtin_fieldspecs_as_json() {
+    use saphyr_parser::{Event, Parser, ScalarStyle};
+    const SOURCE: &str = "src/transform/builtin_fieldspecs.yaml";
+    println!("cargo:rerun-if-changed={SOURCE}");
+    let yaml = std::fs::read_to_string(SOURCE).expect("read the builtin field specs");
+    let mut json = String::with_capacity(yaml.len());
+    // For each open mapping or list: whether it is a mapping, and how many scalars or
+    // collections it holds so far (a mapping's keys and values alternate).
+    let mut open: Vec<(bool, usize)> = Vec::new();
+    let mut parser = Parser::new_from_str(&yaml);
+    while let Some(next) = parser.next_event() {
+        let (event, span) = next.unwrap_or_else(|e| panic!("{SOURCE}: {e}"));
+        let starts_item = matches!(event, Event::Scalar(..) | Event::MappingStart(..) | Event::SequenceStart(..));
+        if starts_item {
+            if let Some((is_map, count)) = open.last_mut() {
+                json.push_str(match (*is_map, *count) {
+                    (_, 0) => "",
+                    (true, n) if n % 2 == 1 => ":",
+                    _ => ",",
+                });
+                *count += 1;
+            }
+        }
+        match event {
+            Event::StreamStart | Event::StreamEnd | Event::DocumentStart(_) | Event::DocumentEnd | Event::Nothing => {}
+            Event::MappingStart(..) => {
+                json.push('{');
+                open.push((true, 0));
+            }
+            Event::SequenceStart(..) => {
+                json.push('[');
+                open.push((false, 0));
+            }
+            Event::MappingEnd => {
+                open.pop();
+                json.push('}');
+            }
+            Event::SequenceEnd => {
+                open.pop();
+                json.push(']');
+            }
+            Event::Scalar(text, style, _, None) => match (style, text.as_ref()) {
+                (ScalarStyle::Plain, "true" | "false") => json.push_str(&text),
+                _ => {
+                    json.push('"');
+                    for c in text.chars() {
+                        match c {
+                            '"' => json.push_str("\\\""),
+                            '\\' => json.push_str("\\\\"),
+                            c if (c as u32) < 0x20 => write!(json, "\\u{:04x}", c as u32).unwrap(),
+                            c => json.push(c),
+                        }
+                    }
+                    json.push('"');
+                }
+            },
+            other => panic!("{SOURCE}:{}: {other:?} is not expected in the field spec tables", span.start.line()),
+        }
+    }
+    let out = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("builtin_fieldspecs.json");
+    if std::fs::read_to_string(&out).ok().as_deref() != Some(json.as_str()) {
+        std::fs::write(out, json).expect("write the builtin field specs as JSON");
     }
 }

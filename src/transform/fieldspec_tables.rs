@@ -1,5 +1,5 @@
 //! The field spec tables that drive the transformers: kustomize's builtin ones (compiled in from
-//! `builtin_fieldspecs.yaml`), merged with the user's `configurations:` files and with what `crds:`
+//! `builtin_fieldspecs.yaml`, which build.rs writes as JSON: it reads faster at start), merged with the user's `configurations:` files and with what `crds:`
 //! files declare, the way kustomize's `TransformerConfig` merges them.
 use std::cmp::Ordering;
 use std::sync::OnceLock;
@@ -10,7 +10,8 @@ use super::fieldspec::FieldSpec;
 use crate::error::{Error, Result};
 use crate::resource::Gvk;
 
-const BUILTIN_YAML: &str = include_str!("builtin_fieldspecs.yaml");
+/// `builtin_fieldspecs.yaml`, as build.rs writes it in JSON.
+const BUILTIN_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/builtin_fieldspecs.json"));
 
 /// "Resources of kind `gvk` are named by these fields of other resources" (one `nameReference` entry).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,8 +49,8 @@ impl FieldSpecTables {
     pub fn builtin() -> &'static FieldSpecTables {
         static BUILTIN: OnceLock<FieldSpecTables> = OnceLock::new();
         BUILTIN.get_or_init(|| {
-            let value = crate::yaml::parse::parse_document(BUILTIN_YAML)
-                .unwrap_or_else(|e| panic!("builtin_fieldspecs.yaml does not parse: {e}"));
+            let value: Value = serde_json::from_str(BUILTIN_JSON)
+                .unwrap_or_else(|e| panic!("builtin_fieldspecs.yaml, as build.rs writes it, does not parse: {e}"));
             let parsed = FieldSpecTables::from_config_value(&value)
                 .unwrap_or_else(|e| panic!("builtin_fieldspecs.yaml is not a field spec configuration: {e}"));
             // kustomize's resource accumulator starts from an empty configuration and merges the
@@ -365,6 +366,17 @@ fn go_unmarshal_error(value: &Value, go_type: &str, written_as_json: bool) -> Er
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The JSON build.rs writes holds what the YAML file says, as our parser reads it: the same
+    /// tables, keys in the same order, the same scalars with the same types.
+    #[test]
+    fn the_builtin_tables_in_json_are_the_yaml_file() {
+        let yaml = crate::yaml::parse::parse_document(include_str!("builtin_fieldspecs.yaml")).unwrap();
+        let json: Value = serde_json::from_str(BUILTIN_JSON).unwrap();
+        assert_eq!(serde_json::to_string(&json).unwrap(), serde_json::to_string(&yaml).unwrap());
+        assert!(json["commonLabels"].as_array().is_some_and(|specs| specs.len() > 10), "{json}");
+        assert_eq!(json["commonLabels"][0]["create"], json!(true));
+    }
 
     fn gvk(group: &str, version: &str, kind: &str) -> Gvk {
         Gvk { group: group.into(), version: version.into(), kind: kind.into() }
