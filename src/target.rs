@@ -1083,7 +1083,8 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
             build_metadata::transformer_ran(resources, &build_metadata::configured(&configured_in, kind, None));
         }
     };
-    let schema = ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
+    // The builtin schema is read on first use: a build without patches does without it.
+    let schema = || ctx.custom_schema.as_ref().unwrap_or_else(|| Schema::builtin());
     let recorder = ctx.recorder.clone();
     let recorder = recorder.as_deref();
     let file = &target.file;
@@ -1096,7 +1097,7 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         recorded(recorder, resources, step, |resources| {
             let make = || patches::strategic_merge_field_config(&k.patches_strategic_merge);
             let config = patches::PluginConfig { plugin: "PatchStrategicMergeTransformer", from: patches::ConfigFrom::Field(&make) };
-            patches::apply_patches_strategic_merge(resources, &k.patches_strategic_merge, "", &target.loader, schema, &mut ctx.diagnostics, &name, &config)
+            patches::apply_patches_strategic_merge(resources, &k.patches_strategic_merge, "", &target.loader, schema(), &mut ctx.diagnostics, &name, &config)
                 .map_err(|e| e.note(format!("in {name}: patchesStrategicMerge")))?;
             ran(resources, "PatchStrategicMergeTransformer");
             Ok(())
@@ -1106,7 +1107,7 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         recorded(recorder, resources, |r| r.patch_step(file, "patches", i, patch_text(&patch.path)), |resources| {
             let make = || patches::patch_field_config(patch, false);
             let config = patches::PluginConfig { plugin: "PatchTransformer", from: patches::ConfigFrom::Field(&make) };
-            patches::apply_patch(resources, patch, &target.loader, schema, &mut ctx.diagnostics, &name, &config)
+            patches::apply_patch(resources, patch, &target.loader, schema(), &mut ctx.diagnostics, &name, &config)
                 .map_err(|e| e.note(format!("in {name}: patches[{i}]")))?;
             ran(resources, "PatchTransformer");
             Ok(())

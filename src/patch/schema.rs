@@ -159,12 +159,7 @@ impl Schema {
                     };
                     s.kinds.entry(av.into()).or_default().insert(kind.into(), num(id).map_err(err)?);
                 }
-                Some("S") => {
-                    let (Some(av), Some(kind), Some(ns)) = (parts.next(), parts.next(), parts.next()) else {
-                        return Err(err("short S line".into()));
-                    };
-                    s.scopes.entry(av.into()).or_default().insert(kind.into(), ns == "1");
-                }
+                Some("S") => read_scope_line(&mut s.scopes, line).map_err(err)?,
                 Some(t) if t.starts_with('#') || t.is_empty() => {}
                 _ => return Err(err(format!("unknown line {line:?}"))),
             }
@@ -201,15 +196,42 @@ impl Schema {
     /// Scope of a kind: kustomize's precomputed table first (builtin), then what this
     /// schema reports; unknown kinds count as namespaced.
     pub fn is_namespaced(&self, api_version: &str, kind: &str) -> bool {
-        let scope = |s: &Schema| s.scopes.get(api_version).and_then(|m| m.get(kind)).copied();
-        scope(Schema::builtin()).or_else(|| scope(self)).unwrap_or(true)
+        builtin_scope(api_version, kind).or_else(|| scope_in(&self.scopes, api_version, kind)).unwrap_or(true)
     }
 }
 
 /// Whether kustomize treats a kind as namespaced: its precomputed table first, then the
 /// builtin schema; a kind it does not know at all counts as namespaced.
 pub fn is_namespaced(api_version: &str, kind: &str) -> bool {
-    Schema::builtin().is_namespaced(api_version, kind)
+    builtin_scope(api_version, kind).unwrap_or(true)
+}
+
+/// The builtin table's scope of a kind. Its scope lines are read on their own, once: a build
+/// that asks only for scopes (no strategic merge) does without the rest of the table.
+fn builtin_scope(api_version: &str, kind: &str) -> Option<bool> {
+    static SCOPES: OnceLock<ByKind<bool>> = OnceLock::new();
+    let scopes = SCOPES.get_or_init(|| {
+        let mut scopes = ByKind::default();
+        for line in TABLE.lines().filter(|line| line.starts_with("S ")) {
+            read_scope_line(&mut scopes, line).expect("compiled-in schema table is valid");
+        }
+        scopes
+    });
+    scope_in(scopes, api_version, kind)
+}
+
+fn scope_in(scopes: &ByKind<bool>, api_version: &str, kind: &str) -> Option<bool> {
+    scopes.get(api_version).and_then(|m| m.get(kind)).copied()
+}
+
+/// An `S apiVersion kind namespaced` line of the table into `scopes`.
+fn read_scope_line(scopes: &mut ByKind<bool>, line: &str) -> Result<(), String> {
+    let mut parts = line.split(' ').skip(1);
+    let (Some(av), Some(kind), Some(ns)) = (parts.next(), parts.next(), parts.next()) else {
+        return Err("short S line".into());
+    };
+    scopes.entry(av.into()).or_default().insert(kind.into(), ns == "1");
+    Ok(())
 }
 
 fn gvk_of(v: &Value) -> Option<(String, String)> {
@@ -505,6 +527,20 @@ mod tests {
         assert!(!is_namespaced("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration"));
         assert!(is_namespaced("example.com/v1", "Unknown"));
         assert!(!is_namespaced("v1", "PersistentVolume"));
+    }
+
+    /// The scope lines read on their own give every kind the scope the whole table gives it.
+    #[test]
+    fn scopes_read_alone_are_the_tables() {
+        let whole = Schema::builtin();
+        let mut kinds = 0;
+        for (api_version, by_kind) in &whole.scopes {
+            for (kind, namespaced) in by_kind {
+                assert_eq!(super::builtin_scope(api_version, kind), Some(*namespaced), "{api_version} {kind}");
+                kinds += 1;
+            }
+        }
+        assert!(kinds > 50, "{kinds} kinds");
     }
 
     #[test]
