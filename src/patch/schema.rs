@@ -200,8 +200,8 @@ impl Schema {
     }
 }
 
-/// Whether kustomize treats a kind as namespaced: its precomputed table first, then the
-/// builtin schema; a kind it does not know at all counts as namespaced.
+/// Whether kustomize treats a kind as namespaced: as its precomputed table says (the builtin
+/// schema's scopes are that table); a kind it does not know at all counts as namespaced.
 pub fn is_namespaced(api_version: &str, kind: &str) -> bool {
     builtin_scope(api_version, kind).unwrap_or(true)
 }

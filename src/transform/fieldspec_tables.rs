@@ -1,7 +1,7 @@
 //! The field spec tables that drive the transformers: kustomize's builtin ones (compiled in from
-//! `builtin_fieldspecs.yaml`, which build.rs writes as JSON: it reads faster at start), merged with the user's `configurations:` files and with what `crds:`
-//! files declare, the way kustomize's `TransformerConfig` merges them.
-use std::cmp::Ordering;
+//! `builtin_fieldspecs.yaml`, which build.rs writes as JSON: it reads faster at start), merged
+//! with the user's `configurations:` files and with what `crds:` files declare, the way
+//! kustomize's `TransformerConfig` merges them.
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
@@ -165,9 +165,9 @@ impl FieldSpecTables {
 
     fn sort(&mut self) {
         for table in self.field_spec_tables_mut() {
-            table.specs.sort_by(|a, b| compare_gvk(&a.gvk, &b.gvk));
+            table.specs.sort_by_cached_key(|spec| gvk_order(&spec.gvk));
         }
-        self.name_reference.sort_by(|a, b| compare_gvk(&a.gvk, &b.gvk));
+        self.name_reference.sort_by_cached_key(|reference| gvk_order(&reference.gvk));
     }
 
     /// The plain field spec tables, in the order kustomize merges them, with their configuration
@@ -260,7 +260,10 @@ fn merge_name_back_references(existing: &mut Vec<NameBackReference>, incoming: V
 
 /// kyaml's `Gvk.IsLessThan`, the order kustomize sorts its tables in: a few well-known kinds
 /// first (namespaces, RBAC, config...), webhooks last, then by group, version and kind.
-fn compare_gvk(a: &Gvk, b: &Gvk) -> Ordering {
+/// Where kustomize's sort of a table puts an entry for `gvk` (kinds it orders first or last, then
+/// the rest by `group_version_kind`, empty parts as `~G`, `~V`, `~K`). The sorts that use it are
+/// stable, as Go's `sort.Stable`, and work out each entry's place once.
+fn gvk_order(gvk: &Gvk) -> (i64, String) {
     const FIRST: [&str; 22] = [
         "Namespace",
         "ResourceQuota",
@@ -295,9 +298,10 @@ fn compare_gvk(a: &Gvk, b: &Gvk) -> Ordering {
             0
         }
     };
-    let or = |s: &str, empty: &'static str| if s.is_empty() { empty.to_string() } else { s.to_string() };
-    let stable = |g: &Gvk| format!("{}_{}_{}", or(&g.group, "~G"), or(&g.version, "~V"), or(&g.kind, "~K"));
-    rank(&a.kind).cmp(&rank(&b.kind)).then_with(|| stable(a).cmp(&stable(b)))
+    fn or<'s>(part: &'s str, empty: &'static str) -> &'s str {
+        if part.is_empty() { empty } else { part }
+    }
+    (rank(&gvk.kind), format!("{}_{}_{}", or(&gvk.group, "~G"), or(&gvk.version, "~V"), or(&gvk.kind, "~K")))
 }
 
 /// The `properties` of a definition's schema (Go decodes the `Schema` key without regard to case).
