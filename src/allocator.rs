@@ -29,20 +29,14 @@ pub struct Allocator;
 unsafe impl GlobalAlloc for Allocator {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if layout.align() <= WORD {
-            unsafe { mi::mi_malloc(layout.size()) as *mut u8 }
-        } else {
-            unsafe { mi::mi_malloc_aligned(layout.size(), layout.align()) as *mut u8 }
-        }
+        let (size, align) = (layout.size(), layout.align());
+        unsafe { (if align <= WORD { mi::mi_malloc(size) } else { mi::mi_malloc_aligned(size, align) }) as *mut u8 }
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if layout.align() <= WORD {
-            unsafe { mi::mi_zalloc(layout.size()) as *mut u8 }
-        } else {
-            unsafe { mi::mi_zalloc_aligned(layout.size(), layout.align()) as *mut u8 }
-        }
+        let (size, align) = (layout.size(), layout.align());
+        unsafe { (if align <= WORD { mi::mi_zalloc(size) } else { mi::mi_zalloc_aligned(size, align) }) as *mut u8 }
     }
 
     #[inline]
@@ -52,11 +46,8 @@ unsafe impl GlobalAlloc for Allocator {
 
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if layout.align() <= WORD {
-            unsafe { mi::mi_realloc(ptr as *mut c_void, new_size) as *mut u8 }
-        } else {
-            unsafe { mi::mi_realloc_aligned(ptr as *mut c_void, new_size, layout.align()) as *mut u8 }
-        }
+        let (ptr, align) = (ptr as *mut c_void, layout.align());
+        unsafe { (if align <= WORD { mi::mi_realloc(ptr, new_size) } else { mi::mi_realloc_aligned(ptr, new_size, align) }) as *mut u8 }
     }
 }
 
