@@ -2,6 +2,7 @@
 //! `builtin_fieldspecs.yaml`, which build.rs writes as JSON: it reads faster at start), merged
 //! with the user's `configurations:` files and with what `crds:` files declare, the way
 //! kustomize's `TransformerConfig` merges them.
+use std::cmp::Ordering;
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
@@ -165,9 +166,9 @@ impl FieldSpecTables {
 
     fn sort(&mut self) {
         for table in self.field_spec_tables_mut() {
-            table.specs.sort_by_cached_key(|spec| gvk_order(&spec.gvk));
+            table.specs.sort_by(|a, b| compare_gvk(&a.gvk, &b.gvk));
         }
-        self.name_reference.sort_by_cached_key(|reference| gvk_order(&reference.gvk));
+        self.name_reference.sort_by(|a, b| compare_gvk(&a.gvk, &b.gvk));
     }
 
     /// The plain field spec tables, in the order kustomize merges them, with their configuration
@@ -259,49 +260,47 @@ fn merge_name_back_references(existing: &mut Vec<NameBackReference>, incoming: V
 }
 
 /// kyaml's `Gvk.IsLessThan`, the order kustomize sorts its tables in: a few well-known kinds
-/// first (namespaces, RBAC, config...), webhooks last, then by group, version and kind.
-/// Where kustomize's sort of a table puts an entry for `gvk` (kinds it orders first or last, then
-/// the rest by `group_version_kind`, empty parts as `~G`, `~V`, `~K`). The sorts that use it are
-/// stable, as Go's `sort.Stable`, and work out each entry's place once.
-fn gvk_order(gvk: &Gvk) -> (i64, String) {
-    const FIRST: [&str; 22] = [
-        "Namespace",
-        "ResourceQuota",
-        "StorageClass",
-        "CustomResourceDefinition",
-        "ServiceAccount",
-        "PodSecurityPolicy",
-        "Role",
-        "ClusterRole",
-        "RoleBinding",
-        "ClusterRoleBinding",
-        "ConfigMap",
-        "Secret",
-        "Endpoints",
-        "Service",
-        "LimitRange",
-        "PriorityClass",
-        "PersistentVolume",
-        "PersistentVolumeClaim",
-        "Deployment",
-        "StatefulSet",
-        "CronJob",
-        "PodDisruptionBudget",
-    ];
-    const LAST: [&str; 2] = ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
-    let rank = |kind: &str| -> i64 {
-        if let Some(i) = FIRST.iter().position(|k| *k == kind) {
-            i as i64 - FIRST.len() as i64
-        } else if let Some(i) = LAST.iter().position(|k| *k == kind) {
-            1 + i as i64
-        } else {
-            0
+/// first (namespaces, RBAC, config...), webhooks last, then by `group_version_kind` (empty parts
+/// as `~G`, `~V`, `~K`), compared as that text without making it. The sorts that use it are
+/// stable, as Go's `sort.Stable`: a table already in order (the builtin one, merged into a
+/// kustomization's) is sorted in one pass.
+fn compare_gvk(a: &Gvk, b: &Gvk) -> Ordering {
+    fn rank(kind: &str) -> i8 {
+        match kind {
+            "Namespace" => -22,
+            "ResourceQuota" => -21,
+            "StorageClass" => -20,
+            "CustomResourceDefinition" => -19,
+            "ServiceAccount" => -18,
+            "PodSecurityPolicy" => -17,
+            "Role" => -16,
+            "ClusterRole" => -15,
+            "RoleBinding" => -14,
+            "ClusterRoleBinding" => -13,
+            "ConfigMap" => -12,
+            "Secret" => -11,
+            "Endpoints" => -10,
+            "Service" => -9,
+            "LimitRange" => -8,
+            "PriorityClass" => -7,
+            "PersistentVolume" => -6,
+            "PersistentVolumeClaim" => -5,
+            "Deployment" => -4,
+            "StatefulSet" => -3,
+            "CronJob" => -2,
+            "PodDisruptionBudget" => -1,
+            "MutatingWebhookConfiguration" => 1,
+            "ValidatingWebhookConfiguration" => 2,
+            _ => 0,
         }
-    };
-    fn or<'s>(part: &'s str, empty: &'static str) -> &'s str {
-        if part.is_empty() { empty } else { part }
     }
-    (rank(&gvk.kind), format!("{}_{}_{}", or(&gvk.group, "~G"), or(&gvk.version, "~V"), or(&gvk.kind, "~K")))
+    fn or<'s>(part: &'s str, empty: &'static str) -> &'s [u8] {
+        if part.is_empty() { empty.as_bytes() } else { part.as_bytes() }
+    }
+    fn text(g: &Gvk) -> impl Iterator<Item = &u8> {
+        or(&g.group, "~G").iter().chain(b"_").chain(or(&g.version, "~V")).chain(b"_").chain(or(&g.kind, "~K"))
+    }
+    rank(&a.kind).cmp(&rank(&b.kind)).then_with(|| text(a).cmp(text(b)))
 }
 
 /// The `properties` of a definition's schema (Go decodes the `Schema` key without regard to case).
@@ -439,6 +438,29 @@ mod tests {
                 "ReplicationController",
             ]
         );
+    }
+
+    /// The order compares `group_version_kind` as text, as kyaml does: not part by part (a group
+    /// `a_b` comes before `a`, whose text goes on with `_v`), empty parts as `~G`/`~V`/`~K` (after
+    /// every letter), and equal entries keep their order.
+    #[test]
+    fn tables_sort_as_kyaml_compares_the_text_of_the_id() {
+        let mut specs: Vec<FieldSpec> = [
+            ("a", "v1", "Widget", "1"),
+            ("a_b", "v1", "Widget", "2"),
+            ("", "v1", "Widget", "3"),
+            ("a", "", "Widget", "4"),
+            ("z", "v1", "ValidatingWebhookConfiguration", "5"),
+            ("z", "v1", "Namespace", "6"),
+            ("a", "v1", "Widget", "7"),
+            ("a", "v1", "", "8"),
+        ]
+        .into_iter()
+        .map(|(g, v, k, path)| FieldSpec { gvk: gvk(g, v, k), path: path.into(), create: false })
+        .collect();
+        specs.sort_by(|a, b| compare_gvk(&a.gvk, &b.gvk));
+        let order: Vec<&str> = specs.iter().map(|s| s.path.as_str()).collect();
+        assert_eq!(order, ["6", "2", "1", "7", "8", "4", "3", "5"]);
     }
 
     #[test]
