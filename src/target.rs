@@ -638,11 +638,14 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                 })
             };
             let mut own = ResMap::default();
-            // Copied even when this build alone decoded them: the copies, which stay to the end
-            // of the build, are packed apart from the parse's short-lived allocations (the
-            // 500-app benchmark's peak: 94 MiB when moved, 80 MiB when copied).
-            for resource in resources.iter() {
-                let mut resource = resource.copy_exact();
+            // Taken as decoded when this build alone holds them (the parse gives a resource's
+            // keys their exact length); copied, at exact sizes, when the memo of shared files
+            // keeps them for the next build.
+            let resources = match Arc::try_unwrap(resources) {
+                Ok(resources) => resources,
+                Err(shared) => shared.iter().map(Resource::copy_exact).collect(),
+            };
+            for mut resource in resources {
                 resource.origin = origin.clone();
                 own.append(resource).map_err(|e| failed("accumulating", e))?;
             }

@@ -737,6 +737,14 @@ struct Frame {
     flow_patches: Vec<FlowPatch>,
 }
 
+/// The bytes a scalar's text holds room for: its length when borrowed from the input.
+fn text_capacity(text: &Cow<'_, str>) -> usize {
+    match text {
+        Cow::Borrowed(text) => text.len(),
+        Cow::Owned(text) => text.capacity(),
+    }
+}
+
 /// The path the open collections `frames` lead to: each sequence's next index, each mapping's
 /// pending key; `None` under a merge key.
 fn frames_path(frames: &[Frame]) -> Option<Vec<Step>> {
@@ -988,6 +996,9 @@ impl<'a> Builder<'a> {
             .flatten();
         let text = (is_key || anchor != 0).then(|| match yaml_1_1_key {
             Some(b) => b.to_string(),
+            // A resource's keys stay to the end of the build: each at its length, not in the
+            // scanner's buffer of 32 bytes or more (a resource's copy at its exact size).
+            None if self.resource_mode && text.len() < text_capacity(&text) => String::from(&*text),
             None => text.into_owned(),
         });
         if anchor != 0 {
@@ -1754,6 +1765,21 @@ mod tests {
         assert_eq!((at.line, at.column, at.message.as_str()), (2, 7, r#"invalid map key: map[string]interface {}{".x":""}"#));
         assert!(docs[1].invalid_key.is_none());
         assert_eq!(err("a:\n  b: {{ .x }}\n").message, "mapping keys must be scalars");
+    }
+
+    #[test]
+    fn a_resources_keys_hold_no_room_past_their_text() {
+        fn keys_exact(value: &Value) -> bool {
+            match value {
+                Value::Object(map) => map.iter().all(|(key, item)| key.capacity() == key.len() && keys_exact(item)),
+                Value::Array(items) => items.iter().all(keys_exact),
+                _ => true,
+            }
+        }
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels: {app: x, \"quoted key\": y}\ndata:\n  k: v\n  list:\n  - {nested: 1}\n";
+        let docs = super::parse_resource_documents(text).unwrap();
+        assert_eq!(docs[0].value["metadata"]["labels"], json!({"app": "x", "quoted key": "y"}));
+        assert!(keys_exact(&docs[0].value), "{:?}", docs[0].value);
     }
 
     #[test]
