@@ -4,18 +4,20 @@ use serde_json::Value;
 use super::fieldspec::{walk_spec_path, CreateKind, FieldSpec};
 use crate::error::{Error, Result};
 use crate::kustomization::types::Replica;
-use crate::resource::ResMap;
+use crate::resource::{ResId, ResMap};
 
 /// Sets `count` on every resource named `replica.name` (under any of its names) whose kind a spec selects.
 pub fn set_replicas(resources: &mut ResMap, replica: &Replica, specs: &[FieldSpec]) -> Result<()> {
     let mut found = false;
     let named = resources.positions_named(&replica.name);
+    // Each named resource's ids, made once for all the specs (writing a count changes none).
+    let ids: Vec<Vec<ResId>> = named.iter().map(|&i| resources.get(i).all_ids()).collect();
     for spec in specs {
-        for &i in &named {
-            let r = resources.get_mut(i);
-            if !r.all_ids().iter().any(|id| id.name == replica.name && id.gvk.is_selected_by(&spec.gvk)) {
+        for (&i, ids) in named.iter().zip(&ids) {
+            if !ids.iter().any(|id| id.name == replica.name && id.gvk.is_selected_by(&spec.gvk)) {
                 continue;
             }
+            let r = resources.get_mut(i);
             found = true;
             // Through the resource: a count written at a shared annotation node shows at each
             // of its paths (`resource::nodes`).

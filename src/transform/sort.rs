@@ -45,8 +45,8 @@ pub fn legacy_sort(resources: &mut ResMap, order_first: &[String], order_last: &
     *resources = ResMap::from_vec(sorted);
 }
 
-fn gvk_sort_string(gvk: &Gvk) -> String {
-    let or = |s: &str, d: &'static str| if s.is_empty() { d.to_string() } else { s.to_string() };
+fn gvk_sort_string<'a>(gvk: &'a Gvk) -> String {
+    let or = |s: &'a str, d: &'static str| if s.is_empty() { d } else { s };
     format!("{}_{}_{}", or(&gvk.group, "~G"), or(&gvk.version, "~V"), or(&gvk.kind, "~K"))
 }
 
