@@ -49,7 +49,15 @@ pub fn get<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
 /// different ones. It reads the value without copying any of it.
 pub fn digest(value: &Value, state: &Digester) -> u64 {
     let mut h = state.0.build_hasher();
-    feed(value, &state.0, &mut h);
+    feed(value, &state.0, None, &mut h);
+    h.finish()
+}
+
+/// [`digest`] of a list held as `items`, its mappings read without their entries named
+/// `skipped` at any depth: equal digests for lists equal but for those entries.
+pub fn digest_items(items: &[Value], state: &Digester, skipped: Option<&str>) -> u64 {
+    let mut h = state.0.build_hasher();
+    feed_items(items, &state.0, skipped, &mut h);
     h.finish()
 }
 
@@ -63,7 +71,15 @@ impl Digester {
     }
 }
 
-fn feed(value: &Value, state: &foldhash::quality::RandomState, h: &mut impl Hasher) {
+fn feed_items(items: &[Value], state: &foldhash::quality::RandomState, skipped: Option<&str>, h: &mut impl Hasher) {
+    h.write_u8(6);
+    h.write_usize(items.len());
+    for item in items {
+        feed(item, state, skipped, h);
+    }
+}
+
+fn feed(value: &Value, state: &foldhash::quality::RandomState, skipped: Option<&str>, h: &mut impl Hasher) {
     match value {
         Value::Null => h.write_u8(0),
         Value::Bool(b) => {
@@ -91,25 +107,21 @@ fn feed(value: &Value, state: &foldhash::quality::RandomState, h: &mut impl Hash
             h.write_u8(5);
             s.hash(h);
         }
-        Value::Array(items) => {
-            h.write_u8(6);
-            h.write_usize(items.len());
-            for item in items {
-                feed(item, state, h);
-            }
-        }
+        Value::Array(items) => feed_items(items, state, skipped, h),
         // Each entry digested on its own and the digests added: the sum does not depend on the
         // order of the entries, as the map's equality does not.
         Value::Object(map) => {
             h.write_u8(7);
-            h.write_usize(map.len());
             let mut sum = 0u64;
-            for (key, item) in map {
+            let mut len = 0usize;
+            for (key, item) in map.iter().filter(|(key, _)| Some(key.as_str()) != skipped) {
                 let mut entry = state.build_hasher();
                 key.hash(&mut entry);
-                feed(item, state, &mut entry);
+                feed(item, state, skipped, &mut entry);
                 sum = sum.wrapping_add(entry.finish());
+                len += 1;
             }
+            h.write_usize(len);
             h.write_u64(sum);
         }
     }
@@ -151,6 +163,28 @@ mod tests {
         for (a, b) in cases {
             assert_ne!(a, b);
             assert!(!same(&a, &b), "{a} and {b} have the same digest");
+        }
+    }
+
+    #[test]
+    fn a_lists_digest_leaves_out_the_skipped_key_at_any_depth_and_nothing_else() {
+        let d = Digester::new();
+        let items = |v: Value| v.as_array().unwrap().clone();
+        let digest_of = |v: Value, skipped| digest_items(&items(v), &d, skipped);
+        let plain = json!([{"name": "a", "ports": [{"port": 1}]}, "x"]);
+        let marked = json!([{"name": "a", "$mark": 1, "ports": [{"port": 1, "$mark": {"b": 2}}]}, "x"]);
+        assert_eq!(digest_of(plain.clone(), Some("$mark")), digest_of(marked.clone(), Some("$mark")));
+        assert_ne!(digest_of(plain.clone(), None), digest_of(marked, None));
+        // A list's digest is its value's as a list.
+        assert_eq!(digest_of(plain.clone(), None), digest(&plain, &d));
+        let changed = [
+            json!([{"name": "a", "ports": [{"port": 2}]}, "x"]),
+            json!(["x", {"name": "a", "ports": [{"port": 1}]}]),
+            json!([{"name": "a", "ports": [{"port": 1}]}]),
+            json!([{"name": "a", "$marks": 1, "ports": [{"port": 1}]}, "x"]),
+        ];
+        for other in changed {
+            assert_ne!(digest_of(plain.clone(), Some("$mark")), digest_of(other.clone(), Some("$mark")), "{other}");
         }
     }
 

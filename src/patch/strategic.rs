@@ -540,9 +540,12 @@ impl<'s> Walker<'s> {
         elem_schema: Option<SchemaNode<'s>>,
         primitive: bool,
     ) -> Result<(Vec<Value>, bool)> {
-        let before = (!alias).then(|| dest.clone());
+        // Whether the list changed, as `same` tells it, from digests: the list is not copied to
+        // be compared (a collision, about 2^-64, would only warn that the patch changed nothing).
+        let digester = crate::fast_hash::Digester::new();
+        let before = (!alias).then(|| crate::fast_hash::digest_items(&dest, &digester, self.transparent));
         let out = self.merge_generic(dest, origin, alias, keys, elem_schema, primitive)?;
-        let changed = before.is_none_or(|before| before.len() != out.len() || before.iter().zip(&out).any(|(b, o)| !self.same(b, o)));
+        let changed = before.is_none_or(|before| crate::fast_hash::digest_items(&out, &digester, self.transparent) != before);
         Ok((out, changed))
     }
 
