@@ -24,6 +24,7 @@ pub type FastIndexSet<K> = indexmap::IndexSet<K, FastState>;
 pub const SCAN: usize = 8;
 
 /// `map.get(key)`, without hashing `key` when the mapping is small.
+#[inline]
 pub fn field<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     match map.len() {
         0..=SCAN => map.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v),
@@ -32,6 +33,7 @@ pub fn field<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
 }
 
 /// `map.get_mut(key)`, without hashing `key` when the mapping is small.
+#[inline]
 pub fn field_mut<'a>(map: &'a mut Map<String, Value>, key: &str) -> Option<&'a mut Value> {
     match map.len() {
         0..=SCAN => map.iter_mut().find(|(k, _)| k.as_str() == key).map(|(_, v)| v),
@@ -40,6 +42,7 @@ pub fn field_mut<'a>(map: &'a mut Map<String, Value>, key: &str) -> Option<&'a m
 }
 
 /// `value.get(key)` for a mapping (None for anything else), as [`field`].
+#[inline]
 pub fn get<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
     value.as_object().and_then(|map| field(map, key))
 }
