@@ -2,12 +2,12 @@
 //! `builtin_fieldspecs.yaml`, which build.rs writes as JSON: it reads faster at start), merged
 //! with the user's `configurations:` files and with what `crds:` files declare, the way
 //! kustomize's `TransformerConfig` merges them.
-use std::cmp::Ordering;
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
 use super::fieldspec::FieldSpec;
+use super::sort::compare_gvk;
 use crate::error::{Error, Result};
 use crate::resource::Gvk;
 
@@ -257,50 +257,6 @@ fn merge_name_back_references(existing: &mut Vec<NameBackReference>, incoming: V
         }
     }
     Ok(())
-}
-
-/// kyaml's `Gvk.IsLessThan`, the order kustomize sorts its tables in: a few well-known kinds
-/// first (namespaces, RBAC, config...), webhooks last, then by `group_version_kind` (empty parts
-/// as `~G`, `~V`, `~K`), compared as that text without making it. The sorts that use it are
-/// stable, as Go's `sort.Stable`: a table already in order (the builtin one, merged into a
-/// kustomization's) is sorted in one pass.
-fn compare_gvk(a: &Gvk, b: &Gvk) -> Ordering {
-    fn rank(kind: &str) -> i8 {
-        match kind {
-            "Namespace" => -22,
-            "ResourceQuota" => -21,
-            "StorageClass" => -20,
-            "CustomResourceDefinition" => -19,
-            "ServiceAccount" => -18,
-            "PodSecurityPolicy" => -17,
-            "Role" => -16,
-            "ClusterRole" => -15,
-            "RoleBinding" => -14,
-            "ClusterRoleBinding" => -13,
-            "ConfigMap" => -12,
-            "Secret" => -11,
-            "Endpoints" => -10,
-            "Service" => -9,
-            "LimitRange" => -8,
-            "PriorityClass" => -7,
-            "PersistentVolume" => -6,
-            "PersistentVolumeClaim" => -5,
-            "Deployment" => -4,
-            "StatefulSet" => -3,
-            "CronJob" => -2,
-            "PodDisruptionBudget" => -1,
-            "MutatingWebhookConfiguration" => 1,
-            "ValidatingWebhookConfiguration" => 2,
-            _ => 0,
-        }
-    }
-    fn or<'s>(part: &'s str, empty: &'static str) -> &'s [u8] {
-        if part.is_empty() { empty.as_bytes() } else { part.as_bytes() }
-    }
-    fn text(g: &Gvk) -> impl Iterator<Item = &u8> {
-        or(&g.group, "~G").iter().chain(b"_").chain(or(&g.version, "~V")).chain(b"_").chain(or(&g.kind, "~K"))
-    }
-    rank(&a.kind).cmp(&rank(&b.kind)).then_with(|| text(a).cmp(text(b)))
 }
 
 /// The `properties` of a definition's schema (Go decodes the `Schema` key without regard to case).
