@@ -20,12 +20,17 @@ use crate::resource::decode::{parse_file, resources_from_file, stringify_values}
 use crate::resource::{Behavior, ResMap, Resource};
 use crate::transform::fieldspec::{FieldSpec, SpecPaths};
 use crate::transform::fieldspec_tables::{merge_field_specs, FieldSpecTables};
-use crate::transform::namespace::NamespaceOptions;
+use crate::transform::metadata_maps::MapEntries;
+use crate::transform::name_affix::NameAffixes;
+use crate::transform::namespace::{NamespaceMove, NamespaceOptions};
+use crate::transform::steps::{run_together, ResourceStep};
 use crate::transform::{builtin_plugins, images, metadata_maps, name_affix, namespace, patches, replicas};
 use crate::yaml::memo::TextMemo;
 use crate::yaml::go_syntax::quote as go_quote;
 
 mod remote_entries;
+#[cfg(test)]
+mod gathered_steps;
 use remote_entries::{accumulate_git_entry, accumulate_http_entry, in_remote_origin, remote_base};
 
 /// The most text of resource files kept decoded for the next build that reads them
@@ -1116,50 +1121,87 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
             Ok(())
         })?;
     }
-    if !k.namespace.is_empty() {
-        let options = NamespaceOptions { namespace: k.namespace.clone(), field_specs: tables.namespace.clone(), tracks_origins: tracks, ..Default::default() };
-        recorded(recorder, resources, |r| r.value_step(file, "namespace"), |resources| {
-            namespace::set_namespace(resources, &options)?;
-            ran(resources, "NamespaceTransformer");
-            Ok(())
-        })?;
+    // From `namespace` to `commonAnnotations` (and `images`, when no JSON 6902 patch or replica
+    // count comes between), each transformer changes each resource on its own: where nothing
+    // records each one's run, they are gathered and run as one pass (`transform::steps`).
+    let together = recorder.is_none() && !tracks;
+    let namespace_options = (!k.namespace.is_empty())
+        .then(|| NamespaceOptions { namespace: k.namespace.clone(), field_specs: tables.namespace.clone(), tracks_origins: tracks, ..Default::default() });
+    let namespace_specs = namespace_options.as_ref().filter(|_| together).map(namespace::walked_field_specs).unwrap_or_default();
+    // A `labels` entry whose field specs do not merge fails when its turn comes.
+    let mut label_error = None;
+    let label_specs: Vec<PassSpecs> = k.labels.iter().map_while(|label| label_field_specs(tables, label).map_err(|e| label_error = Some(e)).ok()).collect();
+    let mut label_splits: Vec<Option<SpecPaths>> = label_specs.iter().map(|_| None).collect();
+    let common_specs = [common_map_specs(tables, false), common_map_specs(tables, true)];
+    let [mut common_labels_split, mut common_annotations_split] = [None, None];
+    let images_together = (together && k.patches_json6902.is_empty() && k.replicas.is_empty() && !k.images.is_empty())
+        .then(|| images::ImageRewrites::new(&k.images, &tables.images));
+    let mut gathered: Vec<Box<dyn ResourceStep + '_>> = Vec::new();
+    if let Some(options) = &namespace_options {
+        // First of the gathered steps: whether two resources could come to share an id is
+        // told from the resources as they are before it.
+        match together.then(|| NamespaceMove::new(options, &namespace_specs)).filter(|step| !step.may_conflict(resources)) {
+            Some(step) => gathered.push(Box::new(step)),
+            None => recorded(recorder, resources, |r| r.value_step(file, "namespace"), |resources| {
+                namespace::set_namespace(resources, options)?;
+                ran(resources, "NamespaceTransformer");
+                Ok(())
+            })?,
+        }
     }
-    if !k.name_prefix.is_empty() {
-        recorded(recorder, resources, |r| r.value_step(file, "namePrefix"), |resources| {
-            name_affix::add_name_affixes(resources, &k.name_prefix, "", &tables.name_prefix)?;
-            ran(resources, "PrefixTransformer");
-            Ok(())
-        })?;
+    for (affix, prefix, suffix, specs, kind) in [
+        ("namePrefix", k.name_prefix.as_str(), "", &tables.name_prefix, "PrefixTransformer"),
+        ("nameSuffix", "", k.name_suffix.as_str(), &tables.name_suffix, "SuffixTransformer"),
+    ] {
+        if prefix.is_empty() && suffix.is_empty() {
+            continue;
+        }
+        match together {
+            true => gathered.push(Box::new(NameAffixes::new(prefix, suffix, specs))),
+            false => recorded(recorder, resources, |r| r.value_step(file, affix), |resources| {
+                name_affix::add_name_affixes(resources, prefix, suffix, specs)?;
+                ran(resources, kind);
+                Ok(())
+            })?,
+        }
     }
-    if !k.name_suffix.is_empty() {
-        recorded(recorder, resources, |r| r.value_step(file, "nameSuffix"), |resources| {
-            name_affix::add_name_affixes(resources, "", &k.name_suffix, &tables.name_suffix)?;
-            ran(resources, "SuffixTransformer");
-            Ok(())
-        })?;
+    for (i, ((label, specs), split)) in k.labels.iter().zip(&label_specs).zip(&mut label_splits).enumerate() {
+        let paths = specs.paths(split);
+        match together {
+            true => gathered.push(Box::new(MapEntries::new(&label.pairs, paths))),
+            false => recorded(recorder, resources, |r| r.keyed_step(file, "labels", Some(i), "pairs"), |resources| {
+                metadata_maps::add_map_entries_at(resources, &label.pairs, paths)?;
+                ran(resources, "LabelTransformer");
+                Ok(())
+            })?,
+        }
     }
-    for (i, label) in k.labels.iter().enumerate() {
-        let specs = label_field_specs(tables, label)?;
-        recorded(recorder, resources, |r| r.keyed_step(file, "labels", Some(i), "pairs"), |resources| {
-            metadata_maps::add_map_entries_at(resources, &label.pairs, specs.paths(&mut None))?;
-            ran(resources, "LabelTransformer");
-            Ok(())
-        })?;
+    if let Some(error) = label_error {
+        run_together(resources, &gathered)?;
+        return Err(error);
     }
-    if !k.common_labels.is_empty() {
-        recorded(recorder, resources, |r| r.keyed_step(file, "commonLabels", None, ""), |resources| {
-            metadata_maps::add_map_entries_at(resources, &k.common_labels, common_map_specs(tables, false).paths(&mut None))?;
-            ran(resources, "LabelTransformer");
-            Ok(())
-        })?;
+    for (field, entries, split, kind) in [
+        ("commonLabels", &k.common_labels, &mut common_labels_split, "LabelTransformer"),
+        ("commonAnnotations", &k.common_annotations, &mut common_annotations_split, "AnnotationsTransformer"),
+    ] {
+        if entries.is_empty() {
+            continue;
+        }
+        let paths = common_specs[usize::from(field == "commonAnnotations")].paths(split);
+        match together {
+            true => gathered.push(Box::new(MapEntries::new(entries, paths))),
+            false => recorded(recorder, resources, |r| r.keyed_step(file, field, None, ""), |resources| {
+                metadata_maps::add_map_entries_at(resources, entries, paths)?;
+                ran(resources, kind);
+                Ok(())
+            })?,
+        }
     }
-    if !k.common_annotations.is_empty() {
-        recorded(recorder, resources, |r| r.keyed_step(file, "commonAnnotations", None, ""), |resources| {
-            metadata_maps::add_map_entries_at(resources, &k.common_annotations, common_map_specs(tables, true).paths(&mut None))?;
-            ran(resources, "AnnotationsTransformer");
-            Ok(())
-        })?;
+    if let Some(step) = &images_together {
+        gathered.push(Box::new(step));
     }
+    run_together(resources, &gathered)?;
+    drop(gathered);
     for (i, patch) in k.patches_json6902.iter().enumerate() {
         recorded(recorder, resources, |r| r.patch_step(file, "patchesJson6902", i, patch_text(&patch.path)), |resources| {
             let make = || patches::patch_field_config(patch, true);
@@ -1178,11 +1220,14 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         })?;
     }
     if !k.images.is_empty() {
-        let matched = recorded(recorder, resources, |r| r.images_step(file), |resources| {
-            let matched = images::set_images(resources, &k.images, &tables.images)?;
-            ran(resources, "ImageTagTransformer");
-            Ok(matched)
-        })?;
+        let matched = match &images_together {
+            Some(step) => step.matched(),
+            None => recorded(recorder, resources, |r| r.images_step(file), |resources| {
+                let matched = images::set_images(resources, &k.images, &tables.images)?;
+                ran(resources, "ImageTagTransformer");
+                Ok(matched)
+            })?,
+        };
         for (image, hit) in k.images.iter().zip(matched) {
             if !hit {
                 let why = if images::is_valid_name(&image.name) { "" } else { " (its name is no valid regular expression)" };

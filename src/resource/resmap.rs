@@ -214,6 +214,22 @@ impl ResMap {
         first_error.map_or(Ok(()), |(_, e)| Err(e))
     }
 
+    /// Runs `f`, several steps in order, on every resource, in parallel when there are many; a
+    /// resource's steps stop at its first failure, which `f` returns with the step's position.
+    /// The error returned is the earliest step's, first in resource order among that step's:
+    /// the one the steps would stop at if each ran over all the resources before the next.
+    pub fn try_steps_parallel<E: Send>(&mut self, f: impl Fn(&mut Resource) -> Result<(), (usize, E)> + Sync) -> Result<(), E> {
+        use rayon::prelude::*;
+        self.index.get_mut().stale = true;
+        self.touched.mark_all();
+        let failed = |(i, r): (usize, &mut Resource)| f(r).err().map(|(step, e)| ((step, i), e));
+        let first_error = match self.resources.len() < PARALLEL_MIN {
+            true => self.resources.iter_mut().enumerate().filter_map(failed).min_by_key(|(at, _)| *at),
+            false => self.resources.par_iter_mut().with_max_len(LEAF).enumerate().filter_map(failed).min_by_key(|(at, _)| *at),
+        };
+        first_error.map_or(Ok(()), |(_, e)| Err(e))
+    }
+
     /// [`Self::try_for_each_mut_parallel`] for a pass that knows what it wrote: `f` says
     /// whether it may have changed its resource, and only those count as touched (`explain`
     /// then compares only them with their history).

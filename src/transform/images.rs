@@ -5,6 +5,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::fieldspec::{CreateKind, FieldSpec, SpecPaths};
+use super::steps::ResourceStep;
 use crate::error::Result;
 use crate::kustomization::types::Image;
 use crate::resource::{ResMap, Resource};
@@ -130,21 +131,48 @@ impl ImageRule<'_> {
 
 /// Applies every `images` entry; returns, per entry, whether it changed any image.
 pub fn set_images(resources: &mut ResMap, images: &[Image], specs: &[FieldSpec]) -> Result<Vec<bool>> {
-    let rules = images
-        .iter()
-        .map(|rule| ImageRule { rule, matcher: ImageMatcher::new(&rule.name) })
-        .collect::<Vec<_>>();
-    let matched: Vec<AtomicBool> = rules.iter().map(|_| AtomicBool::new(false)).collect();
-    let paths = SpecPaths::new(specs);
-    // The last field of each path an image is written at: a shared label or annotation node
-    // (`resource::nodes`) under another key is never written, and needs no write through.
-    let last_fields: Vec<String> = specs.iter().filter_map(FieldSpec::last_field).collect();
-    let writes_shared = |r: &Resource| !r.nodes.is_empty() && r.nodes.shares_a_key(|key| key == "image" || last_fields.iter().any(|f| f == key));
-    resources.try_update_parallel(|r| match writes_shared(r) {
-        true => r.write(|value| set_images_in(value, &rules, &matched, &paths)),
-        false => set_images_in(&mut r.value, &rules, &matched, &paths),
-    })?;
-    Ok(matched.into_iter().map(AtomicBool::into_inner).collect())
+    let step = ImageRewrites::new(images, specs);
+    resources.try_update_parallel(|r| step.rewrite(r))?;
+    Ok(step.matched())
+}
+
+/// Every `images` entry applied to one resource, and which entries changed an image so far.
+pub struct ImageRewrites<'a> {
+    rules: Vec<ImageRule<'a>>,
+    matched: Vec<AtomicBool>,
+    paths: SpecPaths<'a>,
+    /// The last field of each path an image is written at: a shared label or annotation node
+    /// (`resource::nodes`) under another key is never written, and needs no write through.
+    last_fields: Vec<String>,
+}
+
+impl<'a> ImageRewrites<'a> {
+    pub fn new(images: &'a [Image], specs: &'a [FieldSpec]) -> Self {
+        let rules: Vec<ImageRule> = images.iter().map(|rule| ImageRule { rule, matcher: ImageMatcher::new(&rule.name) }).collect();
+        let matched = rules.iter().map(|_| AtomicBool::new(false)).collect();
+        let last_fields = specs.iter().filter_map(FieldSpec::last_field).collect();
+        ImageRewrites { rules, matched, paths: SpecPaths::new(specs), last_fields }
+    }
+
+    /// Per entry, whether it changed an image of the resources it was applied to.
+    pub fn matched(&self) -> Vec<bool> {
+        self.matched.iter().map(|m| m.load(Ordering::Relaxed)).collect()
+    }
+
+    /// Applies every entry to `r`; says whether an image changed.
+    fn rewrite(&self, r: &mut Resource) -> Result<bool> {
+        let writes_shared = !r.nodes.is_empty() && r.nodes.shares_a_key(|key| key == "image" || self.last_fields.iter().any(|f| f == key));
+        match writes_shared {
+            true => r.write(|value| set_images_in(value, &self.rules, &self.matched, &self.paths)),
+            false => set_images_in(&mut r.value, &self.rules, &self.matched, &self.paths),
+        }
+    }
+}
+
+impl ResourceStep for ImageRewrites<'_> {
+    fn apply(&self, r: &mut Resource) -> Result<()> {
+        self.rewrite(r).map(drop)
+    }
 }
 
 /// Every rule applied to one resource's value; says whether an image changed.

@@ -3,6 +3,7 @@ use serde_json::map::Entry;
 use serde_json::{Map, Value};
 
 use super::fieldspec::{owned_path, CreateKind, FieldSpec, SpecPaths, StepRef};
+use super::steps::ResourceStep;
 use crate::fast_hash::{field_mut, SCAN};
 use crate::error::{Error, Result};
 use crate::kustomization::types::StringMap;
@@ -24,10 +25,34 @@ pub fn add_map_entries_at(resources: &mut ResMap, entries: &StringMap, paths: &S
     if entries.is_empty() {
         return Ok(());
     }
-    let budget = crate::budget::current();
-    // Keys read back as non-strings (`true`, `1`) are the same for every resource.
-    let plain: Vec<bool> = entries.keys().map(|k| crate::yaml::scalar::plain_key_as_go(k).is_some()).collect();
-    resources.try_for_each_mut_parallel(|r| add_to_resource(r, entries, &plain, paths, &budget))
+    let step = MapEntries::new(entries, paths);
+    resources.try_for_each_mut_parallel(|r| step.apply(r))
+}
+
+/// The entries added to one resource's maps at the specs' paths.
+pub struct MapEntries<'a> {
+    entries: &'a StringMap,
+    /// Whether each key reads back as a non-string (`true`, `1`): the same for every resource.
+    plain: Vec<bool>,
+    paths: &'a SpecPaths<'a>,
+    budget: std::sync::Arc<crate::budget::Budget>,
+}
+
+impl<'a> MapEntries<'a> {
+    /// Made on the build's thread, whose budget every entry it writes is charged to.
+    pub fn new(entries: &'a StringMap, paths: &'a SpecPaths<'a>) -> Self {
+        let plain = entries.keys().map(|k| crate::yaml::scalar::plain_key_as_go(k).is_some()).collect();
+        MapEntries { entries, plain, paths, budget: crate::budget::current() }
+    }
+}
+
+impl ResourceStep for MapEntries<'_> {
+    fn apply(&self, r: &mut Resource) -> Result<()> {
+        if self.entries.is_empty() {
+            return Ok(());
+        }
+        add_to_resource(r, self.entries, &self.plain, self.paths, &self.budget)
+    }
 }
 
 fn add_to_resource(r: &mut Resource, entries: &StringMap, plain: &[bool], specs: &SpecPaths, budget: &crate::budget::Budget) -> Result<()> {

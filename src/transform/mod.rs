@@ -10,6 +10,7 @@ pub mod select;
 pub mod patches;
 pub mod path;
 pub mod sort;
+pub mod steps;
 pub mod fieldspec_tables;
 pub mod namereference;
 pub mod replacements;

@@ -2,8 +2,9 @@
 use serde_json::Value;
 
 use super::fieldspec::{walk_spec_path, CreateKind, FieldSpec};
+use super::steps::ResourceStep;
 use crate::error::{Error, Result};
-use crate::resource::{Gvk, ResMap};
+use crate::resource::{Gvk, ResMap, Resource};
 
 /// Kinds whose names kustomize never prefixes or suffixes.
 fn is_skipped(gvk: &Gvk) -> bool {
@@ -14,15 +15,35 @@ fn is_skipped(gvk: &Gvk) -> bool {
 
 /// Adds `prefix` and `suffix` at every field spec path (normally just `metadata/name`).
 pub fn add_name_affixes(resources: &mut ResMap, prefix: &str, suffix: &str, specs: &[FieldSpec]) -> Result<()> {
-    // Every name written grows by the affixes, and each resource keeps a copy of both.
-    let budget = crate::budget::current();
-    let affixes = prefix.len() + suffix.len();
-    resources.try_for_each_mut_parallel(|r| {
+    let step = NameAffixes::new(prefix, suffix, specs);
+    resources.try_for_each_mut_parallel(|r| step.apply(r))
+}
+
+/// The affixes added to one resource's name and the fields the specs name.
+pub struct NameAffixes<'a> {
+    prefix: &'a str,
+    suffix: &'a str,
+    specs: &'a [FieldSpec],
+    budget: std::sync::Arc<crate::budget::Budget>,
+}
+
+impl<'a> NameAffixes<'a> {
+    /// Made on the build's thread, whose budget every name it writes is charged to.
+    pub fn new(prefix: &'a str, suffix: &'a str, specs: &'a [FieldSpec]) -> Self {
+        NameAffixes { prefix, suffix, specs, budget: crate::budget::current() }
+    }
+}
+
+impl ResourceStep for NameAffixes<'_> {
+    fn apply(&self, r: &mut Resource) -> Result<()> {
+        let NameAffixes { prefix, suffix, specs, budget } = self;
+        // Every name written grows by the affixes, and each resource keeps a copy of both.
+        let affixes = prefix.len() + suffix.len();
         let original = r.original_id();
         if is_skipped(&original.gvk) {
             return Ok(());
         }
-        for spec in specs {
+        for spec in specs.iter() {
             if !original.gvk.is_selected_by(&spec.gvk) {
                 continue;
             }
@@ -44,7 +65,7 @@ pub fn add_name_affixes(resources: &mut ResMap, prefix: &str, suffix: &str, spec
             })?;
         }
         Ok(())
-    })
+    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 use serde_json::Value;
 
 use super::fieldspec::{CreateKind, FieldSpec, SpecPaths};
+use super::steps::ResourceStep;
 use crate::error::{Error, Result};
 use crate::resource::nodes::{quoted_at, NodePath};
 use crate::resource::{scope::is_namespaced, ResMap, Resource};
@@ -30,28 +31,48 @@ pub struct NamespaceOptions {
     pub tracks_origins: bool,
 }
 
-/// Sets the namespace of every namespaced resource and of the fields the specs name.
-pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Result<()> {
-    let ns = options.namespace.as_str();
-    // metadata/namespace is handled apart (it must skip cluster-scoped kinds), and so are binding
-    // subjects (by `options.subjects`), as kustomize's namespace filter does.
-    let specs: Vec<FieldSpec> = options
+/// The field specs a move walks: all but `metadata/namespace` (which must skip cluster-scoped
+/// kinds) and binding subjects (set by `options.subjects`), handled apart as kustomize's
+/// namespace filter does.
+pub fn walked_field_specs(options: &NamespaceOptions) -> Vec<FieldSpec> {
+    options
         .field_specs
         .iter()
         .filter(|s| s.path != "metadata/namespace")
         .filter(|s| !(s.path == "subjects/namespace" && is_binding(&s.gvk.kind)))
         .cloned()
-        .collect();
-    let set = |node: &mut Value| {
+        .collect()
+}
+
+/// The move of one resource into the namespace; `specs` are [`walked_field_specs`].
+pub struct NamespaceMove<'a> {
+    options: &'a NamespaceOptions,
+    specs: &'a [FieldSpec],
+    paths: SpecPaths<'a>,
+}
+
+impl<'a> NamespaceMove<'a> {
+    pub fn new(options: &'a NamespaceOptions, specs: &'a [FieldSpec]) -> Self {
+        NamespaceMove { options, specs, paths: SpecPaths::new(specs) }
+    }
+
+    /// Whether moving the resources one at a time could give two of them one id, which is then
+    /// checked as each moves ([`set_namespace`]); else each resource moves on its own.
+    pub fn may_conflict(&self, resources: &ResMap) -> bool {
+        same_named_after(resources, self.specs, self.options).is_some()
+    }
+
+    fn set(&self, node: &mut Value) {
         let is_set = matches!(node, Value::String(s) if !s.is_empty());
-        if !(options.unset_only && is_set) {
-            *node = Value::String(ns.to_string());
+        if !(self.options.unset_only && is_set) {
+            *node = Value::String(self.options.namespace.clone());
         }
-    };
-    let paths = SpecPaths::new(&specs);
-    // Says whether the resource took part (kustomize leaves what a chart rendered to helm, v5.8,
-    // even its id history).
-    let move_one = |r: &mut Resource| -> Result<bool> {
+    }
+
+    /// Moves `r`; says whether it took part (kustomize leaves what a chart rendered to helm,
+    /// v5.8, even its id history).
+    fn move_one(&self, r: &mut Resource) -> Result<bool> {
+        let options = self.options;
         if r.is_helm_generated() {
             return Ok(false);
         }
@@ -59,22 +80,22 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
         r.store_previous_id();
         let may_set = !options.unset_only || r.namespace().is_empty();
         if may_set && is_namespaced(r.api_version(), r.kind()) {
-            r.set_namespace(ns);
+            r.set_namespace(&options.namespace);
         }
         if is_binding(r.kind()) {
-            set_subject_namespaces(&mut r.value, options.subjects, &set);
+            set_subject_namespaces(&mut r.value, options.subjects, &|node| self.set(node));
         }
         // A quoted scalar keeps its quotes when set, as a kyaml node does; they show only
         // in the node an error prints, so paths are tracked only when there are quotes.
         let quoted = r.quoted.clone();
-        for (index, spec) in specs.iter().enumerate() {
+        for (index, spec) in self.specs.iter().enumerate() {
             // Renaming a Namespace object is for the core kind only, not for CRDs also named Namespace.
             if spec.path == "metadata/name" && spec.gvk.kind == "Namespace" && r.api_version() != "v1" {
                 continue;
             }
             let mut visit = |node: &mut Value, path: &dyn Fn() -> NodePath| match node {
                 Value::Null | Value::String(_) | Value::Number(_) | Value::Bool(_) => {
-                    set(node);
+                    self.set(node);
                     Ok(())
                 }
                 other => Err(Error::msg(format!(
@@ -83,7 +104,7 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
                     crate::yaml::emit::emit_node_dump(other, quoted_at(quoted.as_deref(), &path()))
                 ))),
             };
-            paths.apply_one(index, &mut r.value, CreateKind::Scalar, quoted.is_some(), &mut visit).map_err(|e| {
+            self.paths.apply_one(index, &mut r.value, CreateKind::Scalar, quoted.is_some(), &mut visit).map_err(|e| {
                 let id = r.current_id();
                 Error::msg(format!(
                     "namespace field specs must target scalar nodes: considering field '{}' of object {id}: {e}",
@@ -92,13 +113,26 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
             })?;
         }
         Ok(true)
-    };
+    }
+}
+
+impl ResourceStep for NamespaceMove<'_> {
+    fn apply(&self, r: &mut Resource) -> Result<()> {
+        self.move_one(r).map(drop)
+    }
+}
+
+/// Sets the namespace of every namespaced resource and of the fields the specs name.
+pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Result<()> {
+    let specs = walked_field_specs(options);
+    let step = NamespaceMove::new(options, &specs);
+    let move_one = |r: &mut Resource| step.move_one(r);
     // Only resources of one group, version, kind and name after the move can come to share an
     // id here. Where there are such, the resources are moved as kustomize moves them, one after
     // another, each checked against all the others as they are at that moment: its error shows
     // them so.
     let Some(groups) = same_named_after(resources, &specs, options) else {
-        return resources.try_for_each_mut_parallel(|r| move_one(r).map(drop));
+        return resources.try_for_each_mut_parallel(|r| step.apply(r));
     };
     // How many resources of each group have each current id as the move goes: a conflict is a
     // count above one.
