@@ -1132,7 +1132,7 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     let mut label_error = None;
     let label_specs: Vec<PassSpecs> = k.labels.iter().map_while(|label| label_field_specs(tables, label).map_err(|e| label_error = Some(e)).ok()).collect();
     let mut label_splits: Vec<Option<SpecPaths>> = label_specs.iter().map(|_| None).collect();
-    let common_specs = [common_map_specs(tables, false), common_map_specs(tables, true)];
+    let (common_labels_specs, common_annotations_specs) = (common_map_specs(tables, false), common_map_specs(tables, true));
     let [mut common_labels_split, mut common_annotations_split] = [None, None];
     let images_together = (together && k.patches_json6902.is_empty() && k.replicas.is_empty() && !k.images.is_empty())
         .then(|| images::ImageRewrites::new(&k.images, &tables.images));
@@ -1180,14 +1180,14 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         run_together(resources, &gathered)?;
         return Err(error);
     }
-    for (field, entries, split, kind) in [
-        ("commonLabels", &k.common_labels, &mut common_labels_split, "LabelTransformer"),
-        ("commonAnnotations", &k.common_annotations, &mut common_annotations_split, "AnnotationsTransformer"),
+    for (field, entries, specs, split, kind) in [
+        ("commonLabels", &k.common_labels, &common_labels_specs, &mut common_labels_split, "LabelTransformer"),
+        ("commonAnnotations", &k.common_annotations, &common_annotations_specs, &mut common_annotations_split, "AnnotationsTransformer"),
     ] {
         if entries.is_empty() {
             continue;
         }
-        let paths = common_specs[usize::from(field == "commonAnnotations")].paths(split);
+        let paths = specs.paths(split);
         match together {
             true => gathered.push(Box::new(MapEntries::new(entries, paths))),
             false => recorded(recorder, resources, |r| r.keyed_step(file, field, None, ""), |resources| {
