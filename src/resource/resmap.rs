@@ -198,20 +198,10 @@ impl ResMap {
     /// Runs `f` on every resource, in parallel when there are many. The error returned is the
     /// first in resource order, the one a sequential run would stop at.
     pub fn try_for_each_mut_parallel<E: Send>(&mut self, f: impl Fn(&mut Resource) -> Result<(), E> + Sync) -> Result<(), E> {
-        use rayon::prelude::*;
         if self.resources.len() < PARALLEL_MIN {
             return self.for_each_mut(f);
         }
-        self.index.get_mut().stale = true;
-        self.touched.mark_all();
-        let first_error = self
-            .resources
-            .par_iter_mut()
-            .with_max_len(LEAF)
-            .enumerate()
-            .filter_map(|(i, r)| f(r).err().map(|e| (i, e)))
-            .min_by_key(|(i, _)| *i);
-        first_error.map_or(Ok(()), |(_, e)| Err(e))
+        self.try_steps_parallel(|r| f(r).map_err(|e| (0, e)))
     }
 
     /// Runs `f`, several steps in order, on every resource, in parallel when there are many; a

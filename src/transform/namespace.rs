@@ -126,7 +126,6 @@ impl ResourceStep for NamespaceMove<'_> {
 pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Result<()> {
     let specs = walked_field_specs(options);
     let step = NamespaceMove::new(options, &specs);
-    let move_one = |r: &mut Resource| step.move_one(r);
     // Only resources of one group, version, kind and name after the move can come to share an
     // id here. Where there are such, the resources are moved as kustomize moves them, one after
     // another, each checked against all the others as they are at that moment: its error shows
@@ -146,11 +145,11 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
     }
     for i in 0..resources.len() {
         let Some(&group) = groups.of.get(&i) else {
-            move_one(resources.get_mut(i))?;
+            step.move_one(resources.get_mut(i))?;
             continue;
         };
         let before = id_of(resources.get(i));
-        if !move_one(resources.get_mut(i))? {
+        if !step.move_one(resources.get_mut(i))? {
             continue;
         }
         let after = id_of(resources.get(i));
