@@ -1111,19 +1111,10 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
             Ok(())
         })?;
     }
-    for (i, patch) in k.patches.iter().enumerate() {
-        recorded(recorder, resources, |r| r.patch_step(file, "patches", i, patch_text(&patch.path)), |resources| {
-            let make = || patches::patch_field_config(patch, false);
-            let config = patches::PluginConfig { plugin: "PatchTransformer", from: patches::ConfigFrom::Field(&make) };
-            patches::apply_patch(resources, patch, &target.loader, schema(), &mut ctx.diagnostics, &name, &config)
-                .map_err(|e| e.note(format!("in {name}: patches[{i}]")))?;
-            ran(resources, "PatchTransformer");
-            Ok(())
-        })?;
-    }
-    // From `namespace` to `commonAnnotations` (and `images`, when no JSON 6902 patch or replica
-    // count comes between), each transformer changes each resource on its own: where nothing
-    // records each one's run, they are gathered and run as one pass (`transform::steps`).
+    // The `patches` entries with a target, and from `namespace` to `commonAnnotations` (and
+    // `images`, when no JSON 6902 patch or replica count comes between): each transformer
+    // changes each resource on its own. Where nothing records each one's run, consecutive ones
+    // are gathered and run as one pass (`transform::steps`).
     let together = recorder.is_none() && !tracks;
     let namespace_options = (!k.namespace.is_empty())
         .then(|| NamespaceOptions { namespace: k.namespace.clone(), field_specs: tables.namespace.clone(), tracks_origins: tracks, ..Default::default() });
@@ -1137,16 +1128,48 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     let images_together = (together && k.patches_json6902.is_empty() && k.replicas.is_empty() && !k.images.is_empty())
         .then(|| images::ImageRewrites::new(&k.images, &tables.images));
     let mut gathered: Vec<Box<dyn ResourceStep + '_>> = Vec::new();
+    // Whether a gathered patch may change what the namespace step's check reads.
+    let mut gathered_may_change_ids = false;
+    for (i, patch) in k.patches.iter().enumerate() {
+        let make = || patches::patch_field_config(patch, false);
+        let config = patches::PluginConfig { plugin: "PatchTransformer", from: patches::ConfigFrom::Field(&make) };
+        let note = || format!("in {name}: patches[{i}]");
+        if together {
+            match patches::TargetedPatch::new(patch, &target.loader, schema(), &config, note()) {
+                Ok(Some(step)) => {
+                    gathered_may_change_ids |= step.may_change_id();
+                    gathered.push(Box::new(step));
+                    continue;
+                }
+                Ok(None) => run_together(resources, &std::mem::take(&mut gathered), &mut ctx.diagnostics, &name)?,
+                Err(e) => {
+                    run_together(resources, &gathered, &mut ctx.diagnostics, &name)?;
+                    return Err(e.note(note()));
+                }
+            }
+        }
+        recorded(recorder, resources, |r| r.patch_step(file, "patches", i, patch_text(&patch.path)), |resources| {
+            patches::apply_patch(resources, patch, &target.loader, schema(), &mut ctx.diagnostics, &name, &config).map_err(|e| e.note(note()))?;
+            ran(resources, "PatchTransformer");
+            Ok(())
+        })?;
+    }
     if let Some(options) = &namespace_options {
-        // First of the gathered steps: whether two resources could come to share an id is
-        // told from the resources as they are before it.
+        // Whether two resources could come to share an id is told from the resources as they
+        // are before the move: the gathered patches run first where they may change that.
+        if gathered_may_change_ids {
+            run_together(resources, &std::mem::take(&mut gathered), &mut ctx.diagnostics, &name)?;
+        }
         match together.then(|| NamespaceMove::new(options, &namespace_specs)).filter(|step| !step.may_conflict(resources)) {
             Some(step) => gathered.push(Box::new(step)),
-            None => recorded(recorder, resources, |r| r.value_step(file, "namespace"), |resources| {
-                namespace::set_namespace(resources, options)?;
-                ran(resources, "NamespaceTransformer");
-                Ok(())
-            })?,
+            None => {
+                run_together(resources, &std::mem::take(&mut gathered), &mut ctx.diagnostics, &name)?;
+                recorded(recorder, resources, |r| r.value_step(file, "namespace"), |resources| {
+                    namespace::set_namespace(resources, options)?;
+                    ran(resources, "NamespaceTransformer");
+                    Ok(())
+                })?
+            }
         }
     }
     for (affix, prefix, suffix, specs, kind) in [
@@ -1177,7 +1200,7 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
         }
     }
     if let Some(error) = label_error {
-        run_together(resources, &gathered)?;
+        run_together(resources, &gathered, &mut ctx.diagnostics, &name)?;
         return Err(error);
     }
     for (field, entries, specs, split, kind) in [
@@ -1200,7 +1223,7 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     if let Some(step) = &images_together {
         gathered.push(Box::new(step));
     }
-    run_together(resources, &gathered)?;
+    run_together(resources, &gathered, &mut ctx.diagnostics, &name)?;
     drop(gathered);
     for (i, patch) in k.patches_json6902.iter().enumerate() {
         recorded(recorder, resources, |r| r.patch_step(file, "patchesJson6902", i, patch_text(&patch.path)), |resources| {

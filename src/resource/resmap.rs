@@ -201,23 +201,24 @@ impl ResMap {
         if self.resources.len() < PARALLEL_MIN {
             return self.for_each_mut(f);
         }
-        self.try_steps_parallel(|r| f(r).map_err(|e| (0, e)))
+        self.try_steps_parallel(|_, r| f(r).map_err(|e| (0, e))).map_err(|(_, e)| e)
     }
 
-    /// Runs `f`, several steps in order, on every resource, in parallel when there are many; a
-    /// resource's steps stop at its first failure, which `f` returns with the step's position.
-    /// The error returned is the earliest step's, first in resource order among that step's:
-    /// the one the steps would stop at if each ran over all the resources before the next.
-    pub fn try_steps_parallel<E: Send>(&mut self, f: impl Fn(&mut Resource) -> Result<(), (usize, E)> + Sync) -> Result<(), E> {
+    /// Runs `f`, several steps in order, on every resource and its position, in parallel when
+    /// there are many; a resource's steps stop at its first failure, which `f` returns with the
+    /// step's position. The error returned, with that step's position, is the earliest step's,
+    /// first in resource order among that step's: the one the steps would stop at if each ran
+    /// over all the resources before the next.
+    pub fn try_steps_parallel<E: Send>(&mut self, f: impl Fn(usize, &mut Resource) -> Result<(), (usize, E)> + Sync) -> Result<(), (usize, E)> {
         use rayon::prelude::*;
         self.index.get_mut().stale = true;
         self.touched.mark_all();
-        let failed = |(i, r): (usize, &mut Resource)| f(r).err().map(|(step, e)| ((step, i), e));
+        let failed = |(i, r): (usize, &mut Resource)| f(i, r).err().map(|(step, e)| ((step, i), e));
         let first_error = match self.resources.len() < PARALLEL_MIN {
             true => self.resources.iter_mut().enumerate().filter_map(failed).min_by_key(|(at, _)| *at),
             false => self.resources.par_iter_mut().with_max_len(LEAF).enumerate().filter_map(failed).min_by_key(|(at, _)| *at),
         };
-        first_error.map_or(Ok(()), |(_, e)| Err(e))
+        first_error.map_or(Ok(()), |((step, _), e)| Err((step, e)))
     }
 
     /// [`Self::try_for_each_mut_parallel`] for a pass that knows what it wrote: `f` says
@@ -365,6 +366,15 @@ impl ResMap {
     /// Replaces the resource at `index` (its id may change).
     pub fn replace(&mut self, index: usize, resource: Resource) {
         *self.get_mut(index) = resource;
+    }
+
+    /// Removes the resources at `positions` (ascending).
+    pub fn remove_positions(&mut self, positions: &[usize]) {
+        let mut at = 0;
+        self.retain(|_| {
+            at += 1;
+            positions.binary_search(&(at - 1)).is_err()
+        });
     }
 
     /// Removes the resources for which `keep` is false, preserving order.

@@ -5,7 +5,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::fieldspec::{CreateKind, FieldSpec, SpecPaths};
-use super::steps::ResourceStep;
+use super::steps::{Outcome, ResourceStep};
 use crate::error::Result;
 use crate::kustomization::types::Image;
 use crate::resource::{ResMap, Resource};
@@ -170,8 +170,8 @@ impl<'a> ImageRewrites<'a> {
 }
 
 impl ResourceStep for ImageRewrites<'_> {
-    fn apply(&self, r: &mut Resource) -> Result<()> {
-        self.rewrite(r).map(drop)
+    fn apply(&self, _at: usize, r: &mut Resource) -> Result<Outcome> {
+        self.rewrite(r).map(|_| Outcome::Kept)
     }
 }
 

@@ -3,7 +3,7 @@ use serde_json::map::Entry;
 use serde_json::{Map, Value};
 
 use super::fieldspec::{owned_path, CreateKind, FieldSpec, SpecPaths, StepRef};
-use super::steps::ResourceStep;
+use super::steps::{Outcome, ResourceStep};
 use crate::fast_hash::{field_mut, SCAN};
 use crate::error::{Error, Result};
 use crate::kustomization::types::StringMap;
@@ -26,7 +26,7 @@ pub fn add_map_entries_at(resources: &mut ResMap, entries: &StringMap, paths: &S
         return Ok(());
     }
     let step = MapEntries::new(entries, paths);
-    resources.try_for_each_mut_parallel(|r| step.apply(r))
+    resources.try_for_each_mut_parallel(|r| add_to_resource(r, step.entries, &step.plain, step.paths, &step.budget))
 }
 
 /// The entries added to one resource's maps at the specs' paths.
@@ -47,11 +47,11 @@ impl<'a> MapEntries<'a> {
 }
 
 impl ResourceStep for MapEntries<'_> {
-    fn apply(&self, r: &mut Resource) -> Result<()> {
-        if self.entries.is_empty() {
-            return Ok(());
+    fn apply(&self, _at: usize, r: &mut Resource) -> Result<Outcome> {
+        if !self.entries.is_empty() {
+            add_to_resource(r, self.entries, &self.plain, self.paths, &self.budget)?;
         }
-        add_to_resource(r, self.entries, &self.plain, self.paths, &self.budget)
+        Ok(Outcome::Kept)
     }
 }
 

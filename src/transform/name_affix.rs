@@ -2,7 +2,7 @@
 use serde_json::Value;
 
 use super::fieldspec::{walk_spec_path, CreateKind, FieldSpec};
-use super::steps::ResourceStep;
+use super::steps::{Outcome, ResourceStep};
 use crate::error::{Error, Result};
 use crate::resource::{Gvk, ResMap, Resource};
 
@@ -16,7 +16,7 @@ fn is_skipped(gvk: &Gvk) -> bool {
 /// Adds `prefix` and `suffix` at every field spec path (normally just `metadata/name`).
 pub fn add_name_affixes(resources: &mut ResMap, prefix: &str, suffix: &str, specs: &[FieldSpec]) -> Result<()> {
     let step = NameAffixes::new(prefix, suffix, specs);
-    resources.try_for_each_mut_parallel(|r| step.apply(r))
+    resources.try_for_each_mut_parallel(|r| step.affix(r))
 }
 
 /// The affixes added to one resource's name and the fields the specs name.
@@ -35,7 +35,13 @@ impl<'a> NameAffixes<'a> {
 }
 
 impl ResourceStep for NameAffixes<'_> {
-    fn apply(&self, r: &mut Resource) -> Result<()> {
+    fn apply(&self, _at: usize, r: &mut Resource) -> Result<Outcome> {
+        self.affix(r).map(|()| Outcome::Kept)
+    }
+}
+
+impl NameAffixes<'_> {
+    fn affix(&self, r: &mut Resource) -> Result<()> {
         let NameAffixes { prefix, suffix, specs, budget } = self;
         // Every name written grows by the affixes, and each resource keeps a copy of both.
         let affixes = prefix.len() + suffix.len();

@@ -2,7 +2,7 @@
 use serde_json::Value;
 
 use super::fieldspec::{CreateKind, FieldSpec, SpecPaths};
-use super::steps::ResourceStep;
+use super::steps::{Outcome, ResourceStep};
 use crate::error::{Error, Result};
 use crate::resource::nodes::{quoted_at, NodePath};
 use crate::resource::{scope::is_namespaced, ResMap, Resource};
@@ -117,8 +117,8 @@ impl<'a> NamespaceMove<'a> {
 }
 
 impl ResourceStep for NamespaceMove<'_> {
-    fn apply(&self, r: &mut Resource) -> Result<()> {
-        self.move_one(r).map(drop)
+    fn apply(&self, _at: usize, r: &mut Resource) -> Result<Outcome> {
+        self.move_one(r).map(|_| Outcome::Kept)
     }
 }
 
@@ -131,7 +131,7 @@ pub fn set_namespace(resources: &mut ResMap, options: &NamespaceOptions) -> Resu
     // another, each checked against all the others as they are at that moment: its error shows
     // them so.
     let Some(groups) = same_named_after(resources, &specs, options) else {
-        return resources.try_for_each_mut_parallel(|r| step.apply(r));
+        return resources.try_for_each_mut_parallel(|r| step.move_one(r).map(drop));
     };
     // How many resources of each group have each current id as the move goes: a conflict is a
     // count above one.

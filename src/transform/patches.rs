@@ -1,10 +1,13 @@
 //! The patch transformers: `patchesStrategicMerge`, `patches` and `patchesJson6902`, choosing their
 //! targets as kustomize does and handing the merge itself to [`crate::patch`].
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 
 use super::select::CompiledSelector;
+use super::steps::{Outcome, ResourceStep};
+use crate::budget::Budget;
 use crate::diagnostics::Diagnostics;
 use crate::error::{Error, Result};
 use crate::fast_hash::{digest, Digester};
@@ -350,23 +353,7 @@ fn merge_selected(
     // report; where that cannot be trusted, a digest of the resource before and after tells (a
     // collision, about 2^-64, would only warn wrongly).
     let digester = Digester::new();
-    let outcomes = resources.map_positions_mut(indices, |_, r| {
-        let (patch, exact) = patch_for(r, patch, options.0, options.1, copy_merge);
-        let before = (!exact).then(|| digest(&r.value, &digester));
-        let without_api_version = copy_merge && r.api_version().is_empty();
-        let (kept, changed) = merge_into(r, patch, options.0, options.1, schema)?;
-        // kyaml's `SetGvk` gives the patch copy an empty apiVersion node, which the merge adds
-        // to such a target as a null.
-        if kept && without_api_version {
-            r.map_mut().insert("apiVersion".into(), Value::Null);
-        }
-        let changed = match before {
-            Some(before) => digest(&r.value, &digester) != before,
-            None => changed,
-        };
-        // The id only of a resource left as it was, for the warning.
-        Ok::<_, Error>((kept, (kept && !changed).then(|| r.current_id())))
-    });
+    let outcomes = resources.map_positions_mut(indices, |_, r| merge_one(r, patch, options, copy_merge, schema, &digester));
     let mut deleted = Vec::new();
     let mut unchanged = Vec::new();
     for (&i, outcome) in indices.iter().zip(outcomes) {
@@ -376,14 +363,27 @@ fn merge_selected(
         }
         unchanged.extend(same);
     }
-    if !deleted.is_empty() {
-        let mut index = 0;
-        resources.retain(|_| {
-            index += 1;
-            deleted.binary_search(&(index - 1)).is_err()
-        });
-    }
+    resources.remove_positions(&deleted);
     Ok(unchanged)
+}
+
+/// Merges `patch` into the one resource `r`: whether the patch kept it, and its id when the patch
+/// left it exactly as it was (for the warning).
+fn merge_one(r: &mut Resource, patch: &StrategicPatch, options: (bool, bool), copy_merge: bool, schema: &Schema, digester: &Digester) -> Result<(bool, Option<ResId>)> {
+    let (patch, exact) = patch_for(r, patch, options.0, options.1, copy_merge);
+    let before = (!exact).then(|| digest(&r.value, digester));
+    let without_api_version = copy_merge && r.api_version().is_empty();
+    let (kept, changed) = merge_into(r, patch, options.0, options.1, schema)?;
+    // kyaml's `SetGvk` gives the patch copy an empty apiVersion node, which the merge adds
+    // to such a target as a null.
+    if kept && without_api_version {
+        r.map_mut().insert("apiVersion".into(), Value::Null);
+    }
+    let changed = match before {
+        Some(before) => digest(&r.value, digester) != before,
+        None => changed,
+    };
+    Ok((kept, (kept && !changed).then(|| r.current_id())))
 }
 
 /// A patch that changes nothing is as suspicious as one that selects nothing: say so.
@@ -519,6 +519,148 @@ pub fn apply_patch(
     }
 }
 
+/// A `patches` entry with a target, ready to run resource by resource among the other steps of
+/// its kustomization ([`super::steps`]). Whether the patch selects a resource depends on that
+/// resource alone, as it is when the patch's turn comes; what the patch has to say (it selects
+/// nothing, it changes nothing in a resource) is said once the pass is over, as [`apply_patch`]
+/// says it.
+pub struct TargetedPatch<'a> {
+    selector: CompiledSelector,
+    /// One strategic merge patch or a JSON patch.
+    loaded: Arc<LoadedPatch>,
+    /// `allowNameChange` and `allowKindChange`, for a strategic merge patch.
+    allow: (bool, bool),
+    /// Whether a JSON patch says itself whether it changed a resource.
+    reported: bool,
+    schema: &'a Schema,
+    budget: Arc<Budget>,
+    digester: Digester,
+    described: String,
+    /// Which entry of which kustomization the patch's errors come from.
+    note: String,
+    selected: AtomicBool,
+    /// The resources the patch left as they were, with their positions in the pass.
+    unchanged: Mutex<Vec<(usize, ResId)>>,
+}
+
+impl<'a> TargetedPatch<'a> {
+    /// `entry`'s patch read and its target compiled, failing as [`apply_patch`] fails before it
+    /// patches anything. Made on the build's thread, whose budget the copies of the patch are
+    /// charged to. `None` for an entry that runs on its own ([`apply_patch`]): one without a
+    /// target, whose patches find their targets by their names among all the resources, and
+    /// an empty strategic merge patch, which only warns.
+    pub fn new(entry: &Patch, loader: &Loader, schema: &'a Schema, config: &PluginConfig, note: String) -> Result<Option<Self>> {
+        let Some(target) = &entry.target else { return Ok(None) };
+        let loaded = configure_patch(entry, loader, config).map_err(|e| config.fails(e))?;
+        match &*loaded {
+            LoadedPatch::Strategic(patches) if patches.is_empty() => return Ok(None),
+            LoadedPatch::Strategic(patches) if patches.len() > 1 => {
+                return Err(Error::msg(format!(
+                    "Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field: {}",
+                    source(entry)
+                )));
+            }
+            LoadedPatch::Strategic(_) | LoadedPatch::Json6902(_) => {}
+            LoadedPatch::Other(_) => unreachable!("configure_patch refuses it"),
+        }
+        let option = |name: &str| entry.options.get(name).copied().unwrap_or(false);
+        let reported = match &*loaded {
+            LoadedPatch::Json6902(ops) => json6902_reports_changes(ops),
+            _ => false,
+        };
+        Ok(Some(TargetedPatch {
+            selector: CompiledSelector::new(target)?,
+            allow: (option("allowNameChange"), option("allowKindChange")),
+            loaded,
+            reported,
+            schema,
+            budget: crate::budget::current(),
+            digester: Digester::new(),
+            described: describe(entry),
+            note,
+            selected: AtomicBool::new(false),
+            unchanged: Mutex::new(Vec::new()),
+        }))
+    }
+
+    /// Whether the patch may change what the namespace step reads of the resources to tell
+    /// whether two could come to share an id: the id itself, or the annotation that marks a
+    /// resource a chart rendered. (A strategic merge patch without `allowNameChange` or
+    /// `allowKindChange` keeps the name, kind and namespace, and gives the target's apiVersion;
+    /// one that deletes its targets can only leave fewer resources to share an id.)
+    pub fn may_change_id(&self) -> bool {
+        match &*self.loaded {
+            LoadedPatch::Strategic(patches) => {
+                let Value::Object(patch) = &patches[0].value else { return true };
+                if self.allow.0 || self.allow.1 || patch.get("$patch").is_some_and(|d| d != "delete") {
+                    return true;
+                }
+                let metadata = match patch.get("metadata") {
+                    None => return false,
+                    Some(Value::Object(metadata)) => metadata,
+                    Some(_) => return true,
+                };
+                metadata.contains_key("$patch")
+                    || match metadata.get("annotations") {
+                        None => false,
+                        Some(Value::Object(annotations)) => annotations.contains_key(crate::resource::HELM_GENERATED) || annotations.contains_key("$patch"),
+                        Some(_) => true,
+                    }
+            }
+            LoadedPatch::Json6902(ops) => ops.as_array().is_none_or(|ops| {
+                ops.iter().any(|op| {
+                    let paths = ["path", "from"].map(|key| op.get(key));
+                    paths[0].and_then(Value::as_str).is_none() || paths.into_iter().flatten().any(|path| path.as_str().is_none_or(writes_id_or_chart_mark))
+                })
+            }),
+            LoadedPatch::Other(_) => true,
+        }
+    }
+}
+
+/// Whether a JSON patch writing (or moving from) `path` may change a resource's id or the
+/// annotation that marks a resource a chart rendered.
+fn writes_id_or_chart_mark(path: &str) -> bool {
+    const CHART_MARK: &str = "/metadata/annotations/config.kubernetes.io~1helm-generated";
+    let at_or_below = |field: &str| path == field || path.strip_prefix(field).is_some_and(|rest| rest.starts_with('/'));
+    !path.starts_with('/')
+        || matches!(path, "/metadata" | "/metadata/annotations")
+        || ["/apiVersion", "/kind", "/metadata/name", "/metadata/namespace", CHART_MARK].into_iter().any(at_or_below)
+}
+
+impl ResourceStep for TargetedPatch<'_> {
+    fn apply(&self, at: usize, r: &mut Resource) -> Result<Outcome> {
+        if !self.selector.matches(r) {
+            return Ok(Outcome::Kept);
+        }
+        self.selected.store(true, Ordering::Relaxed);
+        let noted = |e: Error| e.note(self.note.clone());
+        let (kept, unchanged) = match &*self.loaded {
+            LoadedPatch::Strategic(patches) => {
+                let patch = &patches[0];
+                // The patch is copied into each resource it selects.
+                self.budget.charge_copies(&patch.value, 1).map_err(|e| noted(Error::msg(e.to_string())))?;
+                merge_one(r, patch, self.allow, true, self.schema, &self.digester).map_err(noted)?
+            }
+            LoadedPatch::Json6902(ops) => (true, json6902_one(r, ops, self.reported, &self.budget, &self.digester).map_err(noted)?),
+            LoadedPatch::Other(_) => unreachable!("configure_patch refuses it"),
+        };
+        if let Some(id) = unchanged {
+            self.unchanged.lock().unwrap_or_else(|e| e.into_inner()).push((at, id));
+        }
+        Ok(if kept { Outcome::Kept } else { Outcome::Deleted })
+    }
+
+    fn report(&self, diagnostics: &mut Diagnostics, kustomization: &str) {
+        if !self.selected.load(Ordering::Relaxed) {
+            diagnostics.unmatched(kustomization, &format!("patch {} selects no resource", self.described));
+        }
+        let mut unchanged = std::mem::take(&mut *self.unchanged.lock().unwrap_or_else(|e| e.into_inner()));
+        unchanged.sort_unstable_by_key(|(at, _)| *at);
+        warn_unchanged(unchanged.into_iter().map(|(_, id)| id).collect(), diagnostics, kustomization, || self.described.clone());
+    }
+}
+
 /// PatchJson6902Transformer (the deprecated `patchesJson6902`).
 pub fn apply_patch_json6902(resources: &mut ResMap, entry: &Patch, loader: &Loader, diagnostics: &mut Diagnostics, kustomization: &str, config: &PluginConfig) -> Result<()> {
     let described = describe(entry);
@@ -585,43 +727,51 @@ fn apply_json6902_to_selected(
     }
     // Taken here, on the build's thread: the patch runs on the pool's.
     let budget = crate::budget::current();
-    // Whether the patch changed a resource is the patch's own answer where that is sure (and
-    // no operation writes the annotations map added for it below); else a digest of the
-    // resource before and after tells.
-    let touches_annotations_map = ops.as_array().into_iter().flatten().any(|op| {
-        matches!(op.get("path").and_then(Value::as_str), Some("" | "/metadata" | "/metadata/annotations"))
-    });
-    let reported = reports_changes(ops) && !touches_annotations_map;
+    let reported = json6902_reports_changes(ops);
     let digester = Digester::new();
-    let results = resources.map_positions_mut(&selected, |_, r| {
-        // kustomize applies JSON patches to the resource as JSON, which a key that is no string
-        // cannot be.
-        if r.holds_plain_key() {
-            return Err(Error::msg(crate::resource::UNENCODABLE_MAP));
-        }
-        r.store_previous_id();
-        let before = (!reported).then(|| digest(&r.value, &digester));
-        // kustomize applies JSON patches to the resource as JSON: a null is `null` from then on.
-        r.empty_nulls = None;
-        r.quoted = None;
-        let changed = with_annotations_present(&mut r.value, |value| apply_json6902_within(value, ops, &budget))
-            .map_err(|e| Error::msg(format!("{e} (patching {})", r.previous_ids.last().expect("just stored"))))?;
-        // kustomize rebuilds the patched resource from JSON: no node is shared any more, and
-        // every key is a string.
-        r.nodes.forget_all();
-        r.plain_keys.clear();
-        let changed = match before {
-            Some(before) => digest(&r.value, &digester) != before,
-            None => changed,
-        };
-        Ok::<_, Error>((!changed).then(|| r.current_id()))
-    });
+    let results = resources.map_positions_mut(&selected, |_, r| json6902_one(r, ops, reported, &budget, &digester));
     let mut unchanged = Vec::new();
     for result in results {
         unchanged.extend(result?);
     }
     warn_unchanged(unchanged, diagnostics, kustomization, described);
     Ok(())
+}
+
+/// Whether the JSON patch `ops` says itself whether it changed a resource (and no operation
+/// writes the annotations map added for it, [`with_annotations_present`]); else a digest of the
+/// resource before and after tells.
+fn json6902_reports_changes(ops: &Value) -> bool {
+    let touches_annotations_map = ops.as_array().into_iter().flatten().any(|op| {
+        matches!(op.get("path").and_then(Value::as_str), Some("" | "/metadata" | "/metadata/annotations"))
+    });
+    reports_changes(ops) && !touches_annotations_map
+}
+
+/// Applies the JSON patch `ops` to the one resource `r`: its id when the patch left it exactly
+/// as it was (for the warning).
+fn json6902_one(r: &mut Resource, ops: &Value, reported: bool, budget: &Budget, digester: &Digester) -> Result<Option<ResId>> {
+    // kustomize applies JSON patches to the resource as JSON, which a key that is no string
+    // cannot be.
+    if r.holds_plain_key() {
+        return Err(Error::msg(crate::resource::UNENCODABLE_MAP));
+    }
+    r.store_previous_id();
+    let before = (!reported).then(|| digest(&r.value, digester));
+    // kustomize applies JSON patches to the resource as JSON: a null is `null` from then on.
+    r.empty_nulls = None;
+    r.quoted = None;
+    let changed = with_annotations_present(&mut r.value, |value| apply_json6902_within(value, ops, budget))
+        .map_err(|e| Error::msg(format!("{e} (patching {})", r.previous_ids.last().expect("just stored"))))?;
+    // kustomize rebuilds the patched resource from JSON: no node is shared any more, and
+    // every key is a string.
+    r.nodes.forget_all();
+    r.plain_keys.clear();
+    let changed = match before {
+        Some(before) => digest(&r.value, digester) != before,
+        None => changed,
+    };
+    Ok((!changed).then(|| r.current_id()))
 }
 
 /// Runs `patch` on a resource whose `metadata.annotations` exists: while kustomize patches, every

@@ -31,6 +31,7 @@ mod install;
 mod kustomize_clients;
 mod kustomize_newest;
 mod kustomize_v5_8;
+mod large_levels;
 mod localize;
 mod parallel_folders;
 mod peerpods;
