@@ -370,6 +370,9 @@ impl ResMap {
 
     /// Removes the resources at `positions` (ascending).
     pub fn remove_positions(&mut self, positions: &[usize]) {
+        if positions.is_empty() {
+            return;
+        }
         let mut at = 0;
         self.retain(|_| {
             at += 1;

@@ -26,7 +26,7 @@ pub fn add_map_entries_at(resources: &mut ResMap, entries: &StringMap, paths: &S
         return Ok(());
     }
     let step = MapEntries::new(entries, paths);
-    resources.try_for_each_mut_parallel(|r| add_to_resource(r, step.entries, &step.plain, step.paths, &step.budget))
+    resources.try_for_each_mut_parallel(|r| step.add(r))
 }
 
 /// The entries added to one resource's maps at the specs' paths.
@@ -48,10 +48,16 @@ impl<'a> MapEntries<'a> {
 
 impl ResourceStep for MapEntries<'_> {
     fn apply(&self, _at: usize, r: &mut Resource) -> Result<Outcome> {
-        if !self.entries.is_empty() {
-            add_to_resource(r, self.entries, &self.plain, self.paths, &self.budget)?;
+        self.add(r).map(|()| Outcome::Kept)
+    }
+}
+
+impl MapEntries<'_> {
+    fn add(&self, r: &mut Resource) -> Result<()> {
+        if self.entries.is_empty() {
+            return Ok(());
         }
-        Ok(Outcome::Kept)
+        add_to_resource(r, self.entries, &self.plain, self.paths, &self.budget)
     }
 }
 

@@ -81,10 +81,8 @@ fn one_pass(resources: &mut ResMap, steps: &[Box<dyn ResourceStep + '_>]) -> Res
         Ok(())
     })?;
     let mut deleted = deleted.into_inner().unwrap_or_else(|e| e.into_inner());
-    if !deleted.is_empty() {
-        deleted.sort_unstable();
-        resources.remove_positions(&deleted);
-    }
+    deleted.sort_unstable();
+    resources.remove_positions(&deleted);
     Ok(())
 }
 
