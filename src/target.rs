@@ -1141,7 +1141,10 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
                     gathered.push(Box::new(step));
                     continue;
                 }
-                Ok(None) => run_together(resources, &std::mem::take(&mut gathered), &mut ctx.diagnostics, &name)?,
+                Ok(None) => {
+                    run_together(resources, &std::mem::take(&mut gathered), &mut ctx.diagnostics, &name)?;
+                    gathered_may_change_ids = false;
+                }
                 Err(e) => {
                     run_together(resources, &gathered, &mut ctx.diagnostics, &name)?;
                     return Err(e.note(note()));

@@ -422,6 +422,12 @@ pub fn apply_patches_strategic_merge(
     Ok(())
 }
 
+/// kustomize's refusal of a `patches` entry with a target whose text holds several strategic
+/// merge patches.
+fn several_with_a_target(entry: &Patch) -> Error {
+    Error::msg(format!("Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field: {}", source(entry)))
+}
+
 /// PatchStrategicMergeTransformer's `Config`: the patches of each of its files and of its inline
 /// text (each [`LoadedPatch::Strategic`]), with how warnings name them.
 fn configure_strategic_merge(entries: &[String], inline: &str, loader: &Loader) -> Result<Vec<(Arc<LoadedPatch>, String)>> {
@@ -484,10 +490,7 @@ pub fn apply_patch(
         LoadedPatch::Strategic(patches) => match &entry.target {
             Some(target) => {
                 if patches.len() > 1 {
-                    return Err(Error::msg(format!(
-                        "Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field: {}",
-                        source(entry)
-                    )));
+                    return Err(several_with_a_target(entry));
                 }
                 let selected = select(resources, target)?;
                 if selected.is_empty() {
@@ -554,12 +557,7 @@ impl<'a> TargetedPatch<'a> {
         let loaded = configure_patch(entry, loader, config).map_err(|e| config.fails(e))?;
         match &*loaded {
             LoadedPatch::Strategic(patches) if patches.is_empty() => return Ok(None),
-            LoadedPatch::Strategic(patches) if patches.len() > 1 => {
-                return Err(Error::msg(format!(
-                    "Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field: {}",
-                    source(entry)
-                )));
-            }
+            LoadedPatch::Strategic(patches) if patches.len() > 1 => return Err(several_with_a_target(entry)),
             LoadedPatch::Strategic(_) | LoadedPatch::Json6902(_) => {}
             LoadedPatch::Other(_) => unreachable!("configure_patch refuses it"),
         }
