@@ -288,6 +288,103 @@ impl Batch {
     }
 }
 
+/// Files written into a folder that does not exist yet: each is written under its own name into
+/// a new hidden folder beside the destination (`.<name>.<random>.peerpods-build.tmp`), and that
+/// folder, after one sync of its filesystem, is renamed to the destination, which appears
+/// whole or not at all. Against a [`Batch`]: one rename instead of one per file, and no
+/// temporary names, which is most of the kernel's part in rendering thousands of roots into a
+/// new folder. Linux only (the rename that refuses to replace what is there); elsewhere, and
+/// for a folder that exists, a [`Batch`] writes into it.
+pub struct NewFolder {
+    staging: tempfile::TempDir,
+    destination: std::path::PathBuf,
+}
+
+impl NewFolder {
+    /// Makes the hidden folder beside `destination` (and the folders above it, as a `mkdir -p`
+    /// would), unless `destination` exists already, in any form: then `None`.
+    pub fn stage(destination: &Path) -> Result<Option<NewFolder>, String> {
+        if !cfg!(target_os = "linux") {
+            return Ok(None);
+        }
+        match std::fs::symlink_metadata(destination) {
+            Ok(_) => return Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(format!("creating {}: {e}", destination.display())),
+        }
+        let name = destination.file_name().ok_or_else(|| format!("{}: not a folder name", destination.display()))?.to_string_lossy();
+        let parent = match destination.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+        std::fs::create_dir_all(parent).map_err(|e| format!("creating {}: {e}", parent.display()))?;
+        let mut kept = TEMP_NAME_KEPT.min(name.len());
+        while !name.is_char_boundary(kept) {
+            kept -= 1;
+        }
+        // A folder's mode is what `mkdir` gives it: 0o777 narrowed by the umask.
+        let staging = tempfile::Builder::new()
+            .prefix(&format!(".{}.", &name[..kept]))
+            .suffix(TEMP_SUFFIX)
+            .tempdir_in(parent)
+            .map_err(|e| format!("creating {}: a temporary folder in {}: {e}", destination.display(), parent.display()))?;
+        Ok(Some(NewFolder { staging, destination: destination.to_path_buf() }))
+    }
+
+    /// Writes `content` as the file `file_name` of the new folder (a new file, never one that
+    /// is there: the folder is ours alone). Errors name the file's destination.
+    pub fn write(&self, file_name: &str, content: &str) -> Result<(), String> {
+        let path = self.staging.path().join(file_name);
+        let shown = self.destination.join(file_name);
+        if path.parent() != Some(self.staging.path()) {
+            return Err(format!("{}: not a plain file name", shown.display()));
+        }
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            // What a new file gets: 0o666 narrowed by the umask, as for a staged file.
+            options.mode(0o666).custom_flags(libc::O_CLOEXEC);
+        }
+        options.open(&path).and_then(|mut file| file.write_all(content.as_bytes())).map_err(|e| format!("writing {}: {e}", shown.display()))
+    }
+
+    /// Syncs the new folder's files, renames it to the destination, then syncs the folder
+    /// above so the rename lasts. A destination that appeared meanwhile is left as it is, the
+    /// files are removed, and the error says so.
+    pub fn commit(self) -> Result<(), String> {
+        let NewFolder { staging, destination } = self;
+        let folder = std::fs::File::open(staging.path()).map_err(|e| format!("writing {}: {e}", destination.display()))?;
+        #[cfg(target_os = "linux")]
+        {
+            rustix::fs::syncfs(&folder).map_err(|e| format!("writing {}: syncing to disk: {e}", destination.display()))?;
+            let cwd = rustix::fs::CWD;
+            match rustix::fs::renameat_with(cwd, staging.path(), cwd, &destination, rustix::fs::RenameFlags::NOREPLACE) {
+                Ok(()) => {}
+                // A filesystem without the flag: a plain rename can only replace an empty folder.
+                Err(rustix::io::Errno::INVAL) => {
+                    std::fs::rename(staging.path(), &destination).map_err(|e| appeared(&destination, &e.to_string()))?
+                }
+                Err(e) => return Err(appeared(&destination, &std::io::Error::from(e).to_string())),
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        std::fs::rename(staging.path(), &destination).map_err(|e| appeared(&destination, &e.to_string()))?;
+        drop(folder);
+        // Renamed: nothing is left to remove.
+        let _ = staging.keep();
+        let parent = destination.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let _ = std::fs::File::open(parent).and_then(|f| f.sync_all());
+        Ok(())
+    }
+}
+
+/// The error of a new folder that could not take its destination's name.
+fn appeared(destination: &Path, why: &str) -> String {
+    format!("writing {}: {why} (the folder did not exist when the build started; nothing was written into it)", destination.display())
+}
+
 /// Flushes the staged files' data: one `syncfs` of each filesystem their folders are on, on
 /// Linux; each file's own sync elsewhere.
 fn sync_staged(staged: &[(tempfile::TempPath, std::path::PathBuf)]) -> std::io::Result<()> {
@@ -373,6 +470,73 @@ mod tests {
         assert_eq!(batch.stage_if_changed(&dir.path().join("x.yaml"), "x: 1\n"), Ok(true));
         drop(batch);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "a file or a temporary file was left");
+    }
+
+    /// The entries of `dir`, sorted.
+    fn names_in(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_new_folder_appears_whole_at_commit_with_the_mode_mkdir_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let destination = dir.path().join("a/b/out");
+        let folder = NewFolder::stage(&destination).unwrap().expect("a missing folder is made anew");
+        folder.write("one.yaml", "a: 1\n").unwrap();
+        folder.write("two.yaml", "b: 2\n").unwrap();
+        assert!(!destination.exists(), "the folder appeared before the commit");
+        let staged = names_in(&dir.path().join("a/b"));
+        assert!(staged.len() == 1 && staged[0].starts_with(".out.") && staged[0].ends_with(TEMP_SUFFIX), "{staged:?}");
+        assert!(folder.write("one.yaml", "again").unwrap_err().contains("out/one.yaml"), "a file is written once");
+        assert!(folder.write("../escape.yaml", "x").is_err());
+        folder.commit().unwrap();
+        assert_eq!(names_in(&dir.path().join("a/b")), ["out"], "the staging folder was left");
+        assert_eq!(names_in(&destination), ["one.yaml", "two.yaml"]);
+        assert_eq!(std::fs::read_to_string(destination.join("two.yaml")).unwrap(), "b: 2\n");
+        let made = dir.path().join("a/b/made");
+        std::fs::create_dir(&made).unwrap();
+        assert_eq!(std::fs::metadata(&destination).unwrap().mode(), std::fs::metadata(&made).unwrap().mode());
+        let umask = 0o777 & !std::fs::metadata(&made).unwrap().mode();
+        assert_eq!(std::fs::metadata(destination.join("one.yaml")).unwrap().mode() & 0o777, 0o666 & !umask);
+    }
+
+    #[test]
+    fn a_folder_that_exists_in_any_form_is_not_made_anew() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(NewFolder::stage(dir.path()).unwrap().is_none());
+        let dangling = dir.path().join("link");
+        std::os::unix::fs::symlink(dir.path().join("nowhere"), &dangling).unwrap();
+        assert!(NewFolder::stage(&dangling).unwrap().is_none());
+        assert!(!dir.path().join("nowhere").exists());
+    }
+
+    #[test]
+    fn a_new_folder_dropped_without_commit_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = NewFolder::stage(&dir.path().join("out")).unwrap().unwrap();
+        folder.write("x.yaml", "x: 1\n").unwrap();
+        drop(folder);
+        assert_eq!(names_in(dir.path()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_folder_made_by_someone_else_meanwhile_is_left_as_it_is() {
+        for theirs in [Some("theirs.yaml"), None] {
+            let dir = tempfile::tempdir().unwrap();
+            let destination = dir.path().join("out");
+            let folder = NewFolder::stage(&destination).unwrap().unwrap();
+            folder.write("ours.yaml", "a: 1\n").unwrap();
+            std::fs::create_dir(&destination).unwrap();
+            if let Some(name) = theirs {
+                std::fs::write(destination.join(name), "theirs\n").unwrap();
+            }
+            let refused = folder.commit().unwrap_err();
+            assert!(refused.contains(&destination.display().to_string()) && refused.contains("nothing was written into it"), "{refused}");
+            assert_eq!(names_in(&destination), theirs.into_iter().map(String::from).collect::<Vec<_>>());
+            assert_eq!(names_in(dir.path()), ["out"], "the staging folder was left");
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use peerpods_build::kustomization::LoadRestrictor;
-use peerpods_build::safe_write::Batch;
+use peerpods_build::safe_write::{Batch, NewFolder};
 use peerpods_build::{build, Build, BuildFailure, BuildOptions, Reorder};
 
 use super::build_args::{names_a_folder, writes_folder, BuildArgs};
@@ -105,10 +105,12 @@ fn run_build(args: &BuildArgs) -> Result<(), String> {
     written
 }
 
-/// Several builds in one run, each written to `OUTPUT/<path with `_` for `/`>.yaml`: staged
-/// beside its destination as soon as it is built, so only the builds in progress are held in
-/// memory, and renamed into place with the others after one sync at the end
-/// ([`peerpods_build::safe_write::Batch`] says why). The builds run in parallel,
+/// Several builds in one run, each written to `OUTPUT/<path with `_` for `/`>.yaml` as soon as
+/// it is built, so only the builds in progress are held in memory: into an existing folder,
+/// staged beside its destination and renamed into place with the others after one sync at the
+/// end ([`peerpods_build::safe_write::Batch`] says why); into a new one, written into a hidden
+/// folder beside it, renamed to the destination after one sync
+/// ([`peerpods_build::safe_write::NewFolder`]). The builds run in parallel,
 /// in the order given (each thread takes the next directory); warnings and errors are printed in
 /// the order the directories were given, each build's as soon as every earlier one's is out, and
 /// a failed build does not stop the others.
@@ -124,7 +126,11 @@ fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
             return Err(format!("two directories would both be written to {name}.yaml: {}", args.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(" ")));
         }
     }
-    std::fs::create_dir_all(out_dir).map_err(|e| format!("creating {}: {e}", out_dir.display()))?;
+    // A folder that is not there yet is made whole beside it and renamed into place at the end.
+    let new_folder = NewFolder::stage(out_dir)?;
+    if new_folder.is_none() {
+        std::fs::create_dir_all(out_dir).map_err(|e| format!("creating {}: {e}", out_dir.display()))?;
+    }
     let printer = InOrder::new();
     let next = AtomicUsize::new(0);
     let failed = AtomicUsize::new(0);
@@ -145,7 +151,11 @@ fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
             }
             for (i, dir) in args.dirs.iter().enumerate().skip(first).take(run_length) {
                 let mut said = String::new();
-                if let Err(message) = build_one(args, options, dir, &reals[i], &out_dir.join(format!("{}.yaml", names[i])), &mut said, &mut mine) {
+                let file = match &new_folder {
+                    Some(folder) => Output::InNew(folder, format!("{}.yaml", names[i])),
+                    None => Output::Staged(out_dir.join(format!("{}.yaml", names[i])), &mut mine),
+                };
+                if let Err(message) = build_one(args, options, dir, &reals[i], file, &mut said) {
                     said.push_str(&format!("Error: {}: {message}\n", dir.display()));
                     failed.fetch_add(1, Ordering::Relaxed);
                 }
@@ -158,25 +168,44 @@ fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
     if peerpods_build::stack::on_large_stack(run).is_err() {
         work();
     }
-    // A file that could not be renamed into place fails its build.
-    for (_, why) in staged.into_inner().unwrap_or_else(|e| e.into_inner()).commit() {
-        eprintln!("Error: {why}");
-        failed.fetch_add(1, Ordering::Relaxed);
-    }
-    // A failed build keeps its earlier file: only directories no longer given lose theirs.
     let rendered = names.iter().map(|name| format!("{name}.yaml")).collect();
-    super::output_record::sweep(out_dir, &rendered)?;
+    match new_folder {
+        Some(folder) => {
+            folder.write(super::output_record::RECORD, &super::output_record::record_text(&rendered))?;
+            folder.commit()?;
+        }
+        None => {
+            // A file that could not be renamed into place fails its build.
+            for (_, why) in staged.into_inner().unwrap_or_else(|e| e.into_inner()).commit() {
+                eprintln!("Error: {why}");
+                failed.fetch_add(1, Ordering::Relaxed);
+            }
+            // A failed build keeps its earlier file: only directories no longer given lose theirs.
+            super::output_record::sweep(out_dir, &rendered)?;
+        }
+    }
     match failed.into_inner() {
         0 => Ok(()),
         n => Err(format!("{n} of {} builds failed", args.dirs.len())),
     }
 }
 
+/// Where [`run_builds`] writes one build.
+enum Output<'a> {
+    /// This file name in the new folder.
+    InNew(&'a NewFolder, String),
+    /// This file of the existing folder, staged in this batch.
+    Staged(PathBuf, &'a mut Batch),
+}
+
 /// One build of [`run_builds`], written to `file`; what it would print to stderr goes to `said`.
-fn build_one(args: &BuildArgs, options: &BuildOptions, dir: &Path, real: &Path, file: &Path, said: &mut String, staged: &mut Batch) -> Result<(), String> {
+fn build_one(args: &BuildArgs, options: &BuildOptions, dir: &Path, real: &Path, file: Output, said: &mut String) -> Result<(), String> {
     let result = review(args, dir, peerpods_build::build_resolved(dir, Some(real), options), said)?;
-    // A file that holds this build already is left as it is.
-    staged.stage_if_changed(file, &result.to_yaml()).map(drop)
+    match file {
+        Output::InNew(folder, name) => folder.write(&name, &result.to_yaml()),
+        // A file that holds this build already is left as it is.
+        Output::Staged(path, staged) => staged.stage_if_changed(&path, &result.to_yaml()).map(drop),
+    }
 }
 
 /// What the builds of [`run_builds`] print, put in the order the directories were given: each

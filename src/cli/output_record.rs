@@ -70,12 +70,17 @@ pub fn sweep(dir: &Path, rendered: &BTreeSet<String>) -> Result<(), String> {
     for path in &left.foreign {
         eprintln!("{}", foreign_warning(path));
     }
+    write_atomically(&dir.join(RECORD), &record_text(rendered))
+}
+
+/// The record of a build that wrote `rendered` (file names).
+pub fn record_text(rendered: &BTreeSet<String>) -> String {
     let mut text = format!("{HEADER}\n");
     for name in rendered {
         text.push_str(name);
         text.push('\n');
     }
-    write_atomically(&dir.join(RECORD), &text)
+    text
 }
 
 /// The file names the record of `dir` lists (none when there is no record).

@@ -85,11 +85,22 @@ fn output_into_a_new_folder_creates_it_for_one_build_as_for_several() {
     assert_eq!(crate::common::files_under(&t.path("new/one")), [".peerpods-build-files", "v1_configmap_overlays-aws.yaml"]);
     let several = ours(&["build", "overlays/aws", "overlays/gcp", "-o", "new/several/"], &t.root);
     assert!(several.success(), "{}", several.stderr);
-    assert!(t.path("new/several/overlays_gcp.yaml").is_file());
+    assert_eq!(crate::common::files_under(&t.path("new/several")), [".peerpods-build-files", "overlays_aws.yaml", "overlays_gcp.yaml"]);
+    assert_eq!(fs::read_to_string(t.path("new/several/overlays_gcp.yaml")).unwrap(), ours(&["build", "overlays/gcp"], &t.root).stdout);
+    // The folder was made whole beside its destination and renamed: nothing else is left there.
+    let beside: Vec<String> = fs::read_dir(t.path("new")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(beside.len(), 2, "{beside:?}");
+    assert!(beside.iter().all(|name| name == "one" || name == "several"), "{beside:?}");
     t.write("broken/kustomization.yaml", "resources:\n- missing.yaml\n");
     let broken = ours(&["build", "broken", "-o", "never/"], &t.root);
     assert_eq!(broken.code, Some(1), "{}", broken.stderr);
     assert!(!t.path("never").exists(), "a failed build creates no folder");
+    // Of several builds into a new folder, those that succeed are written; a failed one is said.
+    let mixed = ours(&["build", "overlays/aws", "broken", "-o", "new/mixed/"], &t.root);
+    assert_eq!(mixed.code, Some(1), "{}", mixed.stderr);
+    assert!(mixed.stderr.contains("Error: broken: "), "{}", mixed.stderr);
+    assert!(mixed.stderr.contains("1 of 2 builds failed"), "{}", mixed.stderr);
+    assert_eq!(crate::common::files_under(&t.path("new/mixed")), [".peerpods-build-files", "overlays_aws.yaml"]);
 }
 
 #[test]
