@@ -3,7 +3,7 @@
 use std::path::{Component, Path, PathBuf};
 
 pub use peerpods_build::safe_write::write_atomically;
-use peerpods_build::safe_write::{commit, stage};
+use peerpods_build::safe_write::{commit, stage, NewFolder};
 
 /// One file per resource, named as kustomize names them: `[group_]version_kind_name.yaml`, with the
 /// namespace (`default` for none) in front when the namespaced resources span several namespaces.
@@ -30,13 +30,27 @@ pub fn write_individual_files(dir: &Path, result: &peerpods_build::Build) -> Res
         })?;
         files.push((path, peerpods_build::yaml::emit::emit_stream([&r.value])));
     }
+    let written = files.iter().filter_map(|(path, _)| path.file_name()).map(|name| name.to_string_lossy().into_owned()).collect();
+    // A folder that is not there yet is made whole beside it and renamed into place.
+    if let Some(folder) = NewFolder::stage(dir)? {
+        // Two resources whose names differ only in case share a file: the later one is kept,
+        // as when each is renamed over the other.
+        let mut last = std::collections::BTreeMap::new();
+        for (path, content) in &files {
+            last.insert(path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default(), content);
+        }
+        for (name, content) in last {
+            folder.write(&name, content)?;
+        }
+        folder.write(super::output_record::RECORD, &super::output_record::record_text(&written))?;
+        return folder.commit();
+    }
     std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     // All temporary files first, then the renames: a failure while writing leaves the folder as it was.
     let staged = files.iter().map(|(path, content)| stage(path, content)).collect::<Result<Vec<_>, _>>()?;
     for (staged, (path, _)) in staged.into_iter().zip(&files) {
         commit(staged, path)?;
     }
-    let written = files.iter().filter_map(|(path, _)| path.file_name()).map(|name| name.to_string_lossy().into_owned()).collect();
     super::output_record::sweep(dir, &written)
 }
 

@@ -162,6 +162,32 @@ fn output_directory_file_names_match_kustomize() {
     assert_eq!(files_under(&out), ours_with_record);
 }
 
+/// Two names that differ only in case make one file name: the later resource is kept, as
+/// kustomize keeps it, whether the folder exists or is made by the build.
+#[test]
+fn output_directory_files_sharing_a_name_keep_the_later_resource() {
+    let tmp = TempTree::new("out-dir-case");
+    tmp.write("k/kustomization.yaml", "resources:\n- r.yaml\n");
+    tmp.write(
+        "k/r.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Foo\ndata:\n  a: upper\n---\n\
+         apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: foo\ndata:\n  a: lower\n",
+    );
+    let existing = tmp.mkdir("existing");
+    let new = tmp.path("new/");
+    for out in [&existing, &new] {
+        let r = ours(&["build", s(&tmp.path("k")), "-o", s(out)], &tmp.root);
+        assert!(r.success(), "-o {} failed:\n{}", out.display(), r.stderr);
+        assert_eq!(files_under(out), [".peerpods-build-files", "v1_configmap_foo.yaml"]);
+        assert!(fs::read_to_string(out.join("v1_configmap_foo.yaml")).unwrap().contains("a: lower"), "{}", out.display());
+    }
+    if let Some(reference) = reference_run(&[s(&tmp.path("k")), "-o", s(&tmp.mkdir("reference"))], &tmp.root, "-o DIR with one name twice") {
+        assert!(reference.success(), "reference -o DIR failed:\n{}", reference.stderr);
+        let theirs = tmp.path("reference/v1_configmap_foo.yaml");
+        assert_eq!(fs::read_to_string(theirs).unwrap(), fs::read_to_string(new.join("v1_configmap_foo.yaml")).unwrap());
+    }
+}
+
 #[test]
 fn failed_build_writes_no_output_file_and_keeps_an_existing_one() {
     let tmp = TempTree::new("out-failed");
