@@ -181,18 +181,10 @@ pub fn stage(path: &Path, content: &str) -> Result<NamedTempFile, String> {
 /// [`stage`] of `content` for `path`, found `existing`; `sync` says whether the data is flushed
 /// to the disk now (else the caller syncs it before the rename, [`Batch::commit`]).
 fn stage_synced(path: &Path, content: &[u8], sync: bool, existing: Option<&std::fs::Metadata>) -> Result<NamedTempFile, String> {
-    let folder = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
+    let folder = folder_of(path);
     let file_name = path.file_name().ok_or_else(|| format!("{}: not a file name", path.display()))?;
     check_writable(path, existing)?;
-    let file_name = file_name.to_string_lossy();
-    let mut kept = TEMP_NAME_KEPT.min(file_name.len());
-    while !file_name.is_char_boundary(kept) {
-        kept -= 1;
-    }
-    let prefix = format!(".{}.", &file_name[..kept]);
+    let prefix = temp_prefix(&file_name.to_string_lossy());
     let mut builder = tempfile::Builder::new();
     builder.prefix(&prefix).suffix(TEMP_SUFFIX);
     #[cfg(unix)]
@@ -272,7 +264,7 @@ impl Batch {
         for (staged, path) in self.staged {
             match staged.persist(&path) {
                 Ok(()) => {
-                    folders.insert(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf());
+                    folders.insert(folder_of(&path).to_path_buf());
                 }
                 Err(e) => {
                     let why = format!("writing {}: {}", path.display(), e.error);
@@ -312,19 +304,12 @@ impl NewFolder {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(format!("creating {}: {e}", destination.display())),
         }
-        let name = destination.file_name().ok_or_else(|| format!("{}: not a folder name", destination.display()))?.to_string_lossy();
-        let parent = match destination.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => parent,
-            _ => Path::new("."),
-        };
+        let name = destination.file_name().ok_or_else(|| format!("{}: not a folder name", destination.display()))?;
+        let parent = folder_of(destination);
         std::fs::create_dir_all(parent).map_err(|e| format!("creating {}: {e}", parent.display()))?;
-        let mut kept = TEMP_NAME_KEPT.min(name.len());
-        while !name.is_char_boundary(kept) {
-            kept -= 1;
-        }
         // A folder's mode is what `mkdir` gives it: 0o777 narrowed by the umask.
         let staging = tempfile::Builder::new()
-            .prefix(&format!(".{}.", &name[..kept]))
+            .prefix(&temp_prefix(&name.to_string_lossy()))
             .suffix(TEMP_SUFFIX)
             .tempdir_in(parent)
             .map_err(|e| format!("creating {}: a temporary folder in {}: {e}", destination.display(), parent.display()))?;
@@ -374,10 +359,24 @@ impl NewFolder {
         drop(folder);
         // Renamed: nothing is left to remove.
         let _ = staging.keep();
-        let parent = destination.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let _ = std::fs::File::open(parent).and_then(|f| f.sync_all());
+        let _ = std::fs::File::open(folder_of(&destination)).and_then(|f| f.sync_all());
         Ok(())
     }
+}
+
+/// The folder `path` is in (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."))
+}
+
+/// The start of a temporary name beside `name`: `.`, as much of `name` as [`TEMP_NAME_KEPT`]
+/// allows (cut on a character's boundary), `.`.
+fn temp_prefix(name: &str) -> String {
+    let mut kept = TEMP_NAME_KEPT.min(name.len());
+    while !name.is_char_boundary(kept) {
+        kept -= 1;
+    }
+    format!(".{}.", &name[..kept])
 }
 
 /// The error of a new folder that could not take its destination's name.

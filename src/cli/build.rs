@@ -170,10 +170,7 @@ fn run_builds(args: &BuildArgs, options: &BuildOptions) -> Result<(), String> {
     }
     let rendered = names.iter().map(|name| format!("{name}.yaml")).collect();
     match new_folder {
-        Some(folder) => {
-            folder.write(super::output_record::RECORD, &super::output_record::record_text(&rendered))?;
-            folder.commit()?;
-        }
+        Some(folder) => super::output_record::record_and_commit(folder, &rendered)?,
         None => {
             // A file that could not be renamed into place fails its build.
             for (_, why) in staged.into_inner().unwrap_or_else(|e| e.into_inner()).commit() {

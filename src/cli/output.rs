@@ -30,20 +30,17 @@ pub fn write_individual_files(dir: &Path, result: &peerpods_build::Build) -> Res
         })?;
         files.push((path, peerpods_build::yaml::emit::emit_stream([&r.value])));
     }
-    let written = files.iter().filter_map(|(path, _)| path.file_name()).map(|name| name.to_string_lossy().into_owned()).collect();
+    // Each file's content by name: of two resources whose names differ only in case, and so
+    // share a file, the later is kept, as kustomize keeps it.
+    let by_name: std::collections::BTreeMap<String, &str> =
+        files.iter().map(|(path, content)| (path.file_name().unwrap_or_default().to_string_lossy().into_owned(), content.as_str())).collect();
+    let written = by_name.keys().cloned().collect();
     // A folder that is not there yet is made whole beside it and renamed into place.
     if let Some(folder) = NewFolder::stage(dir)? {
-        // Two resources whose names differ only in case share a file: the later one is kept,
-        // as when each is renamed over the other.
-        let mut last = std::collections::BTreeMap::new();
-        for (path, content) in &files {
-            last.insert(path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default(), content);
+        for (name, content) in &by_name {
+            folder.write(name, content)?;
         }
-        for (name, content) in last {
-            folder.write(&name, content)?;
-        }
-        folder.write(super::output_record::RECORD, &super::output_record::record_text(&written))?;
-        return folder.commit();
+        return super::output_record::record_and_commit(folder, &written);
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     // All temporary files first, then the renames: a failure while writing leaves the folder as it was.

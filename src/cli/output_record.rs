@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use peerpods_build::safe_write::write_atomically;
+use peerpods_build::safe_write::{write_atomically, NewFolder};
 
 /// The record's file name: hidden, and not `.yaml`, so neither Flux nor Argo CD applies it.
 pub const RECORD: &str = ".peerpods-build-files";
@@ -73,8 +73,15 @@ pub fn sweep(dir: &Path, rendered: &BTreeSet<String>) -> Result<(), String> {
     write_atomically(&dir.join(RECORD), &record_text(rendered))
 }
 
+/// A new output folder's files written (`rendered`): its record is written into it too, and
+/// the folder takes its destination's place.
+pub fn record_and_commit(folder: NewFolder, rendered: &BTreeSet<String>) -> Result<(), String> {
+    folder.write(RECORD, &record_text(rendered))?;
+    folder.commit()
+}
+
 /// The record of a build that wrote `rendered` (file names).
-pub fn record_text(rendered: &BTreeSet<String>) -> String {
+fn record_text(rendered: &BTreeSet<String>) -> String {
     let mut text = format!("{HEADER}\n");
     for name in rendered {
         text.push_str(name);
