@@ -389,10 +389,10 @@ fn appeared(destination: &Path, why: &str) -> String {
 fn sync_staged(staged: &[(tempfile::TempPath, std::path::PathBuf)]) -> std::io::Result<()> {
     #[cfg(target_os = "linux")]
     {
-        let folders: std::collections::BTreeSet<&Path> = staged.iter().map(|(temp, _)| temp.parent().unwrap_or(Path::new("."))).collect();
+        let folders: std::collections::BTreeSet<&Path> = staged.iter().map(|(temp, _)| folder_of(temp)).collect();
         let mut devices = std::collections::BTreeSet::new();
         for folder in folders {
-            let folder = std::fs::File::open(if folder.as_os_str().is_empty() { Path::new(".") } else { folder })?;
+            let folder = std::fs::File::open(folder)?;
             if devices.insert(std::os::unix::fs::MetadataExt::dev(&folder.metadata()?)) {
                 rustix::fs::syncfs(&folder)?;
             }
