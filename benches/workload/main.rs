@@ -10,6 +10,7 @@
 //!     cargo bench --bench workload -- --helm [--runs 5]   (see helm.rs)
 //!     cargo bench --bench workload -- --monorepo [--apps 500] [--runs 3]   (see monorepo.rs)
 //!     cargo bench --bench workload -- --profile [--apps 500] [--top 25] [--tool perf|callgrind]   (see profile.rs)
+//!     cargo bench --bench workload -- --instructions [--apps 500]   (see profile.rs)
 //!     cargo bench --bench workload -- --compare OLD_BINARY [--apps 500] [--runs 31]   (see compare.rs)
 //!     cargo bench --bench workload -- --floor DIR   (the floor of one tree, once, with its user and
 //!         kernel time and page faults: to set beside the build's, or for a profiler to count next
@@ -117,6 +118,10 @@ fn main() {
     }
     if args.iter().any(|a| a == "--profile") {
         profile::bench(&options.bin, &options.work, number("--apps", 500), number("--top", 25), value("--tool").as_deref());
+        return;
+    }
+    if args.iter().any(|a| a == "--instructions") {
+        profile::instructions(&options.bin, &options.work, number("--apps", 500));
         return;
     }
     if args.iter().any(|a| a == "--monorepo") {
@@ -331,6 +336,8 @@ fn floor_inputs(dir: &Path) -> BTreeSet<PathBuf> {
 }
 
 /// Reads and parses every file, then emits every document: the floor of a build reading them.
+/// Never inlined: `--instructions` counts this function alone (callgrind's `--toggle-collect`).
+#[inline(never)]
 fn parse_emit(files: &BTreeSet<PathBuf>) -> Duration {
     let start = Instant::now();
     let mut docs: Vec<Value> = Vec::new();

@@ -6,6 +6,13 @@
 //!
 //! The tree is the benchmark's (`envs/<first environment>` of the generated tree); the recording
 //! stays in the work folder (`profile.data` or `callgrind.out`) for a closer look.
+//!
+//! `--instructions`: the instructions the build and the floor run, counted by callgrind on one
+//! thread, and their ratio. A busy machine moves the timed ratios by a tenth from one run to the
+//! next; these counts move by well under a percent, so they tell a change's effect, or a
+//! regression, on any day.
+//!
+//!     cargo bench --bench workload -- --instructions [--apps 500]
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -88,4 +95,37 @@ fn callgrind(bin: &Path, work: &Path, dir: &Path, top: usize) {
             .take(top)
             .for_each(|l| println!("{}", l.trim()));
     }
+}
+
+/// `--instructions`: see the module's text.
+pub fn instructions(bin: &Path, work: &Path, apps: usize) {
+    let dir = super::first_environment(work, apps);
+    println!("instructions of `peerpods-build build {}` ({apps} apps) and of its floor, callgrind on one thread", dir.display());
+    let build = count(work, "build", None, bin, &["build".as_ref(), dir.as_os_str()]);
+    // The floor's timed part alone: listing the files it reads is not counted.
+    let bench = std::env::current_exe().expect("the benchmark's own program");
+    let floor = count(work, "floor", Some("*parse_emit*"), &bench, &["--floor".as_ref(), dir.as_os_str()]);
+    let millions = |n: u64| format!("{:.0} M", n as f64 / 1e6);
+    println!("| build | floor (parse + emit) | build / floor (the CPU goal: at most 1.5x) |");
+    println!("|---:|---:|---:|");
+    println!("| {} | {} | {:.2}x |", millions(build), millions(floor), build as f64 / floor as f64);
+}
+
+/// The instructions `program` runs with `args` under callgrind on one thread; with `only`, those
+/// of the functions it names alone (callgrind's `--toggle-collect`).
+fn count(work: &Path, what: &str, only: Option<&str>, program: &Path, args: &[&std::ffi::OsStr]) -> u64 {
+    let out = work.join(format!("instructions-{what}.out"));
+    let mut valgrind = Command::new("valgrind");
+    valgrind.arg("--tool=callgrind").arg(format!("--callgrind-out-file={}", out.display())).env("RAYON_NUM_THREADS", "1");
+    if let Some(only) = only {
+        valgrind.arg(format!("--toggle-collect={only}"));
+    }
+    let ran = valgrind.arg(program).args(args).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
+    assert!(ran, "valgrind --tool=callgrind failed for the {what} (is valgrind installed?)");
+    let text = std::fs::read_to_string(&out).expect("callgrind's output");
+    // callgrind writes the count of what it collected as `totals:` (older versions `summary:`).
+    let total = text.lines().find_map(|l| l.strip_prefix("totals:").or_else(|| l.strip_prefix("summary:"))).and_then(|n| n.trim().parse().ok());
+    let total = total.unwrap_or_else(|| panic!("no instruction count in {}", out.display()));
+    assert!(total > 0, "callgrind counted nothing for the {what}: was the function it counts inlined?");
+    total
 }
