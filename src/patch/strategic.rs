@@ -139,6 +139,16 @@ fn key_texts<'v>(elem: &'v Value, keys: &[impl AsRef<str>]) -> Option<Vec<Cow<'v
         .collect()
 }
 
+/// Whether `elem` has what [`key_texts`] reads, without reading it out.
+fn holds_every_key(elem: &Value, keys: &[impl AsRef<str>]) -> bool {
+    let Some(m) = elem.as_object().filter(|m| !m.is_empty()) else { return false };
+    keys.iter().all(|k| match field(m, k.as_ref()) {
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Number(_) | Value::Bool(_)) => true,
+        _ => false,
+    })
+}
+
 /// kyaml `ElementValuesList` for one element: "" for a missing, null or empty key field.
 fn key_value(elem: &Value, key: &str) -> String {
     match elem.as_object().and_then(|m| m.get(key)) {
@@ -347,10 +357,13 @@ impl<'s> Walker<'s> {
                     let mut seen = FastHashSet::default();
                     return items.iter().all(|v| matches!(kind_of(v), Some(Kind::Scalar)) && seen.insert(node_text(v)));
                 }
+                let elements = sch.elements();
+                if !items.iter().all(|item| holds_every_key(item, &keys)) {
+                    return self.settled_irregular(items, &keys, elements);
+                }
                 // merge_keyed's indexed case keeps each element in place: every element a
                 // non-empty mapping holding every key as a non-empty scalar, no two alike, each
                 // settled itself.
-                let elements = sch.elements();
                 let mut seen = FastHashSet::with_capacity_and_hasher(items.len(), Default::default());
                 items.iter().enumerate().all(|(i, item)| {
                     key_texts(item, &keys).is_some_and(|t| seen.insert(t)) && self.settled(item, elements, nulls.and_then(|n| n.item(i)))
@@ -358,6 +371,32 @@ impl<'s> Walker<'s> {
             }
             _ => true,
         }
+    }
+
+    /// [`Self::settled`] for a merge list some element of which lacks a key (container ports
+    /// without a `protocol`), which the walk rebuilds through [`Self::merge_generic`]. That
+    /// rebuild gives the list back as it was when every element is a non-empty mapping holding
+    /// the same keys as the others (those kyaml finds a value for: a non-empty scalar), at least
+    /// one, with values no two elements share, each element settled itself (empty nulls
+    /// included: an irregular list keeps them). Then each element is matched by those keys alone,
+    /// found in its own place, walked unchanged and set back in that place, and the list comes
+    /// out in its order (set element by element when there is one key, taken out and appended
+    /// again in order when there are several). Any other irregular list is walked.
+    fn settled_irregular(&self, items: &[Value], keys: &[&str], elements: Option<SchemaNode<'s>>) -> bool {
+        let texts = |item: &Value| -> Vec<String> { keys.iter().map(|k| key_value(item, k)).collect() };
+        let Some(first) = items.first() else { return true };
+        let held: Vec<bool> = texts(first).iter().map(|t| !t.is_empty()).collect();
+        if !held.contains(&true) {
+            return false;
+        }
+        let mut seen = FastHashSet::with_capacity_and_hasher(items.len(), Default::default());
+        items.iter().all(|item| {
+            let texts = texts(item);
+            matches!(item, Value::Object(m) if !m.is_empty())
+                && texts.iter().zip(&held).all(|(text, held)| text.is_empty() != *held)
+                && seen.insert(texts)
+                && self.settled(item, elements, None)
+        })
     }
 
     /// [`Self::settled`] for one field of a mapping whose schema is `sch`: a null stays unless

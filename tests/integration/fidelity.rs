@@ -306,6 +306,203 @@ fn a_strategic_merge_patch_warns_exactly_when_it_changes_nothing() {
     }
 }
 
+/// Merge lists some element of which lacks a key (ports without a `protocol`), in resources a
+/// strategic merge patch reaches: kyaml rebuilds them element by element, which keeps a list
+/// whose elements hold the same keys as one another, each told apart by them (`proxy`, `side`,
+/// `init`, the Service's ports), and drops or merges elements of any other (`mixed`, `odd`,
+/// `twice`), whether the patch names their container or not. The output is kustomize's, checked
+/// against it.
+#[test]
+fn merge_lists_with_elements_lacking_a_key_are_kept_or_rebuilt_as_kyaml_does() {
+    let t = tree(
+        "fidelity-irregular-merge-lists",
+        &[
+            ("app/kustomization.yaml", r#"resources:
+- d.yaml
+- s.yaml
+patches:
+- patch: |-
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: web
+    spec:
+      template:
+        spec:
+          containers:
+          - name: app
+            image: app:2
+          - name: mixed
+            env:
+            - name: B
+              value: "2"
+- patch: |-
+    apiVersion: v1
+    kind: Service
+    metadata:
+      name: web
+      labels:
+        patched: "yes"
+"#),
+            ("app/d.yaml", r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  template:
+    spec:
+      containers:
+      - name: app
+        image: app:1
+        ports:
+        - name: http
+          containerPort: 8080
+          protocol: TCP
+      - name: proxy
+        image: proxy:1
+        ports:
+        - name: proxy
+          containerPort: 8072
+      - name: side
+        image: side:1
+        ports:
+        - containerPort: 9001
+        - containerPort: 9000
+          name: second
+      - name: mixed
+        image: mixed:1
+        ports:
+        - containerPort: 7001
+        - containerPort: 7000
+          protocol: UDP
+        - name: nameonly
+        - containerPort: 7002
+          protocol: TCP
+      - name: odd
+        image: odd:1
+        ports:
+        - name: onlyname
+        - name: other
+      - name: emptyproto
+        image: e:1
+        ports:
+        - containerPort: 4000
+          protocol: ""
+        - containerPort: 4001
+          protocol: ""
+      - name: twice
+        image: twice:1
+        ports:
+        - containerPort: 6000
+        - containerPort: 6000
+          name: again
+      initContainers:
+      - name: init
+        image: init:1
+        ports:
+        - containerPort: 5000
+"#),
+            ("app/s.yaml", r#"apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  ports:
+  - port: 443
+    targetPort: 8443
+  - port: 80
+    targetPort: 8080
+    name: plain
+"#),
+        ],
+    );
+    prints("fidelity-irregular-merge-lists", &t, "app", &[], r#"apiVersion: v1
+kind: Service
+metadata:
+  labels:
+    patched: "yes"
+  name: web
+spec:
+  ports:
+  - port: 443
+    targetPort: 8443
+  - name: plain
+    port: 80
+    targetPort: 8080
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  template:
+    spec:
+      containers:
+      - image: app:2
+        name: app
+        ports:
+        - containerPort: 8080
+          name: http
+          protocol: TCP
+      - env:
+        - name: B
+          value: "2"
+        image: mixed:1
+        name: mixed
+        ports:
+        - name: nameonly
+        - containerPort: 7002
+          protocol: TCP
+      - image: proxy:1
+        name: proxy
+        ports:
+        - containerPort: 8072
+          name: proxy
+      - image: side:1
+        name: side
+        ports:
+        - containerPort: 9001
+        - containerPort: 9000
+          name: second
+      - image: odd:1
+        name: odd
+        ports:
+        - name: other
+      - image: e:1
+        name: emptyproto
+        ports:
+        - containerPort: 4000
+          protocol: ""
+        - containerPort: 4001
+          protocol: ""
+      - image: twice:1
+        name: twice
+        ports:
+        - containerPort: 6000
+          name: again
+      initContainers:
+      - image: init:1
+        name: init
+        ports:
+        - containerPort: 5000
+"#);
+}
+
+/// A patch that leaves a resource as it was warns so, also when the resource holds merge lists
+/// with elements lacking a key, which the patch's walk keeps as they are.
+#[test]
+fn a_patch_that_changes_nothing_beside_irregular_lists_warns_so() {
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: app:1\n      - name: proxy\n        image: proxy:1\n        ports:\n        - containerPort: 8072\n        - containerPort: 8073\n          name: admin\n";
+    let patch = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: app:1\n";
+    let expected = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - image: app:1\n        name: app\n      - image: proxy:1\n        name: proxy\n        ports:\n        - containerPort: 8072\n        - containerPort: 8073\n          name: admin\n";
+    let t = tree(
+        "fidelity-irregular-unchanged",
+        &[("kustomization.yaml", "resources:\n- deploy.yaml\npatches:\n- path: patch.yaml\n"), ("deploy.yaml", deployment), ("patch.yaml", patch)],
+    );
+    let stderr = prints("fidelity-irregular-unchanged", &t, ".", &[], expected);
+    assert!(stderr.contains("patch 'patch.yaml' changes nothing in Deployment.v1.apps/web.[noNs]"), "no warning:\n{stderr}");
+}
+
 #[test]
 fn field_spec_errors_name_the_field_and_the_object() {
     let transformer = "apiVersion: builtin\nkind: NamespaceTransformer\nmetadata:\n  name: ns\n  namespace: test\nfieldSpecs:\n- path: subjects\n  kind: ClusterRoleBinding\n";
