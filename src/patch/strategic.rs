@@ -131,22 +131,22 @@ fn node_text(v: &Value) -> Cow<'_, str> {
 /// the element is a non-empty mapping holding every key as a non-empty scalar.
 fn key_texts<'v>(elem: &'v Value, keys: &[impl AsRef<str>]) -> Option<Vec<Cow<'v, str>>> {
     let m = elem.as_object().filter(|m| !m.is_empty())?;
-    keys.iter()
-        .map(|k| match field(m, k.as_ref()) {
-            Some(x @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => Some(node_text(x)).filter(|s| !s.is_empty()),
-            _ => None,
-        })
-        .collect()
+    keys.iter().map(|k| field(m, k.as_ref()).filter(|x| is_key_scalar(x)).map(node_text)).collect()
 }
 
 /// Whether `elem` has what [`key_texts`] reads, without reading it out.
 fn holds_every_key(elem: &Value, keys: &[impl AsRef<str>]) -> bool {
     let Some(m) = elem.as_object().filter(|m| !m.is_empty()) else { return false };
-    keys.iter().all(|k| match field(m, k.as_ref()) {
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Number(_) | Value::Bool(_)) => true,
+    keys.iter().all(|k| field(m, k.as_ref()).is_some_and(is_key_scalar))
+}
+
+/// A key field's value an element is matched by: a non-empty string, a number or a boolean.
+fn is_key_scalar(v: &Value) -> bool {
+    match v {
+        Value::String(s) => !s.is_empty(),
+        Value::Number(_) | Value::Bool(_) => true,
         _ => false,
-    })
+    }
 }
 
 /// kyaml `ElementValuesList` for one element: "" for a missing, null or empty key field.
