@@ -283,15 +283,20 @@ fn release_workflow_and_binstall_metadata_agree() {
 }
 
 /// What users download is built with the `dist` profile (the release build without debug
-/// information): the release workflow, the image and the profile agree, and the binary under test
-/// with its debug information stripped, as that profile strips it, is under 15 MB.
+/// information), profile-guided where the build can run what it builds (`tools/pgo-build.sh`,
+/// whose two builds use that profile): the release workflow, the image and the profile agree,
+/// and the binary under test with its debug information stripped, as that profile strips it, is
+/// under 15 MB.
 #[test]
 fn downloaded_binaries_are_built_without_debug_information_and_stay_small() {
     let workflow = fs::read_to_string(manifest_dir().join(".github/workflows/release.yml")).unwrap();
-    assert_eq!(workflow.matches("--profile dist --locked").count(), 2, "both release builds use the dist profile");
+    let pgo_build = fs::read_to_string(manifest_dir().join("tools/pgo-build.sh")).unwrap();
+    assert_eq!(pgo_build.matches("build --profile dist --locked").count(), 2, "both builds of tools/pgo-build.sh use the dist profile");
+    assert_eq!(workflow.matches("tools/pgo-build.sh --target \"$TARGET\"").count(), 1, "release.yml builds with tools/pgo-build.sh");
+    assert_eq!(workflow.matches("--profile dist --locked").count(), 2, "both cross-compiled release builds use the dist profile");
     assert!(!workflow.contains("/release/peerpods-build"), "release.yml packages a release-profile binary");
     assert!(workflow.contains("test \"$size\" -lt 15728640"), "release.yml checks the size");
-    assert!(dockerfile().contains("cargo build --profile dist --locked && cp target/dist/peerpods-build"));
+    assert!(dockerfile().contains("tools/pgo-build.sh && cp target/pgo/peerpods-build /peerpods-build"));
     let manifest = fs::read_to_string(manifest_dir().join("Cargo.toml")).unwrap();
     let dist = manifest.split("[profile.dist]").nth(1).expect("[profile.dist] in Cargo.toml");
     let dist: Vec<&str> = dist.lines().take_while(|line| !line.starts_with('[')).map(str::trim).collect();
