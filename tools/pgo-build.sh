@@ -4,7 +4,7 @@
 # repository's own trees (the peer pods overlays and complete trees, the kustomize v5.8 cases and
 # the test fixtures), llvm-profdata merges what it counted, and the dist profile is built again
 # with those counts. The code is the same; the compiler lays out and inlines the hot paths it
-# saw. docs/development.md has the figures (about 10% less wall time on the benchmark's 500-app
+# saw. docs/development.md has the figures (6-11% less wall time on the benchmark's 500-app
 # tree, which is not in the training set).
 #
 #   tools/pgo-build.sh [--target TRIPLE] [--check]
@@ -36,18 +36,22 @@ read -r -a cargo <<<"${CARGO:-cargo}"
 work="$root/target/pgo"
 merged="$work/peerpods-build.profdata"
 
-# The llvm-profdata whose LLVM major version is rustc's.
+# The llvm-profdata whose LLVM major version is rustc's: LLVM_PROFDATA when set (or fail), else
+# the first such one found.
 find_profdata() {
-  local candidates=()
-  [ -n "${LLVM_PROFDATA:-}" ] && candidates+=("$LLVM_PROFDATA")
-  candidates+=("$(rustc --print sysroot)/lib/rustlib/$host/bin/llvm-profdata"
-    "$(command -v "llvm-profdata-$llvm_major" || true)"
-    "/usr/lib/llvm-$llvm_major/bin/llvm-profdata"
-    "$(command -v llvm-profdata || true)")
+  local of_rustc="LLVM version $llvm_major\."
+  if [ -n "${LLVM_PROFDATA:-}" ]; then
+    "$LLVM_PROFDATA" --version 2>/dev/null | grep -q "$of_rustc" ||
+      fail "LLVM_PROFDATA=$LLVM_PROFDATA is not an llvm-profdata of LLVM $llvm_major (rustc's)"
+    echo "$LLVM_PROFDATA"
+    return
+  fi
   local tool
-  for tool in "${candidates[@]}"; do
-    [ -n "$tool" ] && [ -x "$tool" ] || continue
-    if "$tool" --version 2>/dev/null | grep -q "LLVM version $llvm_major\."; then
+  for tool in "$(rustc --print sysroot)/lib/rustlib/$host/bin/llvm-profdata" \
+    "$(command -v "llvm-profdata-$llvm_major" || true)" \
+    "/usr/lib/llvm-$llvm_major/bin/llvm-profdata" \
+    "$(command -v llvm-profdata || true)"; do
+    if [ -n "$tool" ] && [ -x "$tool" ] && "$tool" --version 2>/dev/null | grep -q "$of_rustc"; then
       echo "$tool"
       return
     fi
