@@ -831,7 +831,7 @@ fn run_generators(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -> 
     let configured_in = if ctx.tracks_origins || !k.generators.is_empty() { ctx.relative(&target.file) } else { String::new() };
     let recorder = ctx.recorder.clone();
     for (kind, field, index, args) in configmaps.chain(secrets) {
-        let mut generated = generate::generate(kind, args, global, &target.loader)?;
+        let mut generated = generate::generate(kind, args, global, &target.loader, ctx.shared_files)?;
         if ctx.load_only {
             continue;
         }

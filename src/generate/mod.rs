@@ -4,6 +4,8 @@ pub mod hash;
 use base64::Engine;
 use serde_json::{json, Map, Value};
 
+use crate::file_memo::FileMemo;
+
 use crate::error::{Error, Result};
 use crate::kustomization::types::{GeneratorArgs, GeneratorOptions, StringMap};
 use crate::kustomization::Loader;
@@ -16,16 +18,23 @@ pub enum GeneratedKind {
     Secret,
 }
 
+/// The most bytes of generator sources kept for the next build that reads them: the files of
+/// the bases of the last few dozen apps of a monorepo.
+const MEMO_SOURCE_BYTES: usize = 256 * 1024;
+
 /// Makes one ConfigMap or Secret from a generator entry and the kustomization's `generatorOptions`.
+/// `shared_files`: many builds of this process read the same kustomizations (`build DIR DIR...`),
+/// so a source file unchanged since an earlier build read it is not read again.
 pub fn generate(
     kind: GeneratedKind,
     args: &GeneratorArgs,
     global: Option<&GeneratorOptions>,
     loader: &Loader,
+    shared_files: bool,
 ) -> Result<Resource> {
     let options = merge_options(args.options.as_ref(), global);
     let behavior = Behavior::from_text(&args.behavior);
-    let pairs = key_value_pairs(args, loader)?;
+    let pairs = key_value_pairs(args, loader, shared_files)?;
 
     let mut metadata = Map::new();
     metadata.insert("name".into(), Value::String(args.name.clone()));
@@ -146,11 +155,16 @@ fn check_key(key: &str, existing: &Map<String, Value>, kind: &str, name: &str) -
 
 /// The generator's key/value pairs in kustomize's order: env files, then literals, then files.
 /// A failure names its group of sources, as kustomize's `kv` loader words it.
-fn key_value_pairs(args: &GeneratorArgs, loader: &Loader) -> Result<Vec<(String, Vec<u8>)>> {
+fn key_value_pairs(args: &GeneratorArgs, loader: &Loader, shared_files: bool) -> Result<Vec<(String, Vec<u8>)>> {
+    static ENV_FILES: FileMemo<Vec<(String, Vec<u8>)>> = FileMemo::new(MEMO_SOURCE_BYTES);
+    static FILES: FileMemo<Vec<u8>> = FileMemo::new(MEMO_SOURCE_BYTES);
     let mut pairs = Vec::new();
     let env_files: Vec<&String> = args.envs.iter().chain(std::iter::once(&args.env).filter(|e| !e.is_empty())).collect();
     for env_file in &env_files {
-        let parsed = loader.read(env_file).and_then(|(_, text)| parse_env_file(&text));
+        let parsed = match shared_files {
+            true => loader.read_parsed(env_file, &ENV_FILES, |_, text| Ok((parse_env_file(&text)?, true))).map(|(_, parsed)| parsed.to_vec()),
+            false => loader.read(env_file).and_then(|(_, text)| parse_env_file(&text)),
+        };
         pairs.extend(parsed.map_err(loading_failed(|| format!("env source files: {}", go_list(&env_files))))?);
     }
     for literal in &args.literals {
@@ -163,8 +177,11 @@ fn key_value_pairs(args: &GeneratorArgs, loader: &Loader) -> Result<Vec<(String,
             Some(_) => return Err(Error::msg(format!("key or file path is missing in file source '{file}'"))),
             None => (file.rsplit('/').next().unwrap_or(file).to_string(), file.as_str()),
         };
-        let (_, bytes) = loader.read_bytes(path).map_err(loading_failed(|| format!("file sources: {}", go_list(&args.files))))?;
-        pairs.push((key, bytes));
+        let read = match shared_files {
+            true => loader.read_bytes_shared(path, &FILES).map(|(_, bytes)| bytes.to_vec()),
+            false => loader.read_bytes(path).map(|(_, bytes)| bytes),
+        };
+        pairs.push((key, read.map_err(loading_failed(|| format!("file sources: {}", go_list(&args.files))))?));
     }
     Ok(pairs)
 }

@@ -240,9 +240,8 @@ impl Loader {
 
     /// Reads a file named relative to the root (or by an HTTP(S) URL: [`UrlReader`]), as bytes.
     pub fn read_bytes(&self, relative: &str) -> Result<(PathBuf, Vec<u8>)> {
-        if let Some((shown, read)) = self.urls.as_ref().and_then(|urls| (urls.0)(relative)) {
-            self.note_remote_include(shown);
-            return read.map(|bytes| (PathBuf::from(relative), bytes)).map_err(Error::msg);
+        if let Some(read) = self.read_url(relative) {
+            return read;
         }
         self.probe(relative);
         // The usual file, below the root through folders already found real, is opened at once:
@@ -256,6 +255,26 @@ impl Loader {
                 self.finish_read(relative, path, read)
             }
         }
+    }
+
+    /// `relative` read from the web, when it is an HTTP(S) URL this loader reads ([`UrlReader`]).
+    fn read_url(&self, relative: &str) -> Option<Result<(PathBuf, Vec<u8>)>> {
+        let (shown, read) = self.urls.as_ref().and_then(|urls| (urls.0)(relative))?;
+        self.note_remote_include(shown);
+        Some(read.map(|bytes| (PathBuf::from(relative), bytes)).map_err(Error::msg))
+    }
+
+    /// [`Loader::read_bytes`] of a file many builds of this process read (the sources of a
+    /// shared base's generators), its bytes served from `memo` when the file is as an earlier
+    /// read found it, with every check a read makes ([`Loader::read_parsed`]).
+    pub fn read_bytes_shared(&self, relative: &str, memo: &FileMemo<Vec<u8>>) -> Result<(PathBuf, Arc<Vec<u8>>)> {
+        if let Some(read) = self.read_url(relative) {
+            return read.map(|(path, bytes)| (path, Arc::new(bytes)));
+        }
+        self.read_through_memo(relative, None, memo, |path, bytes| {
+            let held = bytes.len();
+            Ok((path, bytes, held, true))
+        })
     }
 
     /// [`Loader::read`] of `relative` when it names a regular file that can be opened at once
@@ -333,6 +352,24 @@ impl Loader {
         memo: &FileMemo<T>,
         parse: impl FnOnce(&Path, String) -> Result<(T, bool)>,
     ) -> Result<(PathBuf, Arc<T>)> {
+        self.read_through_memo(relative, looked, memo, |path, bytes| {
+            let (path, text) = text_of(path, bytes)?;
+            let (held, aliases) = (text.len(), text.contains('&') && text.contains('*'));
+            let (parsed, keep) = parse(&path, text)?;
+            Ok((path, parsed, held, keep && !aliases))
+        })
+    }
+
+    /// The read behind [`Loader::read_parsed_looked`] and [`Loader::read_bytes_shared`]: `make`
+    /// turns the file's bytes into what is kept, with the bytes of text it holds and whether it
+    /// may be kept at all.
+    fn read_through_memo<T>(
+        &self,
+        relative: &str,
+        looked: Option<Looked>,
+        memo: &FileMemo<T>,
+        make: impl FnOnce(PathBuf, Vec<u8>) -> Result<(PathBuf, T, usize, bool)>,
+    ) -> Result<(PathBuf, Arc<T>)> {
         self.probe(relative);
         let (path, meta) = match looked.filter(|looked| self.restrictor != LoadRestrictor::RootOnly || looked.real.starts_with(&self.root)) {
             Some(Looked { real, meta }) => (real, Some(meta)),
@@ -348,14 +385,13 @@ impl Loader {
             return Ok((path, parsed));
         }
         let read = read_file(&path);
-        let (path, text) = self.finish_text(relative, path, read)?;
-        let (bytes, aliases) = (text.len(), text.contains('&') && text.contains('*'));
-        let (parsed, keep) = parse(&path, text)?;
-        let parsed = Arc::new(parsed);
-        if let (Some(identity), true, false) = (identity, keep, aliases) {
-            memo.put(path.clone(), identity, parsed.clone(), bytes);
+        let (path, bytes) = self.finish_read(relative, path, read)?;
+        let (path, made, held, keep) = make(path, bytes)?;
+        let made = Arc::new(made);
+        if let (Some(identity), true) = (identity, keep) {
+            memo.put(path.clone(), identity, made.clone(), held);
         }
-        Ok((path, parsed))
+        Ok((path, made))
     }
 
     fn record_file(&self, path: &Path, relative: &str) {
@@ -999,6 +1035,38 @@ mod tests {
             assert!(matches!(refused, Err(Error::OutsideRoot { .. })), "{root}: the restrictor was passed by");
         }
         assert_eq!(parses, 1, "the second root parsed the file again");
+    }
+
+    /// A generator's source shared by two roots is read from disk once, its bytes as they are
+    /// (not text), each root's read checked and recorded; edited, it is read again.
+    #[test]
+    fn shared_bytes_are_read_once_checked_recorded_and_read_again_when_edited() {
+        let t = tree();
+        std::fs::create_dir_all(t.0.join("base")).unwrap();
+        std::fs::write(t.0.join("base/logo.bin"), [0xff, 0x00, 0xfe]).unwrap();
+        let memo: FileMemo<Vec<u8>> = FileMemo::new(1024);
+        let mut served = Vec::new();
+        for root in ["app", "other"] {
+            std::fs::create_dir_all(t.0.join(root)).unwrap();
+            let reads = Arc::new(Reads::default());
+            let l = Loader::new(&t.0.join(root), LoadRestrictor::None).unwrap().with_reads(reads.clone());
+            let (path, bytes) = l.read_bytes_shared("../base/logo.bin", &memo).unwrap();
+            assert_eq!(*bytes, [0xff, 0x00, 0xfe]);
+            assert!(reads.snapshot().files.contains(&path), "{root}: the read was not recorded");
+            served.push(bytes);
+            let restricted = Loader::new(&t.0.join(root), LoadRestrictor::RootOnly).unwrap();
+            let refused = restricted.read_bytes_shared("../base/logo.bin", &memo);
+            assert!(matches!(refused, Err(Error::OutsideRoot { .. })), "{root}: the restrictor was passed by");
+        }
+        assert!(Arc::ptr_eq(&served[0], &served[1]), "the second root read the file again");
+        // Edited in place, the same size: its change time moves, and it is read again.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(t.0.join("base/logo.bin"), [0x01, 0x02, 0x03]).unwrap();
+        let l = Loader::new(&t.0.join("app"), LoadRestrictor::None).unwrap();
+        assert_eq!(*l.read_bytes_shared("../base/logo.bin", &memo).unwrap().1, [0x01, 0x02, 0x03]);
+        // Missing, the error is the one a plain read gives.
+        let missing = l.read_bytes_shared("../base/none.bin", &memo).unwrap_err().to_string();
+        assert_eq!(missing, l.read_bytes("../base/none.bin").unwrap_err().to_string());
     }
 
     #[test]

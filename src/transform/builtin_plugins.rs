@@ -247,7 +247,7 @@ pub fn run_generator(config: &Value, loader: &Loader) -> Result<Vec<Resource>> {
                 args.namespace = metadata_str(config, "namespace").to_string();
             }
             let kind = if kind == "ConfigMapGenerator" { GeneratedKind::ConfigMap } else { GeneratedKind::Secret };
-            generate::generate(kind, &args, None, loader)?
+            generate::generate(kind, &args, None, loader, false)?
         }
         "IAMPolicyGenerator" => iam_policy_service_account(config)?,
         other => return Err(Error::msg(format!("builtin generator {other} is not supported"))),

@@ -15,7 +15,13 @@ fn monorepo(label: &str, apps: usize, envs: &[&str]) -> (TempTree, Vec<String>) 
     let mut roots = Vec::new();
     for app in 0..apps {
         let base = format!("apps/a{app}/base");
-        t.write(&format!("{base}/kustomization.yaml"), "resources:\n- deployment.yaml\n- service.yaml\nconfigMapGenerator:\n- name: settings\n  literals: [LEVEL=info]\n");
+        // The generator's sources are shared files too: each overlay of the app reads them.
+        t.write(
+            &format!("{base}/kustomization.yaml"),
+            "resources:\n- deployment.yaml\n- service.yaml\nconfigMapGenerator:\n- name: settings\n  literals: [LEVEL=info]\n  envs: [extra.env]\n  files: [app.properties]\n",
+        );
+        t.write(&format!("{base}/extra.env"), &format!("# shared\nAPP=a{app}\nREPLICAS=2\n"));
+        t.write(&format!("{base}/app.properties"), &format!("name=a{app}\nport=80\n"));
         t.write(
             &format!("{base}/deployment.yaml"),
             &format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: a{app}\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: registry.example/a{app}:1\n        envFrom:\n        - configMapRef:\n            name: settings\n"),
@@ -152,6 +158,7 @@ fn a_shared_file_edited_between_runs_is_read_again() {
     let before: Vec<u64> = roots.iter().map(|r| inode(r)).collect();
     // The same size, other bytes: only the content can tell.
     t.write("apps/a0/base/service.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: a0\nspec:\n  ports:\n  - port: 81\n");
+    t.write("apps/a0/base/app.properties", "name=a0\nport=81\n");
     let run = ours(&args, &t.root);
     assert!(run.success(), "{}", run.stderr);
     for (root, inode_before) in roots.iter().zip(&before) {
@@ -159,6 +166,7 @@ fn a_shared_file_edited_between_runs_is_read_again() {
         assert_eq!(written, ours(&["build", root], &t.root).stdout, "{root}");
         if root.starts_with("apps/a0/") {
             assert!(written.contains("port: 81"), "{root}: the edited base was not read again");
+            assert!(written.contains("port=81"), "{root}: the edited generator source was not read again");
             assert_ne!(inode(root), *inode_before, "{root}: a changed file is replaced");
         } else {
             assert_eq!(inode(root), *inode_before, "{root}: an unchanged file was rewritten");
