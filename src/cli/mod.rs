@@ -120,20 +120,19 @@ enum Command {
     Openapi(openapi::OpenapiArgs),
 }
 
-/// The names that are commands (and help), read from the definition; any other first argument
-/// is a directory for `build`.
-fn is_command_or_help(first: &str) -> bool {
+/// The names that are commands (and help), read from the definition (`program`); any other
+/// first argument is a directory for `build`.
+fn is_command_or_help(program: &clap::Command, first: &str) -> bool {
     ["help", "-h", "--help", "-V", "--version"].contains(&first)
-        || Cli::command().get_subcommands().any(|c| c.get_name() == first || c.get_all_aliases().any(|a| a == first))
+        || program.get_subcommands().any(|c| c.get_name() == first || c.get_all_aliases().any(|a| a == first))
 }
 
 /// A first word that is no command and no existing path (and has no `/`, so it is no URL
-/// either): the command closest to it, when one is close, else None.
-fn mistyped_command(first: &str) -> Option<Option<String>> {
+/// either): the command of `program` closest to it, when one is close, else None.
+fn mistyped_command(program: &clap::Command, first: &str) -> Option<Option<String>> {
     if first.starts_with('-') || first.contains('/') || std::path::Path::new(first).exists() {
         return None;
     }
-    let program = Cli::command();
     let closest = program
         .get_subcommands()
         .map(|c| c.get_name().to_string())
@@ -157,11 +156,13 @@ fn usage_error(message: &str) -> ExitCode {
 
 pub fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().collect();
+    // Made once: the definition of every command takes longer to make than a small build.
+    let program = Cli::command();
     // `peerpods-build DIR` means `peerpods-build build DIR`, as with `kubectl kustomize DIR`;
     // the first word is the first after the global flags.
     let first_word = args.iter().skip(1).position(|a| a != "--stack-trace").map(|i| i + 1);
-    if let Some(first) = first_word.and_then(|i| args.get(i)).filter(|first| !is_command_or_help(first)) {
-        if let Some(closest) = mistyped_command(first) {
+    if let Some(first) = first_word.and_then(|i| args.get(i)).filter(|first| !is_command_or_help(&program, first)) {
+        if let Some(closest) = mistyped_command(&program, first) {
             let hint = match closest {
                 Some(name) => format!("; did you mean '{name}'?"),
                 None => String::new(),
@@ -172,10 +173,10 @@ pub fn main() -> ExitCode {
         }
     }
     let at = first_word.unwrap_or(args.len());
-    if !args.get(at).is_some_and(|first| is_command_or_help(first)) {
+    if !args.get(at).is_some_and(|first| is_command_or_help(&program, first)) {
         args.insert(at, "build".into());
     }
-    let cli = match Cli::command().try_get_matches_from(args).and_then(|m| Cli::from_arg_matches(&m)) {
+    let cli = match program.try_get_matches_from(args).and_then(|m| Cli::from_arg_matches(&m)) {
         Ok(cli) => cli,
         Err(e) => return clap_exit(e),
     };

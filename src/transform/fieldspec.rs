@@ -61,8 +61,13 @@ impl FieldSpec {
     /// The field a walk along the path ends at (its last part, without `[]`): what the spec
     /// writes sits under that key.
     pub fn last_field(&self) -> Option<String> {
-        self.path_parts().pop().map(|last| field_spec_part(&last).0.to_string())
+        last_field_of(&self.path_parts())
     }
+}
+
+/// [`FieldSpec::last_field`] of a path already split ([`FieldSpec::path_parts`]).
+pub fn last_field_of(parts: &[String]) -> Option<String> {
+    parts.last().map(|last| field_spec_part(last).0.to_string())
 }
 
 /// `apps/v1` -> (`apps`, `v1`); `v1` -> (``, `v1`).

@@ -14,7 +14,7 @@ use crate::fast_hash::{FastHashMap, FastHashSet};
 
 use serde_json::Value;
 
-use super::fieldspec::{walk, CreateKind, FieldSpec};
+use super::fieldspec::{last_field_of, walk, CreateKind, FieldSpec};
 use super::fieldspec_tables::{FieldSpecTables, NameBackReference};
 use crate::error::{Error, Result};
 use crate::resource::{scope::is_namespaced, Gvk, ResMap, Resource};
@@ -271,8 +271,9 @@ impl<'t> ReferrerSpecs<'t> {
                     "" => specs.any_kind.push(position),
                     kind => specs.by_kind.entry(kind).or_default().push(position),
                 }
-                specs.last_fields.extend(spec.last_field());
-                specs.all.push(ReferrerSpec { target: &back_reference.gvk, spec, parts: spec.path_parts() });
+                let parts = spec.path_parts();
+                specs.last_fields.extend(last_field_of(&parts));
+                specs.all.push(ReferrerSpec { target: &back_reference.gvk, spec, parts });
             }
         }
         specs
