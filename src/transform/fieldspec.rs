@@ -24,11 +24,13 @@ impl FieldSpec {
     /// Reads `{group, version, kind, path, create}`.
     pub fn from_value(v: &Value) -> Result<Self> {
         let obj = v.as_object().ok_or_else(|| Error::msg(format!("a field spec must be a mapping, got {v}")))?;
-        let s = |k: &str| obj.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        // A spec has a handful of keys: found by comparing them, not by hashing each name.
+        let field = |k: &str| crate::fast_hash::field(obj, k);
+        let s = |k: &str| field(k).and_then(Value::as_str).unwrap_or("").to_string();
         Ok(FieldSpec {
             gvk: Gvk { group: s("group"), version: s("version"), kind: s("kind") },
             path: s("path"),
-            create: obj.get("create").and_then(Value::as_bool).unwrap_or(false),
+            create: field("create").and_then(Value::as_bool).unwrap_or(false),
         })
     }
 

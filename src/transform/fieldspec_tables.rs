@@ -233,9 +233,21 @@ fn name_back_references_from_value(value: &Value) -> Result<Vec<NameBackReferenc
 /// present when one with the same path is selected by the incoming spec's group/version/kind
 /// (empty parts match anything).
 pub fn merge_field_specs(existing: &mut Vec<FieldSpec>, incoming: Vec<FieldSpec>) -> Result<()> {
+    // Spec against spec, a large table (a `crds:` file's thousands of fields) would cost the
+    // product of its length and the merged table's (which grows as it is merged, from empty for
+    // the builtin tables); past a few hundred comparisons the specs are found by path.
+    if incoming.len().saturating_mul(existing.len() + incoming.len()) <= 256 {
+        merge_field_specs_scanning(existing, incoming)
+    } else {
+        merge_field_specs_by_path(existing, incoming)
+    }
+}
+
+/// [`merge_field_specs`], each incoming spec compared with every existing one.
+fn merge_field_specs_scanning(existing: &mut Vec<FieldSpec>, incoming: Vec<FieldSpec>) -> Result<()> {
     for spec in incoming {
         match existing.iter().find(|x| x.path == spec.path && x.gvk.is_selected_by(&spec.gvk)) {
-            Some(present) if present.create != spec.create => return Err(Error::msg("conflicting fieldspecs")),
+            Some(present) if present.create != spec.create => return Err(conflicting()),
             Some(_) => {}
             None => existing.push(spec),
         }
@@ -243,17 +255,49 @@ pub fn merge_field_specs(existing: &mut Vec<FieldSpec>, incoming: Vec<FieldSpec>
     Ok(())
 }
 
+/// [`merge_field_specs`], each incoming spec compared only with the existing ones of its path
+/// (indexed by the path's hash), in the order they were added: the same first match.
+fn merge_field_specs_by_path(existing: &mut Vec<FieldSpec>, incoming: Vec<FieldSpec>) -> Result<()> {
+    use std::hash::BuildHasher;
+    let state = crate::fast_hash::FastState::default();
+    let mut by_path: crate::fast_hash::FastHashMap<u64, Vec<usize>> = crate::fast_hash::FastHashMap::default();
+    for (i, spec) in existing.iter().enumerate() {
+        by_path.entry(state.hash_one(spec.path.as_str())).or_default().push(i);
+    }
+    for spec in incoming {
+        let key = state.hash_one(spec.path.as_str());
+        let candidates = by_path.get(&key).map(Vec::as_slice).unwrap_or(&[]);
+        let present = candidates.iter().map(|&i| &existing[i]).find(|x| x.path == spec.path && x.gvk.is_selected_by(&spec.gvk));
+        match present.map(|present| present.create != spec.create) {
+            Some(true) => return Err(conflicting()),
+            Some(false) => {}
+            None => {
+                by_path.entry(key).or_default().push(existing.len());
+                existing.push(spec);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn conflicting() -> Error {
+    Error::msg("conflicting fieldspecs")
+}
+
 /// kustomize's `nbrSlice.mergeAll`: an entry for a kind already listed pools its referrers into
 /// that entry; an entry for a new kind is appended as it is.
 fn merge_name_back_references(existing: &mut Vec<NameBackReference>, incoming: Vec<NameBackReference>) -> Result<()> {
     for entry in incoming {
-        let mut found = false;
-        for present in existing.iter_mut().filter(|p| p.gvk == entry.gvk) {
-            merge_field_specs(&mut present.referrers, entry.referrers.clone())?;
-            found = true;
-        }
-        if !found {
-            existing.push(entry);
+        let present: Vec<usize> = existing.iter().enumerate().filter(|(_, p)| p.gvk == entry.gvk).map(|(i, _)| i).collect();
+        // Each entry of the kind takes the referrers; the last takes them without a copy.
+        match present.split_last() {
+            None => existing.push(entry),
+            Some((&last, others)) => {
+                for &i in others {
+                    merge_field_specs(&mut existing[i].referrers, entry.referrers.clone())?;
+                }
+                merge_field_specs(&mut existing[last].referrers, entry.referrers)?;
+            }
         }
     }
     Ok(())
@@ -325,6 +369,42 @@ fn go_unmarshal_error(value: &Value, go_type: &str, written_as_json: bool) -> Er
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Merging by path gives what comparing every pair gives: the same specs kept, in the same
+    /// order, the same conflicts found, over tables with repeated paths, kinds and selectors
+    /// that leave parts empty.
+    #[test]
+    fn merging_by_path_is_merging_spec_by_spec() {
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let mut table = |len: usize, creates: bool| -> Vec<FieldSpec> {
+            (0..len)
+                .map(|_| FieldSpec {
+                    gvk: Gvk {
+                        group: ["", "apps", "batch"][next(3) as usize].into(),
+                        version: ["", "v1"][next(2) as usize].into(),
+                        kind: ["", "Deployment", "Job", "Service"][next(4) as usize].into(),
+                    },
+                    path: format!("spec/f{}", next(12)),
+                    create: creates && next(4) == 0,
+                })
+                .collect()
+        };
+        let (mut conflicts, mut merged) = (0, 0);
+        for round in 0..200 {
+            let (existing, incoming) = (table(20 + round % 30, round % 3 == 0), table(15 + round % 25, round % 5 == 0));
+            let (mut scanned, mut indexed) = (existing.clone(), existing);
+            let a = merge_field_specs_scanning(&mut scanned, incoming.clone());
+            let b = merge_field_specs_by_path(&mut indexed, incoming);
+            assert_eq!(a.is_ok(), b.is_ok(), "round {round}");
+            assert_eq!(scanned, indexed, "round {round}");
+            if a.is_ok() { merged += 1 } else { conflicts += 1 }
+        }
+        assert!(conflicts > 10 && merged > 10, "both outcomes tried: {conflicts} conflicts, {merged} merges");
+    }
 
     /// The JSON build.rs writes holds what the YAML file says, as our parser reads it: the same
     /// tables, keys in the same order, the same scalars with the same types.
