@@ -107,24 +107,36 @@ impl FieldSpecTables {
     /// Adds `other`'s entries to these tables (kustomize's `TransformerConfig.Merge`): a field spec
     /// already present is skipped, one that differs only in `create` is an error, nameReference
     /// entries for the same kind pool their referrers; every table is sorted again afterwards.
+    /// Tables merged into are always in order (the builtin ones, or what a merge made), so one
+    /// that took nothing new is left as it is: sorting it again would find it in order.
     pub fn merge(&mut self, mut other: FieldSpecTables) -> Result<()> {
         let incoming_references = std::mem::take(&mut other.name_reference);
         let mut references = std::mem::take(&mut self.name_reference);
+        let mut grew = [false; 11];
         let merged = self
             .field_spec_tables_mut()
             .into_iter()
             .zip(other.field_spec_tables_mut())
-            .try_for_each(|(mine, theirs)| {
-                merge_field_specs(mine.specs, std::mem::take(theirs.specs))
-                    .map_err(|e| e.context(format!("failed to merge {} fieldSpec", mine.merge_name)))
+            .zip(&mut grew)
+            .try_for_each(|((mine, theirs), grew)| {
+                *grew = merge_field_specs(mine.specs, std::mem::take(theirs.specs))
+                    .map_err(|e| e.context(format!("failed to merge {} fieldSpec", mine.merge_name)))?;
+                Ok(())
             })
             .and_then(|()| {
                 merge_name_back_references(&mut references, incoming_references)
                     .map_err(|e| e.context("failed to merge NameReference fieldSpec"))
             });
         self.name_reference = references;
-        merged?;
-        self.sort();
+        let references_grew = merged?;
+        for (table, grew) in self.field_spec_tables_mut().into_iter().zip(grew) {
+            if grew {
+                table.specs.sort_by(|a, b| compare_gvk(&a.gvk, &b.gvk));
+            }
+        }
+        if references_grew {
+            self.name_reference.sort_by(|a, b| compare_gvk(&a.gvk, &b.gvk));
+        }
         Ok(())
     }
 
@@ -232,7 +244,7 @@ fn name_back_references_from_value(value: &Value) -> Result<Vec<NameBackReferenc
 /// kustomize's `FsSlice.MergeAll`: appends the incoming specs not already present. A spec is
 /// present when one with the same path is selected by the incoming spec's group/version/kind
 /// (empty parts match anything).
-pub fn merge_field_specs(existing: &mut Vec<FieldSpec>, incoming: Vec<FieldSpec>) -> Result<()> {
+pub fn merge_field_specs(existing: &mut Vec<FieldSpec>, incoming: Vec<FieldSpec>) -> Result<bool> {
     // Spec against spec, a large table (a `crds:` file's thousands of fields) would cost the
     // product of its length and the merged table's (which grows as it is merged, from empty for
     // the builtin tables); past a few hundred comparisons the specs are found by path.
@@ -244,7 +256,8 @@ pub fn merge_field_specs(existing: &mut Vec<FieldSpec>, incoming: Vec<FieldSpec>
 }
 
 /// [`merge_field_specs`], each incoming spec compared with every existing one.
-fn merge_field_specs_scanning(existing: &mut Vec<FieldSpec>, incoming: Vec<FieldSpec>) -> Result<()> {
+fn merge_field_specs_scanning(existing: &mut Vec<FieldSpec>, incoming: Vec<FieldSpec>) -> Result<bool> {
+    let before = existing.len();
     for spec in incoming {
         match existing.iter().find(|x| x.path == spec.path && x.gvk.is_selected_by(&spec.gvk)) {
             Some(present) if present.create != spec.create => return Err(conflicting()),
@@ -252,13 +265,14 @@ fn merge_field_specs_scanning(existing: &mut Vec<FieldSpec>, incoming: Vec<Field
             None => existing.push(spec),
         }
     }
-    Ok(())
+    Ok(existing.len() > before)
 }
 
 /// [`merge_field_specs`], each incoming spec compared only with the existing ones of its path
 /// (indexed by the path's hash), in the order they were added: the same first match.
-fn merge_field_specs_by_path(existing: &mut Vec<FieldSpec>, incoming: Vec<FieldSpec>) -> Result<()> {
+fn merge_field_specs_by_path(existing: &mut Vec<FieldSpec>, incoming: Vec<FieldSpec>) -> Result<bool> {
     use std::hash::BuildHasher;
+    let before = existing.len();
     let state = crate::fast_hash::FastState::default();
     let mut by_path: crate::fast_hash::FastHashMap<u64, Vec<usize>> = crate::fast_hash::FastHashMap::default();
     for (i, spec) in existing.iter().enumerate() {
@@ -277,7 +291,7 @@ fn merge_field_specs_by_path(existing: &mut Vec<FieldSpec>, incoming: Vec<FieldS
             }
         }
     }
-    Ok(())
+    Ok(existing.len() > before)
 }
 
 fn conflicting() -> Error {
@@ -285,8 +299,9 @@ fn conflicting() -> Error {
 }
 
 /// kustomize's `nbrSlice.mergeAll`: an entry for a kind already listed pools its referrers into
-/// that entry; an entry for a new kind is appended as it is.
-fn merge_name_back_references(existing: &mut Vec<NameBackReference>, incoming: Vec<NameBackReference>) -> Result<()> {
+/// that entry; an entry for a new kind is appended as it is. Whether one was appended.
+fn merge_name_back_references(existing: &mut Vec<NameBackReference>, incoming: Vec<NameBackReference>) -> Result<bool> {
+    let before = existing.len();
     for entry in incoming {
         let present: Vec<usize> = existing.iter().enumerate().filter(|(_, p)| p.gvk == entry.gvk).map(|(i, _)| i).collect();
         // Each entry of the kind takes the referrers; the last takes them without a copy.
@@ -300,7 +315,7 @@ fn merge_name_back_references(existing: &mut Vec<NameBackReference>, incoming: V
             }
         }
     }
-    Ok(())
+    Ok(existing.len() > before)
 }
 
 /// The `properties` of a definition's schema (Go decodes the `Schema` key without regard to case).
@@ -399,11 +414,46 @@ mod tests {
             let (mut scanned, mut indexed) = (existing.clone(), existing);
             let a = merge_field_specs_scanning(&mut scanned, incoming.clone());
             let b = merge_field_specs_by_path(&mut indexed, incoming);
-            assert_eq!(a.is_ok(), b.is_ok(), "round {round}");
+            assert_eq!(a.as_ref().ok(), b.as_ref().ok(), "round {round}");
             assert_eq!(scanned, indexed, "round {round}");
             if a.is_ok() { merged += 1 } else { conflicts += 1 }
         }
         assert!(conflicts > 10 && merged > 10, "both outcomes tried: {conflicts} conflicts, {merged} merges");
+    }
+
+    /// A merge sorts only the tables that took new specs, and gives what sorting every table
+    /// gives: the builtin tables merged with themselves, with a configuration's specs in no
+    /// order, and with those again.
+    #[test]
+    fn a_merge_leaves_every_table_in_order() {
+        let config = json!({
+            "commonLabels": [
+                {"path": "spec/z/labels", "kind": "Zebra", "create": true},
+                {"path": "spec/a/labels", "kind": "Deployment", "create": true},
+                {"path": "spec/m/labels", "group": "apps", "kind": "Apple", "create": true},
+            ],
+            "nameReference": [
+                {"kind": "Zebra", "version": "v1", "fieldSpecs": [{"path": "spec/ref", "kind": "Apple"}]},
+                {"kind": "ConfigMap", "version": "v1", "fieldSpecs": [{"path": "spec/cm", "kind": "Apple"}]},
+            ],
+        });
+        let mut unsorted = FieldSpecTables::from_config_value(&config).unwrap();
+        unsorted.common_labels.reverse();
+        unsorted.name_reference.reverse();
+        let fully_sorted = |tables: &FieldSpecTables| {
+            let mut sorted = tables.clone();
+            sorted.sort();
+            sorted
+        };
+        let mut tables = FieldSpecTables::builtin().clone();
+        tables.merge(FieldSpecTables::builtin().clone()).unwrap();
+        assert_eq!(&tables, FieldSpecTables::builtin(), "the builtin tables merged with themselves changed");
+        for round in ["new specs", "the same specs again"] {
+            tables.merge(unsorted.clone()).unwrap();
+            assert_eq!(tables, fully_sorted(&tables), "{round}: a table is out of order");
+        }
+        assert!(tables.common_labels.iter().any(|s| s.gvk.kind == "Zebra"));
+        assert!(tables.name_reference.iter().any(|r| r.gvk.kind == "Zebra"));
     }
 
     /// The JSON build.rs writes holds what the YAML file says, as our parser reads it: the same
