@@ -4,9 +4,8 @@ pub mod hash;
 use base64::Engine;
 use serde_json::{json, Map, Value};
 
-use crate::file_memo::FileMemo;
-
 use crate::error::{Error, Result};
+use crate::file_memo::FileMemo;
 use crate::kustomization::types::{GeneratorArgs, GeneratorOptions, StringMap};
 use crate::kustomization::Loader;
 use crate::resource::{Behavior, Resource};
