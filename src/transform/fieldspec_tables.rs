@@ -129,14 +129,7 @@ impl FieldSpecTables {
             });
         self.name_reference = references;
         let references_grew = merged?;
-        for (table, grew) in self.field_spec_tables_mut().into_iter().zip(grew) {
-            if grew {
-                table.specs.sort_by(|a, b| compare_gvk(&a.gvk, &b.gvk));
-            }
-        }
-        if references_grew {
-            self.name_reference.sort_by(|a, b| compare_gvk(&a.gvk, &b.gvk));
-        }
+        self.sort_some(grew, references_grew);
         Ok(())
     }
 
@@ -177,10 +170,20 @@ impl FieldSpecTables {
     }
 
     fn sort(&mut self) {
-        for table in self.field_spec_tables_mut() {
-            table.specs.sort_by(|a, b| compare_gvk(&a.gvk, &b.gvk));
+        self.sort_some([true; 11], true);
+    }
+
+    /// Sorts the plain tables marked in `tables` (in [`Self::field_spec_tables_mut`]'s order)
+    /// and, when `references`, the nameReference entries.
+    fn sort_some(&mut self, tables: [bool; 11], references: bool) {
+        for (table, marked) in self.field_spec_tables_mut().into_iter().zip(tables) {
+            if marked {
+                table.specs.sort_by(|a, b| compare_gvk(&a.gvk, &b.gvk));
+            }
         }
-        self.name_reference.sort_by(|a, b| compare_gvk(&a.gvk, &b.gvk));
+        if references {
+            self.name_reference.sort_by(|a, b| compare_gvk(&a.gvk, &b.gvk));
+        }
     }
 
     /// The plain field spec tables, in the order kustomize merges them, with their configuration
@@ -421,9 +424,9 @@ mod tests {
         assert!(conflicts > 10 && merged > 10, "both outcomes tried: {conflicts} conflicts, {merged} merges");
     }
 
-    /// A merge sorts only the tables that took new specs, and gives what sorting every table
-    /// gives: the builtin tables merged with themselves, with a configuration's specs in no
-    /// order, and with those again.
+    /// After a merge (which sorts only the tables that took new specs) every table is as sorting
+    /// them all would leave it: the builtin tables merged with themselves, with a
+    /// configuration's specs in no order, and with those again.
     #[test]
     fn a_merge_leaves_every_table_in_order() {
         let config = json!({
