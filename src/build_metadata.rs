@@ -187,17 +187,17 @@ pub fn plugin_ran(resources: &mut ResMap, run: &Value) {
 /// Whether it changed the resource.
 fn reset_annotations(r: &mut Resource) -> bool {
     let Some(map) = r.value.as_object_mut() else { return false };
-    let mut changed = false;
-    let meta = map.entry("metadata").or_insert_with(|| {
-        changed = true;
-        Value::Object(Map::new())
-    });
-    let Some(meta) = meta.as_object_mut() else { return changed };
+    // Looked up before it is made: an entry would allocate its key for every resource.
+    let Some(meta) = map.get_mut("metadata") else {
+        map.insert("metadata".to_string(), Value::Object(Map::new()));
+        return true;
+    };
+    let Some(meta) = meta.as_object_mut() else { return false };
     if meta.get("annotations").is_some_and(|a| a.is_null() || a.as_object().is_some_and(|m| m.is_empty())) {
         meta.shift_remove("annotations");
-        changed = true;
+        return true;
     }
-    changed
+    false
 }
 
 /// kyaml's rendering of an origin: `path`, or `configuredIn` then `configuredBy`, in that order.

@@ -81,6 +81,16 @@ fn holds_current_id(resources: &[Resource], mut candidates: impl Iterator<Item =
     candidates.any(|i| resources[i].has_same_current_id_scoped(resource, &cluster_scoped))
 }
 
+/// [`names_of`] each resource, in order; read in parallel when there are many (the index is
+/// rebuilt whole after every pass over all of them, and only the inserts need one thread).
+fn names_in_order(resources: &[Resource]) -> Vec<Vec<String>> {
+    use rayon::prelude::*;
+    match resources.len() < PARALLEL_MIN {
+        true => resources.iter().map(names_of).collect(),
+        false => resources.par_iter().with_min_len(LEAF).map(names_of).collect(),
+    }
+}
+
 /// The distinct names among a resource's ids.
 fn names_of(r: &Resource) -> Vec<String> {
     let mut names: Vec<String> = Vec::with_capacity(r.previous_ids.len() + 1);
@@ -133,8 +143,8 @@ impl NameIndex {
             self.by_name.clear();
             self.names_of.clear();
             self.dirty.clear();
-            for (i, r) in resources.iter().enumerate() {
-                self.add(i, names_of(r));
+            for (i, names) in names_in_order(resources).into_iter().enumerate() {
+                self.add(i, names);
             }
             self.stale = false;
             return;
@@ -322,12 +332,18 @@ impl ResMap {
     /// The current id of the first resource whose current id an earlier one has: what
     /// kustomize's `AppendAll` of the map into an empty one refuses.
     pub fn first_repeated_id(&self) -> Option<super::ResId> {
+        use rayon::prelude::*;
         let mut index = self.index.borrow_mut();
         index.refresh(&self.resources);
-        self.resources.iter().enumerate().find_map(|(j, r)| {
+        let (index, resources) = (&*index, self.resources.as_slice());
+        let repeated = |(j, r): (usize, &Resource)| {
             let earlier = index.by_name.get(r.name())?.iter().copied().filter(|&i| i < j);
-            holds_current_id(&self.resources, earlier, r).then(|| r.current_id())
-        })
+            holds_current_id(resources, earlier, r).then(|| r.current_id())
+        };
+        match self.is_large() {
+            true => resources.par_iter().with_min_len(LEAF).enumerate().find_map_first(repeated),
+            false => resources.iter().enumerate().find_map(repeated),
+        }
     }
 
     /// Adds every resource of `other`, failing on the first id conflict. What `other` had
@@ -541,6 +557,34 @@ mod tests {
         assert!(!other.index.get_mut().settled(), "two resources with one id");
         let err = map.append_all(other).unwrap_err();
         assert_eq!(err.to_string(), "may not add resource with an already registered id: ConfigMap.v1.[noGrp]/same.[noNs]");
+    }
+
+    /// In a map large enough to be looked at in parallel, the index is rebuilt after a pass
+    /// and the repeated id found is the first in order, as one resource after another finds it.
+    #[test]
+    fn a_large_map_finds_the_first_repeated_id_in_order() {
+        let names: Vec<String> = (0..300).map(|i| format!("r{i:03}")).collect();
+        let mut map = map_of(&names.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(map.is_large());
+        assert_eq!(map.first_repeated_id(), None);
+        // After a pass (the index rebuilt whole): 250 takes 40's name, then 120 takes 290's.
+        for (at, name) in [(250, "r040"), (120, "r290")] {
+            let _ = map.try_update_parallel(|r| {
+                let hit = r.name() == names[at];
+                if hit {
+                    r.set_name(name);
+                }
+                Ok::<bool, ()>(hit)
+            });
+        }
+        assert_eq!(map.positions_named("r040"), [40, 250]);
+        assert_eq!(map.positions_named("r290"), [120, 290]);
+        assert_eq!(map.positions_named("r250"), [250], "a previous name is indexed too");
+        assert_eq!(map.positions_named("r041"), [41]);
+        let first = map.first_repeated_id().map(|id| id.to_string());
+        let one_by_one = (0..map.len()).find(|&j| (0..j).any(|i| map.get(i).name() == map.get(j).name())).map(|j| map.get(j).current_id().to_string());
+        assert_eq!(first, one_by_one);
+        assert_eq!(first.as_deref(), Some("ConfigMap.v1.[noGrp]/r040.[noNs]"), "250 repeats 40, before 290 repeats 120");
     }
 
     /// A change after `settle` is seen: the map is then appended resource by resource.

@@ -179,7 +179,7 @@ struct Groups {
 /// for `metadata/name`, as the builtin one for Namespace objects, names them after the
 /// namespace), or None when every resource stays alone. Ids are compared as the texts they are
 /// made of. A spec that would change a kind or an apiVersion makes every resource one group.
-fn same_named_after(resources: &ResMap, specs: &[FieldSpec], options: &NamespaceOptions) -> Option<Groups> {
+fn same_named_after<'r>(resources: &'r ResMap, specs: &[FieldSpec], options: &'r NamespaceOptions) -> Option<Groups> {
     let parts: Vec<Vec<String>> = specs.iter().map(|s| super::path::split_field_spec_path(&s.path)).collect();
     let is = |p: &[String], want: &[&str]| p.len() == want.len() && p.iter().zip(want).all(|(a, b)| a == b);
     if parts.iter().any(|p| is(p, &["kind"]) || is(p, &["apiVersion"])) {
@@ -194,16 +194,27 @@ fn same_named_after(resources: &ResMap, specs: &[FieldSpec], options: &Namespace
         });
         renamed && !r.is_helm_generated() && !(options.unset_only && !r.name().is_empty())
     };
+    let id_after = |r: &'r Resource| {
+        let (group, version) = crate::resource::split_api_version(r.api_version());
+        let name = if name_after(r) { options.namespace.as_str() } else { r.name() };
+        (group, version, r.kind(), name)
+    };
+    // Each resource's id is read on every thread of a large build; only the inserts need one.
+    let ids: Vec<(&str, &str, &str, &str)> = match resources.is_large() {
+        true => {
+            use rayon::prelude::*;
+            resources.as_slice().par_iter().with_min_len(64).map(id_after).collect()
+        }
+        false => resources.iter().map(id_after).collect(),
+    };
     let mut first = crate::fast_hash::FastHashMap::default();
     first.reserve(resources.len());
     let mut shared: Vec<(usize, usize)> = Vec::new();
-    for (i, r) in resources.iter().enumerate() {
-        let (group, version) = crate::resource::split_api_version(r.api_version());
-        let name = if name_after(r) { options.namespace.as_str() } else { r.name() };
-        match first.get(&(group, version, r.kind(), name)) {
-            Some(&earlier) => shared.push((earlier, i)),
-            None => {
-                first.insert((group, version, r.kind(), name), i);
+    for (i, id) in ids.into_iter().enumerate() {
+        match first.entry(id) {
+            std::collections::hash_map::Entry::Occupied(earlier) => shared.push((*earlier.get(), i)),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(i);
             }
         }
     }
