@@ -318,7 +318,7 @@ fn build_in(ctx: &mut target::Context, loader: Loader, options: &BuildOptions) -
     if recorder.is_some() {
         resource::provenance::settle(&mut resources);
     }
-    resources.retain(|r| !r.is_local_config());
+    resources.retain_parallel(|r| !r.is_local_config());
     helm::remove_generated_marks(&mut resources);
     target::recorded(recorder, &mut resources, |r| r.step(file, "buildMetadata", None, None), |resources| {
         build_metadata::annotate(resources, &top.kustomization.build_metadata);

@@ -10,6 +10,9 @@ const PARALLEL_MIN: usize = 64;
 /// At most this many resources in a row on one thread: rayon otherwise splits a pass into a
 /// few long runs, and the last of them runs alone while the other threads wait.
 const LEAF: usize = 8;
+/// At least this many resources in a row on one thread for a pass that only reads a name or an
+/// annotation of each: a shorter run costs more to hand out than to read.
+const READS: usize = 64;
 
 /// Resources in build order, indexed by every name each has had.
 #[derive(Clone, Debug, Default)]
@@ -87,7 +90,7 @@ fn names_in_order(resources: &[Resource]) -> Vec<Vec<String>> {
     use rayon::prelude::*;
     match resources.len() < PARALLEL_MIN {
         true => resources.iter().map(names_of).collect(),
-        false => resources.par_iter().with_min_len(LEAF).map(names_of).collect(),
+        false => resources.par_iter().with_min_len(READS).map(names_of).collect(),
     }
 }
 
@@ -341,7 +344,7 @@ impl ResMap {
             holds_current_id(resources, earlier, r).then(|| r.current_id())
         };
         match self.is_large() {
-            true => resources.par_iter().with_min_len(LEAF).enumerate().find_map_first(repeated),
+            true => resources.par_iter().with_min_len(READS).enumerate().find_map_first(repeated),
             false => resources.iter().enumerate().find_map(repeated),
         }
     }
@@ -417,6 +420,19 @@ impl ResMap {
             let positions = std::mem::take(&mut self.touched.positions);
             self.touched.positions = positions.into_iter().filter_map(|i| now[i]).collect();
         }
+    }
+
+    /// [`Self::retain`], `keep` asked of every resource first, on every thread when there are
+    /// many (the last passes of a build look at each resource once).
+    pub fn retain_parallel(&mut self, keep: impl Fn(&Resource) -> bool + Sync) {
+        use rayon::prelude::*;
+        if !self.is_large() {
+            return self.retain(keep);
+        }
+        let answers: Vec<bool> = self.resources.par_iter().with_min_len(READS).map(|r| keep(r)).collect();
+        // `Vec::retain` visits each resource once, in order.
+        let mut answers = answers.into_iter();
+        self.retain(|_| answers.next().expect("one answer per resource"));
     }
 
     /// Runs `f` on every resource that may have changed since the last call (handed out
@@ -585,6 +601,27 @@ mod tests {
         let one_by_one = (0..map.len()).find(|&j| (0..j).any(|i| map.get(i).name() == map.get(j).name())).map(|j| map.get(j).current_id().to_string());
         assert_eq!(first, one_by_one);
         assert_eq!(first.as_deref(), Some("ConfigMap.v1.[noGrp]/r040.[noNs]"), "250 repeats 40, before 290 repeats 120");
+    }
+
+    /// Asked on every thread, `retain_parallel` keeps what `retain` keeps, in order, with the
+    /// touched positions and the index following the resources.
+    #[test]
+    fn retaining_in_parallel_keeps_what_retaining_keeps() {
+        let names: Vec<String> = (0..300).map(|i| format!("r{i:03}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let drop = |r: &Resource| !r.name().ends_with('7');
+        let (mut one_by_one, mut parallel) = (map_of(&names), map_of(&names));
+        for map in [&mut one_by_one, &mut parallel] {
+            drained(map);
+            map.get_mut(298);
+        }
+        one_by_one.retain(drop);
+        parallel.retain_parallel(drop);
+        assert_eq!(ids(&parallel), ids(&one_by_one));
+        assert_eq!(parallel.len(), 270);
+        assert_eq!(drained(&mut parallel), ["r298"], "the touched resource followed to its new position");
+        assert_eq!(parallel.positions_named("r298"), [268]);
+        assert!(parallel.positions_named("r297").is_empty());
     }
 
     /// A change after `settle` is seen: the map is then appended resource by resource.

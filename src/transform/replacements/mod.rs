@@ -112,7 +112,7 @@ fn validate_metadata(resources: &ResMap) -> Result<()> {
 /// when it drops its build annotations): a number written into an annotation comes out as text,
 /// a map or list as an empty string.
 pub(crate) fn stringify_annotations(resources: &mut ResMap) {
-    for r in resources.iter_mut() {
+    let _ = resources.try_for_each_mut_parallel(|r| {
         let Resource { value, nodes, .. } = r;
         nodes.type_untagged_as_strings(value, |path| {
             matches!(path, [Step::Key(m), Step::Key(a), _] if m == "metadata" && a == "annotations")
@@ -123,7 +123,8 @@ pub(crate) fn stringify_annotations(resources: &mut ResMap) {
                 *value = Value::String(scalar_text(value));
             }
         }
-    }
+        Ok::<(), std::convert::Infallible>(())
+    });
 }
 
 // ---------------------------------------------------------------------------
