@@ -11,6 +11,7 @@
 //!     cargo bench --bench workload -- --monorepo [--apps 500] [--runs 3]   (see monorepo.rs)
 //!     cargo bench --bench workload -- --profile [--apps 500] [--top 25] [--tool perf|callgrind]   (see profile.rs)
 //!     cargo bench --bench workload -- --instructions [--apps 500]   (see profile.rs)
+//!     cargo bench --bench workload -- --timeline [--apps 500]   (see profile.rs)
 //!     cargo bench --bench workload -- --compare OLD_BINARY [--apps 500] [--runs 31]   (see compare.rs)
 //!     cargo bench --bench workload -- --floor DIR   (the floor of one tree, once, with its user and
 //!         kernel time and page faults: to set beside the build's, or for a profiler to count next
@@ -118,6 +119,10 @@ fn main() {
     }
     if args.iter().any(|a| a == "--profile") {
         profile::bench(&options.bin, &options.work, number("--apps", 500), number("--top", 25), value("--tool").as_deref());
+        return;
+    }
+    if args.iter().any(|a| a == "--timeline") {
+        profile::timeline(&options.bin, &options.work, number("--apps", 500));
         return;
     }
     if args.iter().any(|a| a == "--instructions") {

@@ -13,6 +13,16 @@
 //! regression, on any day.
 //!
 //!     cargo bench --bench workload -- --instructions [--apps 500]
+//!
+//! `--timeline`: how many threads worked through one build, 5 ms at a time (perf's samples by
+//! thread), and what ran where fewer than all the processors were busy: the stretches that keep
+//! the wall time above CPU time over the processors, which a profile by symbol does not show.
+//! perf slows the build, so its times are longer than the bench's; the stretches keep their order.
+//! A thread the machine's other work held off its processor shows as idle too: a stretch that
+//! comes back run after run is the build's, one seen once is likely the machine's.
+//!
+//!     cargo bench --bench workload -- --timeline [--apps 500]
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -128,4 +138,83 @@ fn count(work: &Path, what: &str, only: Option<&str>, program: &Path, args: &[&s
     let total = total.unwrap_or_else(|| panic!("no instruction count in {}", out.display()));
     assert!(total > 0, "callgrind counted nothing for the {what}: was the function it counts inlined?");
     total
+}
+
+/// Samples a second for `--timeline`, and the width of its bins.
+const TIMELINE_HZ: f64 = 10_000.0;
+const BIN_SECONDS: f64 = 0.005;
+
+/// `--timeline`: see the module's text. The samples carry no call stacks: unwinding them (perf's
+/// `dwarf` mode, the binary having no frame pointers) slows the build unevenly and drops samples,
+/// so each is named by the function it was in.
+pub fn timeline(bin: &Path, work: &Path, apps: usize) {
+    let dir = super::first_environment(work, apps);
+    let processors = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let data = work.join("timeline.data");
+    let mut perf = Command::new("perf");
+    perf.args(["record", "-F", &format!("{TIMELINE_HZ}"), "-e", "cpu-clock", "-o"]).arg(&data).arg("--");
+    assert!(record(&mut perf, bin, &dir), "perf record failed (is perf installed, and /proc/sys/kernel/perf_event_paranoid at most 2?)");
+    let script = Command::new("perf").args(["script", "-F", "tid,time,ip,sym", "-i"]).arg(&data).output().expect("perf script runs");
+    let samples = parse_samples(&String::from_utf8_lossy(&script.stdout));
+    assert!(!samples.is_empty(), "perf recorded no samples");
+    let start = samples.iter().map(|s| s.time).fold(f64::INFINITY, f64::min);
+    let mut bins: BTreeMap<usize, Vec<&Sample>> = BTreeMap::new();
+    for sample in &samples {
+        bins.entry(((sample.time - start) / BIN_SECONDS) as usize).or_default().push(sample);
+    }
+    let full = TIMELINE_HZ * BIN_SECONDS;
+    let last = *bins.keys().last().expect("a bin");
+    let busy = |bin: usize| bins.get(&bin).map_or(0.0, |s| s.len() as f64 / full);
+    println!("timeline of `peerpods-build build {}` ({apps} apps): {TIMELINE_HZ} samples a second by thread, {:.0} ms bins", dir.display(), BIN_SECONDS * 1e3);
+    println!("(perf slows the build a little; the stretches keep their order and their shares)\n");
+    let bins_count = (last + 1) as f64;
+    println!("{:.0} ms from the first sample to the last, with on average {:.2} of {processors} processors busy", bins_count * BIN_SECONDS * 1e3, samples.len() as f64 / full / bins_count);
+    // Stretches of bins with at least half a processor idle, each with the functions it ran most.
+    println!("stretches with fewer busy (ms from the first sample, processors busy, the functions sampled most):");
+    let idle = |bin: usize| busy(bin) < processors as f64 - 0.5;
+    let mut bin = 0;
+    while bin <= last {
+        if !idle(bin) {
+            bin += 1;
+            continue;
+        }
+        let from = bin;
+        while bin <= last && idle(bin) {
+            bin += 1;
+        }
+        let stretch: Vec<&Sample> = (from..bin).flat_map(|b| bins.get(&b).into_iter().flatten().copied()).collect();
+        let mut by_function: BTreeMap<&str, usize> = BTreeMap::new();
+        for sample in &stretch {
+            *by_function.entry(&sample.function).or_default() += 1;
+        }
+        let mut ranked: Vec<(&str, usize)> = by_function.into_iter().collect();
+        ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let said: Vec<String> = ranked.iter().take(3).map(|(f, n)| format!("{f} {:.0}%", *n as f64 * 100.0 / stretch.len().max(1) as f64)).collect();
+        let mean = (from..bin).map(busy).sum::<f64>() / (bin - from) as f64;
+        println!("  {:>5.0}-{:<5.0} {mean:.2}  {}", from as f64 * BIN_SECONDS * 1e3, bin as f64 * BIN_SECONDS * 1e3, said.join(", "));
+    }
+}
+
+/// One sample of `perf script -F tid,time,ip,sym`: its time in seconds and the function it was
+/// in (the project's without its crate name).
+#[derive(Debug, PartialEq)]
+struct Sample {
+    time: f64,
+    function: String,
+}
+
+/// The samples of `perf script`'s lines `TID TIME: ADDRESS SYMBOL` (the symbol may be missing).
+fn parse_samples(text: &str) -> Vec<Sample> {
+    text.lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let _tid: u32 = words.next()?.parse().ok()?;
+            let time: f64 = words.next()?.strip_suffix(':')?.parse().ok()?;
+            let _address = words.next()?;
+            let symbol = words.collect::<Vec<_>>().join(" ");
+            let symbol = if symbol.is_empty() { "[unknown]".to_string() } else { symbol };
+            let function = symbol.strip_prefix("peerpods_build::").map_or(symbol.clone(), str::to_string);
+            Some(Sample { time, function })
+        })
+        .collect()
 }
