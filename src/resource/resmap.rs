@@ -84,13 +84,13 @@ fn holds_current_id(resources: &[Resource], mut candidates: impl Iterator<Item =
     candidates.any(|i| resources[i].has_same_current_id_scoped(resource, &cluster_scoped))
 }
 
-/// [`names_of`] each resource, in order; read in parallel when there are many (the index is
-/// rebuilt whole after every pass over all of them, and only the inserts need one thread).
-fn names_in_order(resources: &[Resource]) -> Vec<Vec<String>> {
+/// `read` of each resource, in order: on every thread when there are many (a pass that reads
+/// each resource to act on them all from one thread).
+fn read_each<'r, T: Send>(resources: &'r [Resource], read: impl Fn(&'r Resource) -> T + Sync) -> Vec<T> {
     use rayon::prelude::*;
     match resources.len() < PARALLEL_MIN {
-        true => resources.iter().map(names_of).collect(),
-        false => resources.par_iter().with_min_len(READS).map(names_of).collect(),
+        true => resources.iter().map(read).collect(),
+        false => resources.par_iter().with_min_len(READS).map(|r| read(r)).collect(),
     }
 }
 
@@ -146,7 +146,9 @@ impl NameIndex {
             self.by_name.clear();
             self.names_of.clear();
             self.dirty.clear();
-            for (i, names) in names_in_order(resources).into_iter().enumerate() {
+            // The index is rebuilt whole after every pass over all resources: their names are
+            // read on every thread, and only the inserts take one.
+            for (i, names) in read_each(resources, names_of).into_iter().enumerate() {
                 self.add(i, names);
             }
             self.stale = false;
@@ -422,16 +424,15 @@ impl ResMap {
         }
     }
 
-    /// [`Self::retain`], `keep` asked of every resource first, on every thread when there are
-    /// many (the last passes of a build look at each resource once).
+    /// `read` of each resource, in order; on every thread when there are many.
+    pub fn read_each<'r, T: Send>(&'r self, read: impl Fn(&'r Resource) -> T + Sync) -> Vec<T> {
+        read_each(&self.resources, read)
+    }
+
+    /// [`Self::retain`], `keep` asked of every resource first ([`Self::read_each`]).
     pub fn retain_parallel(&mut self, keep: impl Fn(&Resource) -> bool + Sync) {
-        use rayon::prelude::*;
-        if !self.is_large() {
-            return self.retain(keep);
-        }
-        let answers: Vec<bool> = self.resources.par_iter().with_min_len(READS).map(|r| keep(r)).collect();
         // `Vec::retain` visits each resource once, in order.
-        let mut answers = answers.into_iter();
+        let mut answers = self.read_each(keep).into_iter();
         self.retain(|_| answers.next().expect("one answer per resource"));
     }
 

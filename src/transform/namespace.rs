@@ -200,13 +200,7 @@ fn same_named_after<'r>(resources: &'r ResMap, specs: &[FieldSpec], options: &'r
         (group, version, r.kind(), name)
     };
     // Each resource's id is read on every thread of a large build; only the inserts need one.
-    let ids: Vec<(&str, &str, &str, &str)> = match resources.is_large() {
-        true => {
-            use rayon::prelude::*;
-            resources.as_slice().par_iter().with_min_len(64).map(id_after).collect()
-        }
-        false => resources.iter().map(id_after).collect(),
-    };
+    let ids = resources.read_each(id_after);
     let mut first = crate::fast_hash::FastHashMap::default();
     first.reserve(resources.len());
     let mut shared: Vec<(usize, usize)> = Vec::new();
