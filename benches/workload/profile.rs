@@ -197,7 +197,6 @@ pub fn timeline(bin: &Path, work: &Path, apps: usize) {
 
 /// One sample of `perf script -F tid,time,ip,sym`: its time in seconds and the function it was
 /// in (the project's without its crate name).
-#[derive(Debug, PartialEq)]
 struct Sample {
     time: f64,
     function: String,
