@@ -45,6 +45,10 @@ pub struct FieldSpecTables {
     pub replicas: Vec<FieldSpec>,
 }
 
+/// How many plain field spec tables there are (all but nameReference): one per field of
+/// [`FieldSpecTables::field_spec_tables_mut`]'s array, and one mark each when a merge sorts.
+const PLAIN_TABLES: usize = 11;
+
 impl FieldSpecTables {
     /// kustomize's builtin tables, as its build sees them: parsed, sorted and deduplicated once.
     pub fn builtin() -> &'static FieldSpecTables {
@@ -112,7 +116,7 @@ impl FieldSpecTables {
     pub fn merge(&mut self, mut other: FieldSpecTables) -> Result<()> {
         let incoming_references = std::mem::take(&mut other.name_reference);
         let mut references = std::mem::take(&mut self.name_reference);
-        let mut grew = [false; 11];
+        let mut grew = [false; PLAIN_TABLES];
         let merged = self
             .field_spec_tables_mut()
             .into_iter()
@@ -170,12 +174,12 @@ impl FieldSpecTables {
     }
 
     fn sort(&mut self) {
-        self.sort_some([true; 11], true);
+        self.sort_some([true; PLAIN_TABLES], true);
     }
 
     /// Sorts the plain tables marked in `tables` (in [`Self::field_spec_tables_mut`]'s order)
     /// and, when `references`, the nameReference entries.
-    fn sort_some(&mut self, tables: [bool; 11], references: bool) {
+    fn sort_some(&mut self, tables: [bool; PLAIN_TABLES], references: bool) {
         for (table, marked) in self.field_spec_tables_mut().into_iter().zip(tables) {
             if marked {
                 table.specs.sort_by(|a, b| compare_gvk(&a.gvk, &b.gvk));
@@ -188,7 +192,7 @@ impl FieldSpecTables {
 
     /// The plain field spec tables, in the order kustomize merges them, with their configuration
     /// key and the name kustomize's merge errors use.
-    fn field_spec_tables_mut(&mut self) -> [NamedTable<'_>; 11] {
+    fn field_spec_tables_mut(&mut self) -> [NamedTable<'_>; PLAIN_TABLES] {
         let FieldSpecTables {
             name_prefix,
             name_suffix,
