@@ -3,7 +3,7 @@
 //! 500 Argo CD Applications in 4 environments), over per-app bases and a shared component.
 //! Renders every root in one process (`build -o out/ ROOT...`) against the floor of what it
 //! prints (every output file parsed and re-emitted with the project's own parser and emitter, on
-//! one thread; paired run by run, medians), with its peak memory next to the largest root's built
+//! one thread, in a process of its own; paired run by run, medians), with its peak memory next to the largest root's built
 //! alone; then times `affected` for one app's patch changed and for a base changed, against
 //! rendering every root, and counts what `diff --base` renders for the one-app change.
 //!
@@ -83,7 +83,7 @@ pub fn bench(bin: &Path, work: &Path, apps: usize, runs: usize) {
     let pairs: Vec<(f64, Usage)> = (1..=runs)
         .map(|run| {
             let usage = render_into(&outputs_of(run));
-            (output_floor(&outputs_of(run)), usage)
+            (super::floor_in_fresh_process("--output-floor", &outputs_of(run)).as_secs_f64(), usage)
         })
         .collect();
     let out = outputs_of(runs);
@@ -159,7 +159,7 @@ pub fn bench(bin: &Path, work: &Path, apps: usize, runs: usize) {
 }
 
 /// Every output file parsed and its documents re-emitted, on one thread: the floor of printing them.
-fn output_floor(out: &Path) -> f64 {
+pub fn output_floor(out: &Path) -> f64 {
     use peerpods_build::yaml::{emit::emit_stream, parse::parse_documents};
     let files: Vec<_> = std::fs::read_dir(out).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "yaml")).collect();
     let start = Instant::now();
