@@ -1,6 +1,6 @@
 //! Generates the per-provider peer pods tests from the folders of `overlays/`, so that every
 //! provider folder is tested and `cargo test <provider>` runs all of its checks; nothing has to
-//! be listed by hand. And kustomize's builtin field spec tables as JSON, for the program's start.
+//! be listed by hand. And kustomize's builtin field spec tables as lines, for the program's start.
 use std::fmt::Write;
 use std::path::Path;
 
@@ -23,7 +23,7 @@ const PROVIDER_CHECKS: &[&str] = &[
 fn main() {
     println!("cargo:rerun-if-changed=overlays");
     println!("cargo:rerun-if-changed=build.rs");
-    builtin_fieldspecs_as_json();
+    builtin_fieldspecs_as_lines();
     let mut providers: Vec<String> = std::fs::read_dir("overlays")
         .map(|entries| {
             entries
@@ -53,72 +53,116 @@ fn main() {
     }
 }
 
-/// `src/transform/builtin_fieldspecs.yaml` written as JSON into `OUT_DIR`: every build reads the
-/// tables once, and JSON reads in a small part of the time our YAML parser takes, which was most
-/// of the start of a small build (6.7 M of its 14.5 M instructions). Plain `true` and `false`
-/// become booleans and every other scalar a string, the only kinds the file holds; a unit test
-/// of `transform::fieldspec_tables` compares the JSON with the YAML as the program parses it.
-fn builtin_fieldspecs_as_json() {
-    use saphyr_parser::{Event, Parser, ScalarStyle};
+/// `src/transform/builtin_fieldspecs.yaml` written into `OUT_DIR` as one line per field spec,
+/// its fields separated by tabs, for the program's start: every build reads the tables once, and
+/// these lines read in a small part of the time a YAML or JSON parse of the same file takes,
+/// which was most of the start of a small build. The lines:
+///
+/// - `<table>\t<group>\t<version>\t<kind>\t<path>\t<create>`: a spec of a plain table;
+/// - `nameReference\t<group>\t<version>\t<kind>`: a nameReference entry, its target;
+/// - `fieldSpec\t<group>\t<version>\t<kind>\t<path>\t<create>`: a referrer of the entry above.
+///
+/// `create` is `true` only for a plain `true`, as a YAML read of the file takes it; a missing
+/// field is empty. Anything else the file could hold fails the build here, and a unit test of
+/// `transform::fieldspec_tables` compares the tables the lines make with the YAML as the
+/// program parses it.
+fn builtin_fieldspecs_as_lines() {
     const SOURCE: &str = "src/transform/builtin_fieldspecs.yaml";
     println!("cargo:rerun-if-changed={SOURCE}");
     let yaml = std::fs::read_to_string(SOURCE).expect("read the builtin field specs");
-    let mut json = String::with_capacity(yaml.len());
-    // For each open mapping or list: whether it is a mapping, and how many scalars or
-    // collections it holds so far (a mapping's keys and values alternate).
-    let mut open: Vec<(bool, usize)> = Vec::new();
-    let mut parser = Parser::new_from_str(&yaml);
-    while let Some(next) = parser.next_event() {
-        let (event, span) = next.unwrap_or_else(|e| panic!("{SOURCE}: {e}"));
-        let starts_item = matches!(event, Event::Scalar(..) | Event::MappingStart(..) | Event::SequenceStart(..));
-        if starts_item {
-            if let Some((is_map, count)) = open.last_mut() {
-                json.push_str(match (*is_map, *count) {
-                    (_, 0) => "",
-                    (true, n) if n % 2 == 1 => ":",
-                    _ => ",",
-                });
-                *count += 1;
-            }
-        }
-        match event {
-            Event::StreamStart | Event::StreamEnd | Event::DocumentStart(_) | Event::DocumentEnd | Event::Nothing => {}
-            Event::MappingStart(..) => {
-                json.push('{');
-                open.push((true, 0));
-            }
-            Event::SequenceStart(..) => {
-                json.push('[');
-                open.push((false, 0));
-            }
-            Event::MappingEnd => {
-                open.pop();
-                json.push('}');
-            }
-            Event::SequenceEnd => {
-                open.pop();
-                json.push(']');
-            }
-            Event::Scalar(text, style, _, None) => match (style, text.as_ref()) {
-                (ScalarStyle::Plain, "true" | "false") => json.push_str(&text),
-                _ => {
-                    json.push('"');
-                    for c in text.chars() {
-                        match c {
-                            '"' => json.push_str("\\\""),
-                            '\\' => json.push_str("\\\\"),
-                            c if (c as u32) < 0x20 => write!(json, "\\u{:04x}", c as u32).unwrap(),
-                            c => json.push(c),
+    let Node::Map(tables) = read_tree(&yaml, SOURCE) else { panic!("{SOURCE}: not a mapping") };
+    let mut lines = String::with_capacity(yaml.len());
+    for (table, entries) in &tables {
+        let Node::Seq(entries) = entries else { panic!("{SOURCE}: {table} is not a list") };
+        for entry in entries {
+            if table == "nameReference" {
+                let (target, referrers) = spec_fields(entry, &["fieldSpecs"], SOURCE);
+                writeln!(lines, "nameReference\t{}", target[..3].join("\t")).unwrap();
+                match referrers {
+                    None => {}
+                    Some(Node::Seq(referrers)) => {
+                        for referrer in referrers {
+                            writeln!(lines, "fieldSpec\t{}", spec_fields(referrer, &[], SOURCE).0.join("\t")).unwrap();
                         }
                     }
-                    json.push('"');
+                    Some(_) => panic!("{SOURCE}: a nameReference entry's fieldSpecs is not a list"),
                 }
-            },
-            other => panic!("{SOURCE}:{}: {other:?} is not expected in the field spec tables", span.start.line()),
+            } else {
+                writeln!(lines, "{table}\t{}", spec_fields(entry, &[], SOURCE).0.join("\t")).unwrap();
+            }
         }
     }
-    let out = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("builtin_fieldspecs.json");
-    if std::fs::read_to_string(&out).ok().as_deref() != Some(json.as_str()) {
-        std::fs::write(out, json).expect("write the builtin field specs as JSON");
+    let out = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("builtin_fieldspecs.tsv");
+    if std::fs::read_to_string(&out).ok().as_deref() != Some(lines.as_str()) {
+        std::fs::write(out, lines).expect("write the builtin field specs as lines");
     }
+}
+
+/// What the field spec file holds: mappings (keys in order), lists and scalars (with whether the
+/// scalar was plain).
+enum Node {
+    Map(Vec<(String, Node)>),
+    Seq(Vec<Node>),
+    Scalar(String, bool),
+}
+
+/// `text` read into [`Node`]s; anchors, aliases and tags are refused (the file has none).
+fn read_tree(text: &str, source: &str) -> Node {
+    use saphyr_parser::{Event, Parser, ScalarStyle};
+    // The collections open, each with the key it waits a value for, when a mapping.
+    let mut open: Vec<(Node, Option<String>)> = Vec::new();
+    let mut parser = Parser::new_from_str(text);
+    while let Some(next) = parser.next_event() {
+        let (event, span) = next.unwrap_or_else(|e| panic!("{source}: {e}"));
+        let done = match event {
+            Event::StreamStart | Event::StreamEnd | Event::DocumentStart(_) | Event::DocumentEnd | Event::Nothing => continue,
+            Event::MappingStart(0, None) => {
+                open.push((Node::Map(Vec::new()), None));
+                continue;
+            }
+            Event::SequenceStart(0, None) => {
+                open.push((Node::Seq(Vec::new()), None));
+                continue;
+            }
+            Event::MappingEnd | Event::SequenceEnd => open.pop().expect("a collection is open").0,
+            Event::Scalar(text, style, 0, None) => Node::Scalar(text.into_owned(), style == ScalarStyle::Plain),
+            other => panic!("{source}:{}: {other:?} is not expected in the field spec tables", span.start.line()),
+        };
+        match open.last_mut() {
+            None => return done,
+            Some((Node::Seq(items), _)) => items.push(done),
+            Some((Node::Map(entries), key)) => match (key.take(), done) {
+                (Some(key), value) => entries.push((key, value)),
+                (None, Node::Scalar(text, _)) => *key = Some(text),
+                (None, _) => panic!("{source}:{}: a key that is not a scalar", span.start.line()),
+            },
+            Some((Node::Scalar(..), _)) => unreachable!("only collections are open"),
+        }
+    }
+    panic!("{source}: no document")
+}
+
+/// A field spec mapping's group, version, kind, path and create, in that order (`create` as
+/// `true` or `false`), and the value of its one key of `more`, if any.
+fn spec_fields<'n>(node: &'n Node, more: &[&str], source: &str) -> ([String; 5], Option<&'n Node>) {
+    let Node::Map(entries) = node else { panic!("{source}: a field spec is not a mapping") };
+    let mut fields: [String; 5] = Default::default();
+    fields[4] = "false".into();
+    let mut extra = None;
+    for (key, value) in entries {
+        if more.contains(&key.as_str()) {
+            extra = Some(value);
+            continue;
+        }
+        let slot = ["group", "version", "kind", "path", "create"].iter().position(|k| k == key).unwrap_or_else(|| panic!("{source}: unexpected field spec key {key:?}"));
+        let Node::Scalar(text, plain) = value else { panic!("{source}: {key} is not a scalar") };
+        assert!(!text.contains(['\t', '\n', '\r']), "{source}: {key} {text:?} holds a tab or a line break");
+        fields[slot] = match (slot, *plain, text.as_str()) {
+            (4, true, "true") => "true".into(),
+            (4, _, _) => "false".into(),
+            (_, true, "true" | "false") => panic!("{source}: {key} is a boolean"),
+            _ => text.clone(),
+        };
+    }
+    (fields, extra)
 }

@@ -1,5 +1,5 @@
 //! The field spec tables that drive the transformers: kustomize's builtin ones (compiled in from
-//! `builtin_fieldspecs.yaml`, which build.rs writes as JSON: it reads faster at start), merged
+//! `builtin_fieldspecs.yaml`, which build.rs writes as lines: they read faster at start), merged
 //! with the user's `configurations:` files and with what `crds:` files declare, the way
 //! kustomize's `TransformerConfig` merges them.
 use std::sync::OnceLock;
@@ -11,8 +11,8 @@ use super::sort::compare_gvk;
 use crate::error::{Error, Result};
 use crate::resource::Gvk;
 
-/// `builtin_fieldspecs.yaml`, as build.rs writes it in JSON.
-const BUILTIN_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/builtin_fieldspecs.json"));
+/// `builtin_fieldspecs.yaml`, as build.rs writes it: one line per field spec (see there).
+const BUILTIN_LINES: &str = include_str!(concat!(env!("OUT_DIR"), "/builtin_fieldspecs.tsv"));
 
 /// "Resources of kind `gvk` are named by these fields of other resources" (one `nameReference` entry).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,10 +54,7 @@ impl FieldSpecTables {
     pub fn builtin() -> &'static FieldSpecTables {
         static BUILTIN: OnceLock<FieldSpecTables> = OnceLock::new();
         BUILTIN.get_or_init(|| {
-            let value: Value = serde_json::from_str(BUILTIN_JSON)
-                .unwrap_or_else(|e| panic!("builtin_fieldspecs.yaml, as build.rs writes it, does not parse: {e}"));
-            let parsed = FieldSpecTables::from_config_value(&value)
-                .unwrap_or_else(|e| panic!("builtin_fieldspecs.yaml is not a field spec configuration: {e}"));
+            let parsed = FieldSpecTables::from_lines(BUILTIN_LINES);
             // kustomize's resource accumulator starts from an empty configuration and merges the
             // defaults into it, which drops the tables' duplicate entries.
             let mut tables = FieldSpecTables::default();
@@ -83,6 +80,39 @@ impl FieldSpecTables {
         }
         tables.merge(loaded)?;
         Ok(tables)
+    }
+
+    /// The tables build.rs writes from `builtin_fieldspecs.yaml`, sorted as
+    /// [`FieldSpecTables::from_config_value`] sorts what it reads. The lines are the build's own:
+    /// one that does not parse is a bug of build.rs, and panics.
+    fn from_lines(text: &str) -> FieldSpecTables {
+        let mut tables = FieldSpecTables::default();
+        let spec = |[group, version, kind, path, create]: [&str; 5]| FieldSpec {
+            gvk: Gvk { group: group.into(), version: version.into(), kind: kind.into() },
+            path: path.into(),
+            create: create == "true",
+        };
+        for line in text.lines() {
+            let fields: Vec<&str> = line.split('\t').collect();
+            match fields[..] {
+                ["nameReference", group, version, kind] => {
+                    let gvk = Gvk { group: group.into(), version: version.into(), kind: kind.into() };
+                    tables.name_reference.push(NameBackReference { gvk, referrers: Vec::new() });
+                }
+                ["fieldSpec", group, version, kind, path, create] => {
+                    let entry = tables.name_reference.last_mut().unwrap_or_else(|| panic!("builtin field specs: {line:?} follows no nameReference entry"));
+                    entry.referrers.push(spec([group, version, kind, path, create]));
+                }
+                [table, group, version, kind, path, create] => {
+                    let mut named = tables.field_spec_tables_mut();
+                    let found = named.iter_mut().find(|t| t.key == table).unwrap_or_else(|| panic!("builtin field specs: no table {table:?}"));
+                    found.specs.push(spec([group, version, kind, path, create]));
+                }
+                _ => panic!("builtin field specs: {line:?} is not a line build.rs writes"),
+            }
+        }
+        tables.sort();
+        tables
     }
 
     /// Reads one configuration file (`namePrefix: [...]`, `nameReference: [...]`, ...). Keys are
@@ -463,15 +493,27 @@ mod tests {
         assert!(tables.name_reference.iter().any(|r| r.gvk.kind == "Zebra"));
     }
 
-    /// The JSON build.rs writes holds what the YAML file says, as our parser reads it: the same
-    /// tables, keys in the same order, the same scalars with the same types.
+    /// The lines build.rs writes make the tables the YAML file makes, as our parser reads it and
+    /// a `configurations:` file is read: the same specs in every table, the same nameReference
+    /// entries with the same referrers, before and after the merge that drops duplicates.
     #[test]
-    fn the_builtin_tables_in_json_are_the_yaml_file() {
+    fn the_builtin_tables_as_lines_are_the_yaml_file() {
         let yaml = crate::yaml::parse::parse_document(include_str!("builtin_fieldspecs.yaml")).unwrap();
-        let json: Value = serde_json::from_str(BUILTIN_JSON).unwrap();
-        assert_eq!(serde_json::to_string(&json).unwrap(), serde_json::to_string(&yaml).unwrap());
-        assert!(json["commonLabels"].as_array().is_some_and(|specs| specs.len() > 10), "{json}");
-        assert_eq!(json["commonLabels"][0]["create"], json!(true));
+        let from_yaml = FieldSpecTables::from_config_value(&yaml).unwrap();
+        let from_lines = FieldSpecTables::from_lines(BUILTIN_LINES);
+        assert_eq!(from_lines, from_yaml);
+        assert!(from_lines.common_labels.len() > 10 && from_lines.common_labels.iter().any(|s| s.create) && from_lines.common_labels.iter().any(|s| !s.create));
+        assert!(from_lines.name_reference.len() > 10 && from_lines.name_reference.iter().all(|r| !r.referrers.is_empty()));
+        let mut merged = FieldSpecTables::default();
+        merged.merge(from_yaml).unwrap();
+        assert_eq!(&merged, FieldSpecTables::builtin());
+    }
+
+    /// A line build.rs would never write is its bug, said plainly.
+    #[test]
+    #[should_panic(expected = "no table")]
+    fn a_line_naming_no_table_panics() {
+        FieldSpecTables::from_lines("nameSuffixes\t\t\t\tmetadata/name\tfalse\n");
     }
 
     fn gvk(group: &str, version: &str, kind: &str) -> Gvk {
