@@ -87,17 +87,13 @@ impl FieldSpecTables {
     /// one that does not parse is a bug of build.rs, and panics.
     fn from_lines(text: &str) -> FieldSpecTables {
         let mut tables = FieldSpecTables::default();
-        let spec = |[group, version, kind, path, create]: [&str; 5]| FieldSpec {
-            gvk: Gvk { group: group.into(), version: version.into(), kind: kind.into() },
-            path: path.into(),
-            create: create == "true",
-        };
+        let gvk = |group: &str, version: &str, kind: &str| Gvk { group: group.into(), version: version.into(), kind: kind.into() };
+        let spec = |[group, version, kind, path, create]: [&str; 5]| FieldSpec { gvk: gvk(group, version, kind), path: path.into(), create: create == "true" };
         for line in text.lines() {
             let fields: Vec<&str> = line.split('\t').collect();
             match fields[..] {
                 ["nameReference", group, version, kind] => {
-                    let gvk = Gvk { group: group.into(), version: version.into(), kind: kind.into() };
-                    tables.name_reference.push(NameBackReference { gvk, referrers: Vec::new() });
+                    tables.name_reference.push(NameBackReference { gvk: gvk(group, version, kind), referrers: Vec::new() });
                 }
                 ["fieldSpec", group, version, kind, path, create] => {
                     let entry = tables.name_reference.last_mut().unwrap_or_else(|| panic!("builtin field specs: {line:?} follows no nameReference entry"));
