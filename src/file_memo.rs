@@ -3,7 +3,9 @@
 //! by its identity on disk (device, inode, size, modification and change times), and handed out
 //! shared. A file edited, replaced or re-permissioned since has another identity and is read
 //! and parsed again; the caller still resolves the path under its checks and records the read,
-//! hit or miss (`kustomization::Loader::read_parsed`).
+//! hit or miss (`kustomization::Loader::read_parsed`). The roots of one run (`build DIR DIR...`)
+//! take a file's identity from what the run first saw (`kustomization::looks`): they all see
+//! one version of each file.
 use std::collections::HashMap;
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};

@@ -68,8 +68,10 @@ pub struct BuildOptions {
     /// Set by `deps` and `affected`: record every file, folder and remote the build reads.
     pub reads: Option<std::sync::Arc<kustomization::reads::Reads>>,
     /// Set where many builds of one process read the same files (`build DIR DIR...`): a
-    /// resource file is decoded once and kept for the next build that reads it ([`file_memo`]).
-    pub shared_files: bool,
+    /// resource file is decoded once and kept for the next build that reads it ([`file_memo`]),
+    /// and what a path is (a file, nothing) is looked at once for the run, whose builds share
+    /// this ([`kustomization::looks`]).
+    pub shared_files: Option<std::sync::Arc<kustomization::looks::RunLooks>>,
     /// Set where the output is printed whole (stdout, one file): the build's last check, which
     /// must look at every value before anything is printed, is the emit itself, and the text
     /// is kept for [`Build::write_to`] and [`Build::to_yaml`] (held once more in memory, as
@@ -213,7 +215,10 @@ fn build_with_budget(dir: &Path, real: Option<&Path>, options: &BuildOptions) ->
         (Some(real), None) => Loader::resolved(dir, real, options.load_restrictor),
         (None, None) => Loader::new(dir, options.load_restrictor),
     };
-    let loader = loader.map_err(|error| BuildFailure { error, diagnostics: Diagnostics::default() })?.with_urls(Some(remote::url_reader(&options.remote)));
+    let loader = loader
+        .map_err(|error| BuildFailure { error, diagnostics: Diagnostics::default() })?
+        .with_urls(Some(remote::url_reader(&options.remote)))
+        .with_looks(options.shared_files.clone());
     let loader = match &options.reads {
         Some(reads) => loader.with_reads(reads.clone()),
         None => loader,
@@ -223,7 +228,7 @@ fn build_with_budget(dir: &Path, real: Option<&Path>, options: &BuildOptions) ->
     ctx.helm = options.helm.clone();
     ctx.plugins = options.plugins.clone();
     ctx.recorder = options.recorder.clone();
-    ctx.shared_files = options.shared_files;
+    ctx.shared_files = options.shared_files.is_some();
     let built = build_in(&mut ctx, loader, options).and_then(|resources| {
         let rendered = check_output(&resources, options.render)?;
         Ok((resources, rendered))

@@ -80,7 +80,7 @@ fn run_build(args: &BuildArgs) -> Result<(), String> {
         reads: None,
         managed_by_label,
         // Several builds in one run share the files they all read.
-        shared_files: args.dirs.len() > 1,
+        shared_files: (args.dirs.len() > 1).then(Default::default),
         // The output is printed whole unless it goes to one file per resource.
         render: args.dirs.len() > 1 || args.output.is_none() || !writes_folder(args),
     };

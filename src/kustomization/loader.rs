@@ -3,6 +3,7 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::file_memo::{FileMemo, Identity};
+use super::looks::{RunLooks, Seen};
 use super::reads::{Include, Reads};
 use std::sync::Arc;
 
@@ -48,6 +49,9 @@ pub struct Loader {
     reads: Option<Arc<Reads>>,
     /// How files named by URL are read; without it, every name is a path.
     urls: Option<UrlReader>,
+    /// What the builds of this run saw on disk, when they trust one another's looks
+    /// (`build DIR DIR...`).
+    looks: Option<Arc<RunLooks>>,
 }
 
 impl Loader {
@@ -85,7 +89,7 @@ impl Loader {
             // kustomize names the path as it was given.
             return Err(Error::msg(format!("must build at directory: '{}': file is not directory", root.display())));
         }
-        Ok(Loader { root: real.to_path_buf(), restrictor, repository: None, reads: None, urls: None })
+        Ok(Loader { root: real.to_path_buf(), restrictor, repository: None, reads: None, urls: None, looks: None })
     }
 
     /// `new(base.join(root))` for a `base` that is real (the current folder, resolved once for
@@ -116,6 +120,13 @@ impl Loader {
     pub fn with_reads(mut self, reads: Arc<Reads>) -> Self {
         reads.root(&self.root);
         self.reads = Some(reads);
+        self
+    }
+
+    /// This loader and every loader made from it take what `looks` saw on disk for what a path
+    /// is, and keep there what they look at (the roots of one run, [`RunLooks`]).
+    pub fn with_looks(mut self, looks: Option<Arc<RunLooks>>) -> Self {
+        self.looks = looks;
         self
     }
 
@@ -187,7 +198,7 @@ impl Loader {
         if let Some(message) = ambiguous_root(relative) {
             return Err(Error::msg(message));
         }
-        let mut loader = Loader::new_in(Some(&self.root), Path::new(relative), self.restrictor)?.with_urls(self.urls.clone());
+        let mut loader = Loader::new_in(Some(&self.root), Path::new(relative), self.restrictor)?.with_urls(self.urls.clone()).with_looks(self.looks.clone());
         if let Some(repository) = &self.repository {
             if !loader.root.starts_with(repository) {
                 return Err(Error::msg(format!(
@@ -343,6 +354,31 @@ impl Loader {
         self.read_parsed_looked(relative, None, memo, parse)
     }
 
+    /// What the builds of this run saw at `relative` ([`RunLooks`]), when it lies below folders
+    /// found real (inside the root, a link only possible at its last part, which a path seen
+    /// is not): the path, and what was there.
+    fn seen_in_run(&self, relative: &str) -> Option<(PathBuf, Seen)> {
+        let looks = self.looks.as_ref()?;
+        let path = self.below_real_folders(relative)?;
+        let seen = looks.get(&path)?;
+        Some((path, seen))
+    }
+
+    /// Keeps for the builds of this run what the real path `real` is (its `lstat`, `meta`).
+    fn note_seen(&self, real: &Path, meta: &std::fs::Metadata) {
+        if let Some(looks) = &self.looks {
+            looks.note(real, &Ok(meta.clone()));
+        }
+    }
+
+    /// `std::fs::symlink_metadata(path)`, through what this run saw ([`RunLooks::lstat`]).
+    fn lstat(&self, path: &Path) -> std::io::Result<std::fs::Metadata> {
+        match &self.looks {
+            Some(looks) => looks.lstat(path),
+            None => std::fs::symlink_metadata(path),
+        }
+    }
+
     /// [`Loader::read_parsed`] of a path [`Loader::look`] walked already: what it saw is what
     /// [`Loader::resolve`] would see, and is checked against the restrictor the same way.
     pub fn read_parsed_looked<T>(
@@ -373,8 +409,17 @@ impl Loader {
         self.probe(relative);
         let (path, meta) = match looked.filter(|looked| self.restrictor != LoadRestrictor::RootOnly || looked.real.starts_with(&self.root)) {
             Some(Looked { real, meta }) => (real, Some(meta)),
-            // Not looked at, or refused: the full check says what it says.
-            None => self.resolve_meta(relative)?,
+            None => match self.seen_in_run(relative) {
+                Some((path, Seen::Is(meta))) if meta.is_file() => (path, Some(meta)),
+                // Not looked at, or refused: the full check says what it says.
+                _ => {
+                    let (path, meta) = self.resolve_meta(relative)?;
+                    if let Some(meta) = &meta {
+                        self.note_seen(&path, meta);
+                    }
+                    (path, meta)
+                }
+            },
         };
         let identity = match meta {
             Some(meta) => Identity::of(&meta, crate::bounded_read::MAX_FILE_BYTES),
@@ -426,10 +471,26 @@ impl Loader {
     /// a read of the same path ([`Loader::read_parsed_looked`]) need not walk it again.
     pub fn look(&self, relative: &str) -> Option<(std::fs::FileType, Option<Looked>)> {
         self.probe(relative);
+        if let Some((real, seen)) = self.seen_in_run(relative) {
+            return match seen {
+                Seen::Is(meta) => Some((meta.file_type(), Some(Looked { real, meta }))),
+                Seen::Absent => None,
+            };
+        }
         match real_path_lexical_meta(&self.root, Path::new(relative)).ok()? {
-            (real, Some(meta)) => Some((meta.file_type(), Some(Looked { real, meta }))),
-            // A link resolved, or a folder found before: asked again, following links.
-            (real, None) => std::fs::metadata(real).ok().map(|meta| (meta.file_type(), None)),
+            (real, Some(meta)) => {
+                self.note_seen(&real, &meta);
+                Some((meta.file_type(), Some(Looked { real, meta })))
+            }
+            // A link resolved, or a folder found before: asked again, following links (`real`
+            // has none left: what it is, the run may keep).
+            (real, None) => {
+                let meta = match &self.looks {
+                    Some(looks) => looks.lstat(&real),
+                    None => std::fs::metadata(&real),
+                };
+                meta.ok().map(|meta| (meta.file_type(), None))
+            }
         }
     }
 
@@ -485,7 +546,7 @@ impl Loader {
                 AtOnce::Absent => None,
                 // Nothing there (not even a dangling link) is absent, without building the
                 // message a failed read would carry.
-                AtOnce::Unsure => match std::fs::symlink_metadata(self.root.join(name)) {
+                AtOnce::Unsure => match self.lstat(&self.root.join(name)) {
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
                     // The root is real, so a plain file in it is where its name says.
                     Ok(meta) if meta.is_file() => Some(Found::Looked(Looked { real: self.root.join(name), meta })),
@@ -1007,6 +1068,72 @@ mod tests {
         std::fs::write(t.0.join("one/Kustomization"), "resources: []").unwrap();
         let two = l.read_kustomization_file().unwrap_err().to_string();
         assert!(two.contains("Found multiple kustomization files under"), "{two}");
+    }
+
+    /// The builds of one run look at a path once ([`RunLooks`]): a file edited during the run is
+    /// seen by every root as the first one saw it, a kustomization file added as absent.
+    #[test]
+    fn the_roots_of_one_run_see_a_shared_file_as_first_looked_at() {
+        let t = tree();
+        std::fs::create_dir_all(t.0.join("base")).unwrap();
+        std::fs::write(t.0.join("base/kustomization.yaml"), "resources: [cm.yaml]\n").unwrap();
+        std::fs::write(t.0.join("base/cm.yaml"), "a: 1").unwrap();
+        let memo: FileMemo<String> = FileMemo::new(1024);
+        let kustomizations: FileMemo<String> = FileMemo::new(1024);
+        let run = Some(Arc::new(RunLooks::default()));
+        let base_of = |root: &str, looks: Option<Arc<RunLooks>>| {
+            std::fs::create_dir_all(t.0.join(root)).unwrap();
+            Loader::new(&t.0.join(root), LoadRestrictor::RootOnly).unwrap().with_looks(looks).child("../base").unwrap()
+        };
+        let read = |base: &Loader| {
+            let (kind, looked) = base.look("cm.yaml").unwrap();
+            assert!(kind.is_file());
+            let (_, text) = base.read_parsed_looked("cm.yaml", looked, &memo, |_, text| Ok((text, true))).unwrap();
+            let (file, kustomization) = base.read_kustomization_shared(&kustomizations).unwrap();
+            assert_eq!(file, base.root().join("kustomization.yaml"));
+            (text.to_string(), kustomization.to_string())
+        };
+        assert_eq!(read(&base_of("app", run.clone())), ("a: 1".into(), "resources: [cm.yaml]\n".into()));
+
+        // Edited during the run, and a second kustomization file added: the run's next root
+        // sees the tree as the first one did, ...
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(t.0.join("base/cm.yaml"), "a: 22").unwrap();
+        std::fs::write(t.0.join("base/Kustomization"), "resources: []\n").unwrap();
+        assert_eq!(read(&base_of("other", run.clone())), ("a: 1".into(), "resources: [cm.yaml]\n".into()));
+
+        // ... a build of another run (or of none) sees it as it is now.
+        std::fs::remove_file(t.0.join("base/Kustomization")).unwrap();
+        for looks in [Some(Arc::new(RunLooks::default())), None] {
+            assert_eq!(read(&base_of("third", looks)), ("a: 22".into(), "resources: [cm.yaml]\n".into()));
+        }
+        std::fs::write(t.0.join("base/Kustomization"), "resources: []\n").unwrap();
+        let twice = base_of("fourth", Some(Arc::new(RunLooks::default()))).read_kustomization_shared(&kustomizations).unwrap_err();
+        assert!(twice.to_string().starts_with("Found multiple kustomization files under: "), "{twice}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn what_a_run_saw_passes_no_root_by_its_restrictor() {
+        let t = tree();
+        std::fs::create_dir_all(t.0.join("shared")).unwrap();
+        std::fs::write(t.0.join("shared/cm.yaml"), "a: 1").unwrap();
+        std::os::unix::fs::symlink(t.0.join("shared/cm.yaml"), t.0.join("app/cm.yaml")).unwrap();
+        let memo: FileMemo<usize> = FileMemo::new(1024);
+        let run = Some(Arc::new(RunLooks::default()));
+        // A root that may read outside itself looks at the file, through its link and by a
+        // path that climbs; the run keeps what the file is.
+        let open = Loader::new(&t.0.join("app"), LoadRestrictor::None).unwrap().with_looks(run.clone());
+        assert!(open.look("cm.yaml").unwrap().0.is_file());
+        assert!(open.read_parsed("cm.yaml", &memo, |_, text| Ok((text.len(), true))).is_ok());
+        assert!(open.read_parsed("../shared/cm.yaml", &memo, |_, text| Ok((text.len(), true))).is_ok());
+        assert!(run.as_ref().unwrap().get(&t.0.join("shared/cm.yaml").canonicalize().unwrap()).is_some());
+        // The run's next root, restricted to itself, still may not.
+        let restricted = Loader::new(&t.0.join("app"), LoadRestrictor::RootOnly).unwrap().with_looks(run.clone());
+        for name in ["cm.yaml", "../shared/cm.yaml"] {
+            let refused = restricted.read_parsed(name, &memo, |_, _| Ok((0, true)));
+            assert!(matches!(refused, Err(Error::OutsideRoot { .. })), "{name}: the restrictor was passed by");
+        }
     }
 
     /// A file parsed by one root and served from memory to the next is still resolved under

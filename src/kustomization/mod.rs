@@ -1,6 +1,7 @@
 //! kustomization.yaml: its types, and the loader that reads files under the load restrictor.
 pub mod go_json;
 pub mod loader;
+pub mod looks;
 pub mod reads;
 pub mod types;
 
