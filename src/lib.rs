@@ -69,7 +69,7 @@ pub struct BuildOptions {
     pub reads: Option<std::sync::Arc<kustomization::reads::Reads>>,
     /// Set where many builds of one process read the same files (`build DIR DIR...`): a
     /// resource file is decoded once and kept for the next build that reads it ([`file_memo`]),
-    /// and what a path is (a file, nothing) is looked at once for the run, whose builds share
+    /// and what a path is (a file, a folder, nothing) is looked at once for the run, whose builds share
     /// this ([`kustomization::looks`]).
     pub shared_files: Option<std::sync::Arc<kustomization::looks::RunLooks>>,
     /// Set where the output is printed whole (stdout, one file): the build's last check, which
