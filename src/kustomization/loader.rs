@@ -367,7 +367,7 @@ impl Loader {
     /// Keeps for the builds of this run what the real path `real` is (its `lstat`, `meta`).
     fn note_seen(&self, real: &Path, meta: &std::fs::Metadata) {
         if let Some(looks) = &self.looks {
-            looks.note(real, &Ok(meta.clone()));
+            looks.note(real, meta);
         }
     }
 

@@ -44,14 +44,16 @@ impl RunLooks {
         self.seen.read().ok()?.get(path.as_os_str()).cloned()
     }
 
-    /// Keeps what the run saw at `path`: the `lstat` of a regular file or a folder, or nothing
-    /// there (anything else is looked at again each time, for its checks to say what they say).
-    pub fn note(&self, path: &Path, seen: &std::io::Result<Metadata>) {
-        let seen = match seen {
-            Ok(meta) if meta.is_file() || meta.is_dir() => Seen::Is(meta.clone()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Seen::Absent,
-            _ => return,
-        };
+    /// Keeps what the run saw at `path` when `meta` is the `lstat` of a regular file or a folder
+    /// (anything else is looked at again each time, for its checks to say what they say).
+    pub fn note(&self, path: &Path, meta: &Metadata) {
+        if meta.is_file() || meta.is_dir() {
+            self.keep(path, Seen::Is(meta.clone()));
+        }
+    }
+
+    /// Keeps `seen` at `path`, forgetting everything else first when the run holds its bound.
+    fn keep(&self, path: &Path, seen: Seen) {
         if let Ok(mut map) = self.seen.write() {
             if map.len() >= MOST {
                 map.clear();
@@ -67,7 +69,11 @@ impl RunLooks {
             Some(Seen::Absent) => Err(std::io::ErrorKind::NotFound.into()),
             None => {
                 let looked = std::fs::symlink_metadata(path);
-                self.note(path, &looked);
+                match &looked {
+                    Ok(meta) => self.note(path, meta),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => self.keep(path, Seen::Absent),
+                    Err(_) => {}
+                }
                 looked
             }
         }
@@ -122,7 +128,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let run = RunLooks::default();
         for i in 0..=MOST {
-            run.note(&dir.path().join(i.to_string()), &Err(std::io::ErrorKind::NotFound.into()));
+            run.keep(&dir.path().join(i.to_string()), Seen::Absent);
         }
         assert!(run.get(&dir.path().join("0")).is_none(), "kept past the bound");
         assert!(run.get(&dir.path().join(MOST.to_string())).is_some());
