@@ -14,7 +14,8 @@
 #       (or PGO_CHECK_WITH) and fails unless both print the same and exit alike.
 #   tools/pgo-build.sh bench [BENCH ARGS...]
 #       the workload benchmark (cargo bench --bench workload -- BENCH ARGS) compiled with the same
-#       profile, so that its floor (the project's parser and emitter) has it too.
+#       profile and as the dist profile is, so that its floor (the project's parser and emitter)
+#       has them too.
 #
 # CARGO: the cargo command ("cargo zigbuild" for the static Linux release). LLVM_PROFDATA: the
 # llvm-profdata to use; else rustup's llvm-tools component, else llvm-profdata-N or
@@ -72,8 +73,10 @@ training_dirs() {
 if [ "${1:-}" = bench ]; then
   shift
   [ -f "$merged" ] || fail "no profile at $merged: run tools/pgo-build.sh first"
-  # --target keeps the profile off build scripts and procedural macros.
-  RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$merged" exec cargo bench --bench workload \
+  # --target keeps the profile off build scripts and procedural macros; the bench profile is
+  # optimized as the dist profile is (fat LTO, one code unit), the floor with it.
+  CARGO_PROFILE_BENCH_LTO=fat CARGO_PROFILE_BENCH_CODEGEN_UNITS=1 \
+    RUSTFLAGS="${RUSTFLAGS:-} -Cprofile-use=$merged" exec cargo bench --bench workload \
     --target "$host" --target-dir "$work/bench" -- "$@"
 fi
 

@@ -283,10 +283,10 @@ fn release_workflow_and_binstall_metadata_agree() {
 }
 
 /// What users download is built with the `dist` profile (the release build without debug
-/// information), profile-guided where the build can run what it builds (`tools/pgo-build.sh`,
-/// whose two builds use that profile): the release workflow, the image and the profile agree,
-/// and the binary under test with its debug information stripped, as that profile strips it, is
-/// under 15 MB.
+/// information, its crates optimized as one), profile-guided where the build can run what it
+/// builds (`tools/pgo-build.sh`, whose two builds use that profile): the release workflow, the
+/// image and the profile agree, and the binary under test with its debug information stripped,
+/// as that profile strips it, is under 15 MB.
 #[test]
 fn downloaded_binaries_are_built_without_debug_information_and_stay_small() {
     let workflow = fs::read_to_string(manifest_dir().join(".github/workflows/release.yml")).unwrap();
@@ -300,7 +300,7 @@ fn downloaded_binaries_are_built_without_debug_information_and_stay_small() {
     let manifest = fs::read_to_string(manifest_dir().join("Cargo.toml")).unwrap();
     let dist = manifest.split("[profile.dist]").nth(1).expect("[profile.dist] in Cargo.toml");
     let dist: Vec<&str> = dist.lines().take_while(|line| !line.starts_with('[')).map(str::trim).collect();
-    for setting in ["inherits = \"release\"", "debug = false", "strip = \"debuginfo\""] {
+    for setting in ["inherits = \"release\"", "debug = false", "strip = \"debuginfo\"", "lto = \"fat\"", "codegen-units = 1"] {
         assert!(dist.contains(&setting), "[profile.dist] lacks {setting}");
     }
 
