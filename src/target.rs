@@ -555,6 +555,8 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
         false => entries.iter().map(kind_of).unzip(),
     };
     let mut prebuilt = prebuild_directories(ctx, target, &kinds);
+    let prebuilt_resources = prebuilt.iter().flatten().map(|(sub, _)| sub.as_ref().map_or(0, |sub| sub.resources.len())).sum();
+    acc.resources.reserve(prebuilt_resources);
     for (position, entry) in entries.iter().enumerate() {
         let mut read_at_once = None;
         let kind = match kinds[position] {
@@ -656,11 +658,15 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
             }
             acc.resources.append_all(own).map_err(|e| failed("merging", e))?;
         } else if kind == EntryKind::Folder {
-            // kustomize tried the entry as a file first and quotes why that failed.
-            let joined = target.loader.display_relative(entry);
-            let not_a_file = match target.loader.restrictor() {
-                LoadRestrictor::RootOnly => format!("'{joined}' must resolve to a file"),
-                LoadRestrictor::None => format!("read {joined}: is a directory"),
+            // kustomize tried the entry as a file first and quotes why that failed. The words
+            // are made only for an error: an environment absorbs hundreds of folders in a row.
+            let joined = || target.loader.display_relative(entry);
+            let failed = || {
+                let not_a_file = match target.loader.restrictor() {
+                    LoadRestrictor::RootOnly => format!("'{}' must resolve to a file", joined()),
+                    LoadRestrictor::None => format!("read {}: is a directory", joined()),
+                };
+                format!("accumulating resources: accumulation err='accumulating resources from '{entry}': {not_a_file}'")
             };
             let sub = match prebuilt[position].take() {
                 // Valid unless an earlier entry installed a custom schema, which it would have used.
@@ -668,17 +674,13 @@ fn accumulate_resources(ctx: &mut Context, target: &Target, acc: &mut Accumulate
                     ctx.adopt(sub_ctx);
                     sub
                 }
-                _ => accumulate_directory(ctx, target.loader.child(entry).map_err(|e| {
-                    e.context(format!("accumulating resources: accumulation err='accumulating resources from '{entry}': {not_a_file}'"))
-                })?),
+                _ => accumulate_directory(ctx, target.loader.child(entry).map_err(|e| e.context(failed()))?),
             };
-            let failed = format!("accumulating resources: accumulation err='accumulating resources from '{entry}': {not_a_file}'");
-            let sub = sub.map_err(|e| e.context(&failed))?;
+            let sub = sub.map_err(|e| e.context(failed()))?;
             // A resource id the folder brings again names the folder that brought it.
-            acc.resources
-                .append_all(sub.resources)
-                .map_err(|e| e.context(format!("{failed}: recursed merging from path '{joined}'")))?;
-            absorb_sub(acc, Accumulated { resources: ResMap::default(), ..sub }).map_err(|e| e.context(format!("{failed}: recursed merging from path '{joined}'")))?;
+            let merging = |e: Error| e.context(format!("{}: recursed merging from path '{}'", failed(), joined()));
+            acc.resources.append_all(sub.resources).map_err(merging)?;
+            absorb_sub(acc, Accumulated { resources: ResMap::default(), ..sub }).map_err(merging)?;
         } else if kind == EntryKind::Git {
             let sub = accumulate_git_entry(ctx, &target.loader, entry)
                 .map_err(|e| e.context(format!("accumulating resources from '{entry}'")).context(target.entry("resources", position, entry)))?;

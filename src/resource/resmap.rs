@@ -173,6 +173,15 @@ impl ResMap {
         self.resources.len()
     }
 
+    /// Room for `additional` more resources, in the list and in the index of their names: a
+    /// level taking in many folders grows each once.
+    pub fn reserve(&mut self, additional: usize) {
+        self.resources.reserve(additional);
+        let index = self.index.get_mut();
+        index.by_name.reserve(additional);
+        index.names_of.reserve(additional);
+    }
+
     pub fn is_empty(&self) -> bool {
         self.resources.is_empty()
     }
