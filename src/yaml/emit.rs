@@ -1538,12 +1538,17 @@ pub(crate) fn key_less(a: &str, b: &str) -> bool {
     // (it only looks at the digits around the difference).
     let ascii_at = |s: &[u8]| s.get(common).is_none_or(|&c| c < 0x80);
     if ascii_at(ab) && ascii_at(bb) {
-        if common == ab.len() || common == bb.len() {
+        let (Some(&x), Some(&y)) = (ab.get(common), bb.get(common)) else {
             return ab.len() < bb.len();
+        };
+        // Most keys first differ at two letters, which go-yaml compares as they are.
+        if x.is_ascii_alphabetic() && y.is_ascii_alphabetic() {
+            return x < y;
         }
         key_less_units(
             ab,
             bb,
+            common,
             |c| c.is_ascii_alphabetic(),
             |c| c.is_ascii_digit(),
             |c| c as i64,
@@ -1552,6 +1557,7 @@ pub(crate) fn key_less(a: &str, b: &str) -> bool {
         key_less_units(
             a.as_bytes(),
             b.as_bytes(),
+            0,
             |c| c.is_ascii_alphabetic(),
             |c| c.is_ascii_digit(),
             |c| c as i64,
@@ -1559,7 +1565,7 @@ pub(crate) fn key_less(a: &str, b: &str) -> bool {
     } else {
         let ar: Vec<char> = a.chars().collect();
         let br: Vec<char> = b.chars().collect();
-        key_less_units(&ar, &br, |c| c.is_alphabetic(), go_is_digit, |c| c as i64)
+        key_less_units(&ar, &br, 0, |c| c.is_alphabetic(), go_is_digit, |c| c as i64)
     }
 }
 
@@ -1572,16 +1578,18 @@ fn go_is_digit(c: char) -> bool {
     }
 }
 
+/// `from`: where to start looking, before or at the first unit in which they differ.
 fn key_less_units<T: Copy + PartialEq + PartialOrd>(
     ar: &[T],
     br: &[T],
+    from: usize,
     is_letter: impl Fn(T) -> bool,
     is_digit: impl Fn(T) -> bool,
     code: impl Fn(T) -> i64,
 ) -> bool {
     let zero = b'0' as i64;
     let n = ar.len().min(br.len());
-    for i in 0..n {
+    for i in from..n {
         if ar[i] == br[i] {
             continue;
         }
@@ -2470,6 +2478,28 @@ z: 1
         assert!(key_less("ab", "abc") && !key_less("abc", "ab"));
         assert!(key_less("x19", "x100") && key_less("a1", "a01"));
         assert!(key_less("é", "éa") && key_less("a", "é"));
+    }
+
+    #[test]
+    fn key_less_shortcuts_agree_with_the_whole_comparison() {
+        // Every pair of keys of up to three units from letters, digits and punctuation: the
+        // shortcuts (a common prefix skipped, two letters compared at once) change no answer.
+        let units = ["a", "B", "z", "0", "1", "9", "-", "_", "."];
+        let mut keys = vec![String::new()];
+        for _ in 0..3 {
+            let longer: Vec<String> = keys.iter().flat_map(|k| units.iter().map(move |u| format!("{k}{u}"))).collect();
+            keys.extend(longer);
+        }
+        keys.sort();
+        keys.dedup();
+        let whole = |a: &str, b: &str| {
+            key_less_units(a.as_bytes(), b.as_bytes(), 0, |c| c.is_ascii_alphabetic(), |c| c.is_ascii_digit(), |c| c as i64)
+        };
+        for a in &keys {
+            for b in &keys {
+                assert_eq!(key_less(a, b), whole(a, b), "{a:?} < {b:?}");
+            }
+        }
     }
 
     #[test]
