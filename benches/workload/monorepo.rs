@@ -159,9 +159,13 @@ pub fn bench(bin: &Path, work: &Path, apps: usize, runs: usize) {
 }
 
 /// Every output file parsed and its documents re-emitted, on one thread: the floor of printing them.
+/// `out` is a folder of `.yaml` files, or one output file (the single build's).
 pub fn output_floor(out: &Path) -> f64 {
     use peerpods_build::yaml::{emit::emit_stream, parse::parse_documents};
-    let files: Vec<_> = std::fs::read_dir(out).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "yaml")).collect();
+    let files: Vec<_> = match out.is_file() {
+        true => vec![out.to_path_buf()],
+        false => std::fs::read_dir(out).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "yaml")).collect(),
+    };
     let start = Instant::now();
     let mut printed = 0;
     for file in &files {
