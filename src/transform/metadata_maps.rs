@@ -124,9 +124,8 @@ fn add_to_resource(r: &mut Resource, entries: &StringMap, plain: &[bool], specs:
     Ok(())
 }
 
-/// Sets `key: value` in `map`; says whether the key was missing. The key is hashed (serde_json's
-/// maps use SipHash) once at most: small maps are searched key by key, larger ones go through
-/// one entry lookup.
+/// Sets `key: value` in `map`; says whether the key was missing. The key is hashed once at most:
+/// small maps are searched key by key, larger ones go through one entry lookup.
 fn set_entry(map: &mut Map<String, Value>, key: &str, value: &str) -> bool {
     let slot = if map.len() <= SCAN {
         match field_mut(map, key) {
