@@ -174,20 +174,19 @@ fn main() {
                 (input_floor, usage, floor_in_fresh_process("--output-floor", &out_file))
             })
             .collect();
-        let pairs: Vec<(Duration, Usage)> = runs.iter().map(|r| (r.0, r.1)).collect();
-        let floor = median(pairs.iter().map(|p| p.0.as_secs_f64()));
+        let floor = median(runs.iter().map(|r| r.0.as_secs_f64()));
         let output_floor = median(runs.iter().map(|r| r.2.as_secs_f64()));
         let output_wall_ratio = median(runs.iter().map(|(_, u, f)| u.wall.as_secs_f64() / f.as_secs_f64()));
         let output_cpu_ratio = median(runs.iter().map(|(_, u, f)| u.cpu.as_secs_f64() / f.as_secs_f64()));
         let ours = Usage {
-            wall: Duration::from_secs_f64(median(pairs.iter().map(|p| p.1.wall.as_secs_f64()))),
-            cpu: Duration::from_secs_f64(median(pairs.iter().map(|p| p.1.cpu.as_secs_f64()))),
-            kernel: Duration::from_secs_f64(median(pairs.iter().map(|p| p.1.kernel.as_secs_f64()))),
-            peak_kib: median(pairs.iter().map(|p| p.1.peak_kib as f64)) as u64,
-            faults: median(pairs.iter().map(|p| p.1.faults as f64)) as u64,
+            wall: Duration::from_secs_f64(median(runs.iter().map(|r| r.1.wall.as_secs_f64()))),
+            cpu: Duration::from_secs_f64(median(runs.iter().map(|r| r.1.cpu.as_secs_f64()))),
+            kernel: Duration::from_secs_f64(median(runs.iter().map(|r| r.1.kernel.as_secs_f64()))),
+            peak_kib: median(runs.iter().map(|r| r.1.peak_kib as f64)) as u64,
+            faults: median(runs.iter().map(|r| r.1.faults as f64)) as u64,
         };
-        let wall_ratio = median(pairs.iter().map(|(f, u)| u.wall.as_secs_f64() / f.as_secs_f64()));
-        let cpu_ratio = median(pairs.iter().map(|(f, u)| u.cpu.as_secs_f64() / f.as_secs_f64()));
+        let wall_ratio = median(runs.iter().map(|(f, u, _)| u.wall.as_secs_f64() / f.as_secs_f64()));
+        let cpu_ratio = median(runs.iter().map(|(f, u, _)| u.cpu.as_secs_f64() / f.as_secs_f64()));
         let output = std::fs::read(&out_file).unwrap();
         let resources = if output.is_empty() { 0 } else { output.windows(5).filter(|w| w == b"\n---\n").count() + 1 };
 
