@@ -7,10 +7,11 @@
 //! The tree is the benchmark's (`envs/<first environment>` of the generated tree); the recording
 //! stays in the work folder (`profile.data` or `callgrind.out`) for a closer look.
 //!
-//! `--instructions`: the instructions the build and the floor run, counted by callgrind on one
-//! thread, and their ratio. A busy machine moves the timed ratios by a tenth from one run to the
-//! next; these counts move by well under a percent, so they tell a change's effect, or a
-//! regression, on any day.
+//! `--instructions`: the instructions the build and both floors run (the input floor, and the
+//! output floor over the build's own output), counted by callgrind on one thread, and their
+//! ratios. A busy machine moves the timed ratios by a tenth from one run to the next; these
+//! counts move by well under a percent, so they tell a change's effect, or a regression, on any
+//! day.
 //!
 //!     cargo bench --bench workload -- --instructions [--apps 500]
 //!
@@ -110,15 +111,22 @@ fn callgrind(bin: &Path, work: &Path, dir: &Path, top: usize) {
 /// `--instructions`: see the module's text.
 pub fn instructions(bin: &Path, work: &Path, apps: usize) {
     let dir = super::first_environment(work, apps);
-    println!("instructions of `peerpods-build build {}` ({apps} apps) and of its floor, callgrind on one thread", dir.display());
+    println!("instructions of `peerpods-build build {}` ({apps} apps) and of its two floors, callgrind on one thread", dir.display());
     let build = count(work, "build", None, bin, &["build".as_ref(), dir.as_os_str()]);
     // The floor's timed part alone: listing the files it reads is not counted.
     let bench = std::env::current_exe().expect("the benchmark's own program");
     let floor = count(work, "floor", Some("*parse_emit*"), &bench, &["--floor".as_ref(), dir.as_os_str()]);
+    // The output floor reads the build's output: written once more, outside valgrind.
+    let output = work.join(format!("instructions-output-{apps}.yaml"));
+    let file = std::fs::File::create(&output).expect("creating the output file");
+    let built = Command::new(bin).arg("build").arg(&dir).stdout(file).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
+    assert!(built, "peerpods-build build {} failed", dir.display());
+    let output_floor = count(work, "output-floor", Some("*output_floor*"), &bench, &["--output-floor".as_ref(), output.as_os_str()]);
     let millions = |n: u64| format!("{:.0} M", n as f64 / 1e6);
-    println!("| build | floor (parse + emit) | build / floor |");
-    println!("|---:|---:|---:|");
-    println!("| {} | {} | {:.2}x |", millions(build), millions(floor), build as f64 / floor as f64);
+    let ratio = |floor: u64| format!("{:.2}x", build as f64 / floor as f64);
+    println!("| build | input floor (parse + emit) | build / input floor | output floor | build / output floor |");
+    println!("|---:|---:|---:|---:|---:|");
+    println!("| {} | {} | {} | {} | {} |", millions(build), millions(floor), ratio(floor), millions(output_floor), ratio(output_floor));
 }
 
 /// The instructions `program` runs with `args` under callgrind on one thread; with `only`, those
