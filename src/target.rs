@@ -1135,9 +1135,9 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
     for (i, patch) in k.patches.iter().enumerate() {
         let make = || patches::patch_field_config(patch, false);
         let config = patches::PluginConfig { plugin: "PatchTransformer", from: patches::ConfigFrom::Field(&make) };
-        let note = || format!("in {name}: patches[{i}]");
+        let note = patches::EntryNote { kustomization: &name, index: i };
         if together {
-            match patches::TargetedPatch::new(patch, &target.loader, schema(), &config, note()) {
+            match patches::TargetedPatch::new(patch, &target.loader, schema(), &config, note) {
                 Ok(Some(step)) => {
                     gathered_may_change_ids |= step.may_change_id();
                     gathered.push(Box::new(step));
@@ -1149,12 +1149,12 @@ fn run_transformers(ctx: &mut Context, target: &Target, acc: &mut Accumulated) -
                 }
                 Err(e) => {
                     run_together(resources, &gathered, &mut ctx.diagnostics, &name)?;
-                    return Err(e.note(note()));
+                    return Err(e.note(note));
                 }
             }
         }
         recorded(recorder, resources, |r| r.patch_step(file, "patches", i, patch_text(&patch.path)), |resources| {
-            patches::apply_patch(resources, patch, &target.loader, schema(), &mut ctx.diagnostics, &name, &config).map_err(|e| e.note(note()))?;
+            patches::apply_patch(resources, patch, &target.loader, schema(), &mut ctx.diagnostics, &name, &config).map_err(|e| e.note(note))?;
             ran(resources, "PatchTransformer");
             Ok(())
         })?;

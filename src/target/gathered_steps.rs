@@ -13,7 +13,7 @@ use crate::transform::images::{set_images, ImageRewrites};
 use crate::transform::metadata_maps::{add_map_entries_at, MapEntries};
 use crate::transform::name_affix::{add_name_affixes, NameAffixes};
 use crate::transform::namespace::{set_namespace, walked_field_specs, NamespaceMove, NamespaceOptions, SubjectsMode};
-use crate::transform::patches::{apply_patch, patch_field_config, ConfigFrom, PluginConfig, TargetedPatch};
+use crate::transform::patches::{apply_patch, patch_field_config, ConfigFrom, EntryNote, PluginConfig, TargetedPatch};
 use crate::transform::steps::{run_together, ResourceStep};
 use crate::transform::table::resources;
 
@@ -149,11 +149,11 @@ fn one_patch_after_another(resources: &mut ResMap, entries: &[Patch], diagnostic
 }
 
 /// The entries as gathered steps, each noted as `run_transformers` notes it.
-fn patch_steps<'a>(entries: &[Patch], loader: &Loader) -> Vec<TargetedPatch<'a>> {
+fn patch_steps<'a>(entries: &'a [Patch], loader: &Loader) -> Vec<TargetedPatch<'a>> {
     let steps = entries.iter().enumerate().map(|(i, entry)| {
         let make = || patch_field_config(entry, false);
         let config = PluginConfig { plugin: "PatchTransformer", from: ConfigFrom::Field(&make) };
-        TargetedPatch::new(entry, loader, Schema::builtin(), &config, format!("in k: patches[{i}]")).unwrap().expect("each entry has a target")
+        TargetedPatch::new(entry, loader, Schema::builtin(), &config, EntryNote { kustomization: "k", index: i }).unwrap().expect("each entry has a target")
     });
     steps.collect()
 }

@@ -522,6 +522,20 @@ pub fn apply_patch(
     }
 }
 
+/// Where an error of a `patches` entry comes from (`in KUSTOMIZATION: patches[INDEX]`, as the
+/// kustomization's other steps note theirs), worded only for an error.
+#[derive(Clone, Copy)]
+pub struct EntryNote<'a> {
+    pub kustomization: &'a str,
+    pub index: usize,
+}
+
+impl std::fmt::Display for EntryNote<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "in {}: patches[{}]", self.kustomization, self.index)
+    }
+}
+
 /// A `patches` entry with a target, ready to run resource by resource among the other steps of
 /// its kustomization ([`super::steps`]). Whether the patch selects a resource depends on that
 /// resource alone, as it is when the patch's turn comes; what the patch has to say (it selects
@@ -538,9 +552,10 @@ pub struct TargetedPatch<'a> {
     schema: &'a Schema,
     budget: Arc<Budget>,
     digester: Digester,
-    described: String,
+    /// The entry, which the warnings name (worded only when there is one to give).
+    entry: &'a Patch,
     /// Which entry of which kustomization the patch's errors come from.
-    note: String,
+    note: EntryNote<'a>,
     selected: AtomicBool,
     /// The resources the patch left as they were, with their positions in the pass.
     unchanged: Mutex<Vec<(usize, ResId)>>,
@@ -552,7 +567,7 @@ impl<'a> TargetedPatch<'a> {
     /// charged to. `None` for an entry that runs on its own ([`apply_patch`]): one without a
     /// target, whose patches find their targets by their names among all the resources, and
     /// an empty strategic merge patch, which only warns.
-    pub fn new(entry: &Patch, loader: &Loader, schema: &'a Schema, config: &PluginConfig, note: String) -> Result<Option<Self>> {
+    pub fn new(entry: &'a Patch, loader: &Loader, schema: &'a Schema, config: &PluginConfig, note: EntryNote<'a>) -> Result<Option<Self>> {
         let Some(target) = &entry.target else { return Ok(None) };
         let loaded = configure_patch(entry, loader, config).map_err(|e| config.fails(e))?;
         match &*loaded {
@@ -574,7 +589,7 @@ impl<'a> TargetedPatch<'a> {
             schema,
             budget: crate::budget::current(),
             digester: Digester::new(),
-            described: describe(entry),
+            entry,
             note,
             selected: AtomicBool::new(false),
             unchanged: Mutex::new(Vec::new()),
@@ -632,7 +647,7 @@ impl ResourceStep for TargetedPatch<'_> {
             return Ok(Outcome::Kept);
         }
         self.selected.store(true, Ordering::Relaxed);
-        let noted = |e: Error| e.note(self.note.clone());
+        let noted = |e: Error| e.note(self.note);
         let (kept, unchanged) = match &*self.loaded {
             LoadedPatch::Strategic(patches) => {
                 let patch = &patches[0];
@@ -651,11 +666,11 @@ impl ResourceStep for TargetedPatch<'_> {
 
     fn report(&self, diagnostics: &mut Diagnostics, kustomization: &str) {
         if !self.selected.load(Ordering::Relaxed) {
-            diagnostics.unmatched(kustomization, &format!("patch {} selects no resource", self.described));
+            diagnostics.unmatched(kustomization, &format!("patch {} selects no resource", describe(self.entry)));
         }
         let mut unchanged = std::mem::take(&mut *self.unchanged.lock().unwrap_or_else(|e| e.into_inner()));
         unchanged.sort_unstable_by_key(|(at, _)| *at);
-        warn_unchanged(unchanged.into_iter().map(|(_, id)| id).collect(), diagnostics, kustomization, || self.described.clone());
+        warn_unchanged(unchanged.into_iter().map(|(_, id)| id).collect(), diagnostics, kustomization, || describe(self.entry));
     }
 }
 
