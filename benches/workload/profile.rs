@@ -112,16 +112,14 @@ fn callgrind(bin: &Path, work: &Path, dir: &Path, top: usize) {
 pub fn instructions(bin: &Path, work: &Path, apps: usize) {
     let dir = super::first_environment(work, apps);
     println!("instructions of `peerpods-build build {}` ({apps} apps) and of its two floors, callgrind on one thread", dir.display());
-    let build = count(work, "build", None, bin, &["build".as_ref(), dir.as_os_str()]);
-    // The floor's timed part alone: listing the files it reads is not counted.
-    let bench = std::env::current_exe().expect("the benchmark's own program");
-    let floor = count(work, "floor", Some("*parse_emit*"), &bench, &["--floor".as_ref(), dir.as_os_str()]);
-    // The output floor reads the build's output: written once more, outside valgrind.
+    // The build's output, which the output floor reads.
     let output = work.join(format!("instructions-output-{apps}.yaml"));
     let file = std::fs::File::create(&output).expect("creating the output file");
-    let built = Command::new(bin).arg("build").arg(&dir).stdout(file).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
-    assert!(built, "peerpods-build build {} failed", dir.display());
-    let output_floor = count(work, "output-floor", Some("*output_floor*"), &bench, &["--output-floor".as_ref(), output.as_os_str()]);
+    let build = count(work, "build", None, bin, &["build".as_ref(), dir.as_os_str()], file.into());
+    // The floor's timed part alone: listing the files it reads is not counted.
+    let bench = std::env::current_exe().expect("the benchmark's own program");
+    let floor = count(work, "floor", Some("*parse_emit*"), &bench, &["--floor".as_ref(), dir.as_os_str()], Stdio::null());
+    let output_floor = count(work, "output-floor", Some("*output_floor*"), &bench, &["--output-floor".as_ref(), output.as_os_str()], Stdio::null());
     let millions = |n: u64| format!("{:.0} M", n as f64 / 1e6);
     let ratio = |floor: u64| format!("{:.2}x", build as f64 / floor as f64);
     println!("| build | input floor (parse + emit) | build / input floor | output floor | build / output floor |");
@@ -129,16 +127,16 @@ pub fn instructions(bin: &Path, work: &Path, apps: usize) {
     println!("| {} | {} | {} | {} | {} |", millions(build), millions(floor), ratio(floor), millions(output_floor), ratio(output_floor));
 }
 
-/// The instructions `program` runs with `args` under callgrind on one thread; with `only`, those
-/// of the functions it names alone (callgrind's `--toggle-collect`).
-fn count(work: &Path, what: &str, only: Option<&str>, program: &Path, args: &[&std::ffi::OsStr]) -> u64 {
+/// The instructions `program` runs with `args` under callgrind on one thread, its output to
+/// `stdout`; with `only`, those of the functions it names alone (callgrind's `--toggle-collect`).
+fn count(work: &Path, what: &str, only: Option<&str>, program: &Path, args: &[&std::ffi::OsStr], stdout: Stdio) -> u64 {
     let out = work.join(format!("instructions-{what}.out"));
     let mut valgrind = Command::new("valgrind");
     valgrind.arg("--tool=callgrind").arg(format!("--callgrind-out-file={}", out.display())).env("RAYON_NUM_THREADS", "1");
     if let Some(only) = only {
         valgrind.arg(format!("--toggle-collect={only}"));
     }
-    let ran = valgrind.arg(program).args(args).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
+    let ran = valgrind.arg(program).args(args).stdout(stdout).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
     assert!(ran, "valgrind --tool=callgrind failed for the {what} (is valgrind installed?)");
     let text = std::fs::read_to_string(&out).expect("callgrind's output");
     // callgrind writes the count of what it collected as `totals:` (older versions `summary:`).
