@@ -143,7 +143,7 @@ fn one_patch_after_another(resources: &mut ResMap, entries: &[Patch], diagnostic
     for (i, entry) in entries.iter().enumerate() {
         let make = || patch_field_config(entry, false);
         let config = PluginConfig { plugin: "PatchTransformer", from: ConfigFrom::Field(&make) };
-        apply_patch(resources, entry, &loader(), Schema::builtin(), diagnostics, "k", &config).map_err(|e| e.note(format!("in k: patches[{i}]")))?;
+        apply_patch(resources, entry, &loader(), Schema::builtin(), diagnostics, "k", &config).map_err(|e| e.note(EntryNote { kustomization: "k", index: i }))?;
     }
     Ok(())
 }
