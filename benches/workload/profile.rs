@@ -11,7 +11,10 @@
 //! output floor over the build's own output), counted by callgrind on one thread, and their
 //! ratios. A busy machine moves the timed ratios by a tenth from one run to the next; these
 //! counts move by well under a percent, so they tell a change's effect, or a regression, on any
-//! day.
+//! day. callgrind also simulates the branch predictor and the first-level caches, so a second
+//! table gives, per thousand instructions, the branches mispredicted and the instruction and data
+//! cache misses: what makes a build's instruction take longer than the floor's (its CPU ratio is
+//! well above its instruction ratio), which no count of instructions shows.
 //!
 //!     cargo bench --bench workload -- --instructions [--apps 500]
 //!
@@ -121,29 +124,69 @@ pub fn instructions(bin: &Path, work: &Path, apps: usize) {
     let floor = count(work, "floor", Some("*parse_emit*"), &bench, &["--floor".as_ref(), dir.as_os_str()], Stdio::null());
     let output_floor = count(work, "output-floor", Some("*output_floor*"), &bench, &["--output-floor".as_ref(), output.as_os_str()], Stdio::null());
     let millions = |n: u64| format!("{:.0} M", n as f64 / 1e6);
-    let ratio = |floor: u64| format!("{:.2}x", build as f64 / floor as f64);
+    let ratio = |floor: &Counts| format!("{:.2}x", build.instructions as f64 / floor.instructions as f64);
     println!("| build | input floor (parse + emit) | build / input floor | output floor | build / output floor |");
     println!("|---:|---:|---:|---:|---:|");
-    println!("| {} | {} | {} | {} | {} |", millions(build), millions(floor), ratio(floor), millions(output_floor), ratio(output_floor));
+    println!(
+        "| {} | {} | {} | {} | {} |",
+        millions(build.instructions),
+        millions(floor.instructions),
+        ratio(&floor),
+        millions(output_floor.instructions),
+        ratio(&output_floor)
+    );
+    println!("\nper thousand instructions (callgrind's simulated branch predictor and first-level caches):");
+    println!("| | branches mispredicted | instruction cache misses | data cache misses |");
+    println!("|---|---:|---:|---:|");
+    for (what, counts) in [("build", &build), ("input floor", &floor), ("output floor", &output_floor)] {
+        let per_thousand = |n: u64| format!("{:.2}", n as f64 * 1000.0 / counts.instructions as f64);
+        println!("| {what} | {} | {} | {} |", per_thousand(counts.branch_misses), per_thousand(counts.instruction_misses), per_thousand(counts.data_misses));
+    }
 }
 
-/// The instructions `program` runs with `args` under callgrind on one thread, its output to
-/// `stdout`; with `only`, those of the functions it names alone (callgrind's `--toggle-collect`).
-fn count(work: &Path, what: &str, only: Option<&str>, program: &Path, args: &[&std::ffi::OsStr], stdout: Stdio) -> u64 {
+/// What callgrind counted for one program.
+struct Counts {
+    instructions: u64,
+    /// Conditional and indirect branches mispredicted.
+    branch_misses: u64,
+    /// First-level instruction cache misses.
+    instruction_misses: u64,
+    /// First-level data cache misses, reads and writes.
+    data_misses: u64,
+}
+
+/// What `program` runs with `args` under callgrind on one thread, its output to `stdout`; with
+/// `only`, that of the functions it names alone (callgrind's `--toggle-collect`).
+fn count(work: &Path, what: &str, only: Option<&str>, program: &Path, args: &[&std::ffi::OsStr], stdout: Stdio) -> Counts {
     let out = work.join(format!("instructions-{what}.out"));
     let mut valgrind = Command::new("valgrind");
-    valgrind.arg("--tool=callgrind").arg(format!("--callgrind-out-file={}", out.display())).env("RAYON_NUM_THREADS", "1");
+    valgrind
+        .args(["--tool=callgrind", "--branch-sim=yes", "--cache-sim=yes"])
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .env("RAYON_NUM_THREADS", "1");
     if let Some(only) = only {
         valgrind.arg(format!("--toggle-collect={only}"));
     }
     let ran = valgrind.arg(program).args(args).stdout(stdout).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
     assert!(ran, "valgrind --tool=callgrind failed for the {what} (is valgrind installed?)");
     let text = std::fs::read_to_string(&out).expect("callgrind's output");
-    // callgrind writes the count of what it collected as `totals:` (older versions `summary:`).
-    let total = text.lines().find_map(|l| l.strip_prefix("totals:").or_else(|| l.strip_prefix("summary:"))).and_then(|n| n.trim().parse().ok());
-    let total = total.unwrap_or_else(|| panic!("no instruction count in {}", out.display()));
-    assert!(total > 0, "callgrind counted nothing for the {what}: was the function it counts inlined?");
-    total
+    let counts = totals(&text).unwrap_or_else(|| panic!("no totals in {}", out.display()));
+    assert!(counts.instructions > 0, "callgrind counted nothing for the {what}: was the function it counts inlined?");
+    counts
+}
+
+/// The counts of callgrind's output: its `events:` line names the columns of its `totals:`
+/// line (older versions `summary:`).
+fn totals(text: &str) -> Option<Counts> {
+    let events: Vec<&str> = text.lines().find_map(|l| l.strip_prefix("events:"))?.split_whitespace().collect();
+    let values: Vec<u64> = text.lines().find_map(|l| l.strip_prefix("totals:").or_else(|| l.strip_prefix("summary:")))?.split_whitespace().map(|n| n.parse().unwrap_or(0)).collect();
+    let event = |name: &str| events.iter().position(|e| *e == name).and_then(|i| values.get(i).copied()).unwrap_or(0);
+    Some(Counts {
+        instructions: event("Ir"),
+        branch_misses: event("Bcm") + event("Bim"),
+        instruction_misses: event("I1mr"),
+        data_misses: event("D1mr") + event("D1mw"),
+    })
 }
 
 /// Samples a second for `--timeline`, and the width of its bins.
