@@ -1194,6 +1194,24 @@ mod tests {
         );
     }
 
+    /// A one-key merge list the patch does not name, with two elements of one key (`env` by
+    /// name, `volumeMounts` by mount path), is rebuilt as kyaml walks it: the last of the two
+    /// stays, in the first one's place (kubectl kustomize v5.8.1 gives the same).
+    #[test]
+    fn unnamed_one_key_list_with_a_repeated_key_is_rebuilt() {
+        check(
+            r#"{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "a", "image": "a:1", "env": [{"name": "X", "value": "1"}, {"name": "X", "value": "2"}, {"name": "Y", "value": "3"}], "volumeMounts": [{"name": "v", "mountPath": "/a"}, {"name": "w", "mountPath": "/a"}]}, {"name": "b", "image": "b:1"}]}}}}"#,
+            r#"{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"replicas": 3}}"#,
+            r#"{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"replicas": 3, "template": {"spec": {"containers": [{"env": [{"name": "X", "value": "2"}, {"name": "Y", "value": "3"}], "image": "a:1", "name": "a", "volumeMounts": [{"mountPath": "/a", "name": "w"}]}, {"image": "b:1", "name": "b"}]}}}}"#,
+        );
+        // Each key once: the lists stay as they are.
+        check(
+            r#"{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "a", "env": [{"name": "Y", "value": "3"}, {"name": "X", "value": "1"}]}]}}}}"#,
+            r#"{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"replicas": 3}}"#,
+            r#"{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"replicas": 3, "template": {"spec": {"containers": [{"name": "a", "env": [{"name": "Y", "value": "3"}, {"name": "X", "value": "1"}]}]}}}}"#,
+        );
+    }
+
     /// mergeValues matches [80,""] with [80,TCP]; the target element wins
     #[test]
     fn port_without_protocol_absorbs_the_patch_port() {
