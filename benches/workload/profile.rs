@@ -170,22 +170,23 @@ fn count(work: &Path, what: &str, only: Option<&str>, program: &Path, args: &[&s
     let ran = valgrind.arg(program).args(args).stdout(stdout).stderr(Stdio::null()).status().is_ok_and(|s| s.success());
     assert!(ran, "valgrind --tool=callgrind failed for the {what} (is valgrind installed?)");
     let text = std::fs::read_to_string(&out).expect("callgrind's output");
-    let counts = totals(&text).unwrap_or_else(|| panic!("no totals in {}", out.display()));
+    let counts = totals(&text).unwrap_or_else(|| panic!("no instruction, branch and cache counts in {}", out.display()));
     assert!(counts.instructions > 0, "callgrind counted nothing for the {what}: was the function it counts inlined?");
     counts
 }
 
 /// The counts of callgrind's output: its `events:` line names the columns of its `totals:`
-/// line (older versions `summary:`).
+/// line (older versions `summary:`). None when a column is missing or not a number: a count
+/// callgrind did not make is not printed as zero.
 fn totals(text: &str) -> Option<Counts> {
     let events: Vec<&str> = text.lines().find_map(|l| l.strip_prefix("events:"))?.split_whitespace().collect();
-    let values: Vec<u64> = text.lines().find_map(|l| l.strip_prefix("totals:").or_else(|| l.strip_prefix("summary:")))?.split_whitespace().map(|n| n.parse().unwrap_or(0)).collect();
-    let event = |name: &str| events.iter().position(|e| *e == name).and_then(|i| values.get(i).copied()).unwrap_or(0);
+    let values: Vec<&str> = text.lines().find_map(|l| l.strip_prefix("totals:").or_else(|| l.strip_prefix("summary:")))?.split_whitespace().collect();
+    let event = |name: &str| -> Option<u64> { values.get(events.iter().position(|e| *e == name)?)?.parse().ok() };
     Some(Counts {
-        instructions: event("Ir"),
-        branch_misses: event("Bcm") + event("Bim"),
-        instruction_misses: event("I1mr"),
-        data_misses: event("D1mr") + event("D1mw"),
+        instructions: event("Ir")?,
+        branch_misses: event("Bcm")? + event("Bim")?,
+        instruction_misses: event("I1mr")?,
+        data_misses: event("D1mr")? + event("D1mw")?,
     })
 }
 
