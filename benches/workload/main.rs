@@ -15,6 +15,7 @@
 //!     cargo bench --bench workload -- --instructions [--apps 500]   (see profile.rs)
 //!     cargo bench --bench workload -- --timeline [--apps 500]   (see profile.rs)
 //!     cargo bench --bench workload -- --compare OLD_BINARY [--apps 500] [--runs 31]   (see compare.rs)
+//!     cargo bench --bench workload -- --untransformed [--apps 500] [--runs 9]   (see untransformed.rs)
 //!     cargo bench --bench workload -- --floor DIR   (the floor of one tree, once, with its user and
 //!         kernel time and page faults: to set beside the build's, or for a profiler to count next
 //!         to the build, e.g. `valgrind --tool=callgrind target/release/deps/workload-* --floor DIR`)
@@ -43,6 +44,7 @@ mod monorepo;
 mod profile;
 mod reference;
 mod remote;
+mod untransformed;
 
 /// The floor is measured with the allocator the peerpods-build binary uses.
 #[global_allocator]
@@ -144,6 +146,10 @@ fn main() {
     }
     if let Some(old) = value("--compare") {
         compare::bench(Path::new(&old), &options.bin, &options.work, number("--apps", 500), number("--runs", 31).max(1));
+        return;
+    }
+    if args.iter().any(|a| a == "--untransformed") {
+        untransformed::bench(&options.bin, &options.work, number("--apps", 500), options.runs);
         return;
     }
     if args.iter().any(|a| a == "--remote") {

@@ -1,0 +1,127 @@
+//! `--untransformed`: what the build costs apart from its transformers. The benchmark's tree is
+//! built as it is and again with every transformer taken out of its kustomizations (only
+//! `resources`, `components` and the generators that make new objects stay: no patches, labels,
+//! annotations, images, replicas, namespace or name prefix, no merging generator); each build
+//! is set beside the two floors of its own tree and output, run by run as the main table does.
+//!
+//!     cargo bench --bench workload -- --untransformed [--apps 500] [--runs 9]
+//!
+//! The untransformed build's ratio is the floor the transformers start from: were they free,
+//! the whole build would cost its untransformed CPU time plus what printing the larger output
+//! adds (the difference of the two output floors).
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use peerpods_build::yaml::{emit::emit_stream, parse::parse_documents};
+use serde_json::Value;
+
+use super::{floor_in_fresh_process, median, run, seconds};
+
+/// The kustomization fields kept: what gathers resources and what generates new ones.
+const KEPT: [&str; 6] = ["apiVersion", "kind", "resources", "components", "configMapGenerator", "secretGenerator"];
+
+pub fn bench(bin: &Path, work: &Path, apps: usize, runs: usize) {
+    let dir = super::first_environment(work, apps);
+    let tree = dir.parent().and_then(Path::parent).expect("the tree holds envs/<name>");
+    let bare_tree = work.join(format!("untransformed-{apps}"));
+    write_untransformed(tree, &bare_tree);
+    let bare_dir = bare_tree.join(dir.strip_prefix(tree).expect("the environment is in its tree"));
+
+    println!("`build` of the {apps}-app tree as it is and with its transformers taken out, {runs} runs each, medians:\n");
+    println!("| tree | output | input floor | output floor | build wall | CPU | of it, the kernel | CPU / input floor | CPU / output floor |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut measured = Vec::new();
+    for (name, dir) in [("as it is", &dir), ("untransformed", &bare_dir)] {
+        let out = work.join(format!("untransformed-bench-{}.yaml", measured.len()));
+        let rounds: Vec<_> = (0..runs)
+            .map(|_| {
+                let input_floor = floor_in_fresh_process("--floor", dir);
+                let usage = run(Command::new(bin).arg("build").arg(dir), &out).unwrap_or_else(|e| panic!("build {}: {e}", dir.display()));
+                (input_floor.as_secs_f64(), usage, floor_in_fresh_process("--output-floor", &out).as_secs_f64())
+            })
+            .collect();
+        let of = |f: &dyn Fn(&(f64, super::Usage, f64)) -> f64| median(rounds.iter().map(f));
+        let (input_floor, output_floor) = (of(&|r| r.0), of(&|r| r.2));
+        let (wall, cpu, kernel) = (of(&|r| r.1.wall.as_secs_f64()), of(&|r| r.1.cpu.as_secs_f64()), of(&|r| r.1.kernel.as_secs_f64()));
+        let bytes = std::fs::metadata(&out).map_or(0, |m| m.len());
+        println!(
+            "| {name} | {:.1} MB | {input_floor:.3} s | {output_floor:.3} s | {wall:.3} s | {cpu:.3} s | {kernel:.3} s | {:.2} | {:.2} |",
+            bytes as f64 / 1e6,
+            of(&|r| r.1.cpu.as_secs_f64() / r.0),
+            of(&|r| r.1.cpu.as_secs_f64() / r.2),
+        );
+        measured.push((cpu, output_floor));
+    }
+    let [(cpu, output_floor), (bare_cpu, bare_output_floor)] = measured[..] else { unreachable!("two trees") };
+    let printing = output_floor - bare_output_floor;
+    println!(
+        "\n- the transformers and what they add to print: {} of CPU (the output floor grows by {} with the larger output)",
+        seconds(std::time::Duration::from_secs_f64((cpu - bare_cpu).max(0.0))),
+        seconds(std::time::Duration::from_secs_f64(printing.max(0.0))),
+    );
+    println!(
+        "- were the transformers free: {} of CPU, {:.2}x the output floor",
+        seconds(std::time::Duration::from_secs_f64(bare_cpu + printing)),
+        (bare_cpu + printing) / output_floor
+    );
+}
+
+/// Copies `tree` to `to` with each kustomization cut down to [`KEPT`]: generators that merge
+/// into an existing object go, and so does each component left with nothing to add.
+fn write_untransformed(tree: &Path, to: &Path) {
+    if to.exists() {
+        std::fs::remove_dir_all(to).expect("removing the last untransformed tree");
+    }
+    let mut empty_components = BTreeSet::new();
+    let mut kustomizations = Vec::new();
+    copy_tree(tree, to, &mut kustomizations);
+    let cut: Vec<(PathBuf, Value)> = kustomizations
+        .into_iter()
+        .map(|file| {
+            let text = std::fs::read_to_string(&file).expect("a kustomization");
+            let doc = parse_documents(&text).expect("a kustomization parses").into_iter().next().unwrap_or(Value::Null);
+            let Value::Object(mut fields) = doc else { panic!("{}: not a mapping", file.display()) };
+            fields.retain(|key, _| KEPT.contains(&key.as_str()));
+            for generator in ["configMapGenerator", "secretGenerator"] {
+                if let Some(Value::Array(list)) = fields.get_mut(generator) {
+                    list.retain(|g| g.get("behavior").is_none());
+                    if list.is_empty() {
+                        fields.shift_remove(generator);
+                    }
+                }
+            }
+            if fields.get("kind").and_then(Value::as_str) == Some("Component") && fields.len() == 2 {
+                empty_components.insert(file.parent().expect("a folder").canonicalize().expect("the component's folder"));
+            }
+            (file, Value::Object(fields))
+        })
+        .collect();
+    for (file, mut doc) in cut {
+        let folder = file.parent().expect("a folder").to_path_buf();
+        if let Some(Value::Array(components)) = doc.get_mut("components") {
+            components.retain(|c| c.as_str().is_none_or(|c| folder.join(c).canonicalize().map_or(true, |p| !empty_components.contains(&p))));
+        }
+        if empty_components.contains(&folder.canonicalize().expect("the folder")) {
+            continue;
+        }
+        std::fs::write(&file, emit_stream([&doc])).expect("writing a kustomization");
+    }
+}
+
+/// Copies the files under `from` to `to`, noting each kustomization copied.
+fn copy_tree(from: &Path, to: &Path, kustomizations: &mut Vec<PathBuf>) {
+    std::fs::create_dir_all(to).expect("creating a folder");
+    for entry in std::fs::read_dir(from).expect("reading a folder") {
+        let entry = entry.expect("a folder entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("an entry's type").is_dir() {
+            copy_tree(&entry.path(), &target, kustomizations);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copying a file");
+            if entry.file_name() == "kustomization.yaml" {
+                kustomizations.push(target);
+            }
+        }
+    }
+}
