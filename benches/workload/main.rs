@@ -45,6 +45,7 @@ mod profile;
 mod reference;
 mod remote;
 mod untransformed;
+mod untransformed_tree;
 
 /// The floor is measured with the allocator the peerpods-build binary uses.
 #[global_allocator]

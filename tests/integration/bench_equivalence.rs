@@ -1,6 +1,7 @@
 //! The benchmark's generated trees: built by peerpods-build, they must come out byte for byte as
 //! `kubectl kustomize` (kustomize v5.6.0) prints them; and the generator must write the same
-//! trees as the project's `gen_workload.py`. Each check is skipped, with a message, where the
+//! trees as the project's `gen_workload.py`; so must the same trees with their transformers taken
+//! out (`--untransformed`), which must keep none. Each check is skipped, with a message, where the
 //! reference tool is not installed (and fails under `CI=true`).
 use crate::generator;
 
@@ -40,6 +41,45 @@ fn ten_app_tree_builds_as_kubectl_kustomize_builds_it() {
         assert!(ours == reference.stdout, "envs/{}: output differs from kubectl kustomize", env.name);
     }
     std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn untransformed_tree_keeps_no_transformer_and_builds_as_kubectl_kustomize_builds_it() {
+    let Some(kustomize) = reference::find() else {
+        crate::common::skip("untransformed_tree_keeps_no_transformer_and_builds_as_kubectl_kustomize_builds_it", crate::common::NO_REFERENCE);
+        return;
+    };
+    let workload = Workload { apps: 10, overlays: 4, seed: 1 };
+    let (root, bare) = (scratch("whole"), scratch("untransformed"));
+    workload.write(&root).unwrap();
+    crate::untransformed_tree::write_untransformed(&root, &bare);
+    let mut kustomizations = Vec::new();
+    collect_files(&bare, &bare, &mut kustomizations);
+    kustomizations.retain(|path| path.ends_with("kustomization.yaml"));
+    assert!(kustomizations.len() > 20, "the tree's kustomizations: {kustomizations:?}");
+    for path in &kustomizations {
+        let text = std::fs::read_to_string(bare.join(path)).unwrap();
+        let doc: serde_json::Value = peerpods_build::yaml::parse::parse_documents(&text).unwrap().remove(0);
+        let fields = doc.as_object().unwrap();
+        let extra: Vec<&String> = fields.keys().filter(|k| !crate::untransformed_tree::KEPT.contains(&k.as_str())).collect();
+        assert!(extra.is_empty(), "{path} keeps {extra:?}");
+        assert!(!text.contains("behavior:"), "{path} keeps a merging generator:\n{text}");
+    }
+    for env in env_list(workload.overlays) {
+        let dir = bare.join("envs").join(&env.name);
+        let reference = reference::command(&kustomize, &dir).output().expect("the reference runs");
+        assert!(reference.status.success(), "kubectl kustomize failed: {}", String::from_utf8_lossy(&reference.stderr));
+        let ours = build(&dir);
+        assert!(ours == reference.stdout, "untransformed envs/{}: output differs from kubectl kustomize", env.name);
+        // What the environment's transformers wrote is gone: its namespace and its name prefix.
+        let whole = String::from_utf8(build(&root.join("envs").join(&env.name))).unwrap();
+        let text = String::from_utf8(ours).unwrap();
+        let namespace = whole.lines().find_map(|l| l.strip_prefix("  namespace: ")).expect("the whole tree's output sets a namespace");
+        assert!(!text.contains(&format!("namespace: {namespace}")), "untransformed envs/{} still in {namespace}", env.name);
+        assert_eq!(text.matches("\nkind: Deployment\n").count(), whole.matches("\nkind: Deployment\n").count(), "the same Deployments");
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+    std::fs::remove_dir_all(&bare).unwrap();
 }
 
 #[test]

@@ -6,6 +6,8 @@ mod common;
 mod generator;
 #[path = "../../benches/workload/reference.rs"]
 mod reference;
+#[path = "../../benches/workload/untransformed_tree.rs"]
+mod untransformed_tree;
 
 mod architecture;
 mod bench_equivalence;
