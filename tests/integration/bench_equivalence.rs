@@ -24,21 +24,32 @@ fn build(dir: &Path) -> Vec<u8> {
     out.stdout
 }
 
+/// The benchmark's 10-app tree (4 environments), written to a scratch folder named `name`.
+fn ten_app_tree(name: &str) -> (Workload, PathBuf) {
+    let workload = Workload { apps: 10, overlays: 4, seed: 1 };
+    let root = scratch(name);
+    workload.write(&root).unwrap();
+    (workload, root)
+}
+
+/// Our build of `dir`, once it is found to equal the reference's byte for byte.
+fn build_as_reference(kustomize: &[String], dir: &Path) -> Vec<u8> {
+    let reference = reference::command(kustomize, dir).output().expect("the reference runs");
+    assert!(reference.status.success(), "kubectl kustomize failed: {}", String::from_utf8_lossy(&reference.stderr));
+    let ours = build(dir);
+    assert!(ours == reference.stdout, "{}: output differs from kubectl kustomize", dir.display());
+    ours
+}
+
 #[test]
 fn ten_app_tree_builds_as_kubectl_kustomize_builds_it() {
     let Some(kustomize) = reference::find() else {
         crate::common::skip("ten_app_tree_builds_as_kubectl_kustomize_builds_it", crate::common::NO_REFERENCE);
         return;
     };
-    let workload = Workload { apps: 10, overlays: 4, seed: 1 };
-    let root = scratch("ten");
-    workload.write(&root).unwrap();
+    let (workload, root) = ten_app_tree("ten");
     for env in env_list(workload.overlays) {
-        let dir = root.join("envs").join(&env.name);
-        let reference = reference::command(&kustomize, &dir).output().expect("the reference runs");
-        assert!(reference.status.success(), "kubectl kustomize failed: {}", String::from_utf8_lossy(&reference.stderr));
-        let ours = build(&dir);
-        assert!(ours == reference.stdout, "envs/{}: output differs from kubectl kustomize", env.name);
+        build_as_reference(&kustomize, &root.join("envs").join(&env.name));
     }
     std::fs::remove_dir_all(&root).unwrap();
 }
@@ -49,9 +60,8 @@ fn untransformed_tree_keeps_no_transformer_and_builds_as_kubectl_kustomize_build
         crate::common::skip("untransformed_tree_keeps_no_transformer_and_builds_as_kubectl_kustomize_builds_it", crate::common::NO_REFERENCE);
         return;
     };
-    let workload = Workload { apps: 10, overlays: 4, seed: 1 };
-    let (root, bare) = (scratch("whole"), scratch("untransformed"));
-    workload.write(&root).unwrap();
+    let (workload, root) = ten_app_tree("whole");
+    let bare = scratch("untransformed");
     crate::untransformed_tree::write_untransformed(&root, &bare);
     let mut kustomizations = Vec::new();
     collect_files(&bare, &bare, &mut kustomizations);
@@ -66,16 +76,13 @@ fn untransformed_tree_keeps_no_transformer_and_builds_as_kubectl_kustomize_build
         assert!(!text.contains("behavior:"), "{path} keeps a merging generator:\n{text}");
     }
     for env in env_list(workload.overlays) {
-        let dir = bare.join("envs").join(&env.name);
-        let reference = reference::command(&kustomize, &dir).output().expect("the reference runs");
-        assert!(reference.status.success(), "kubectl kustomize failed: {}", String::from_utf8_lossy(&reference.stderr));
-        let ours = build(&dir);
-        assert!(ours == reference.stdout, "untransformed envs/{}: output differs from kubectl kustomize", env.name);
+        let text = String::from_utf8(build_as_reference(&kustomize, &bare.join("envs").join(&env.name))).unwrap();
         // What the environment's transformers wrote is gone: its namespace and its name prefix.
         let whole = String::from_utf8(build(&root.join("envs").join(&env.name))).unwrap();
-        let text = String::from_utf8(ours).unwrap();
         let namespace = whole.lines().find_map(|l| l.strip_prefix("  namespace: ")).expect("the whole tree's output sets a namespace");
         assert!(!text.contains(&format!("namespace: {namespace}")), "untransformed envs/{} still in {namespace}", env.name);
+        let prefix = format!("  name: {}-app000\n", env.name.split('-').next().unwrap());
+        assert!(whole.contains(&prefix) && !text.contains(&prefix), "untransformed envs/{} keeps the name prefix of {prefix:?}", env.name);
         assert_eq!(text.matches("\nkind: Deployment\n").count(), whole.matches("\nkind: Deployment\n").count(), "the same Deployments");
     }
     std::fs::remove_dir_all(&root).unwrap();
