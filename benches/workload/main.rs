@@ -172,15 +172,7 @@ fn main() {
         let dir = root.join("envs").join(&env);
 
         let out_file = options.work.join(format!("out-{apps}.yaml"));
-        // Paired: each build between its two floor measurements, so a noisy moment weighs on all
-        // three; the ratios are the medians of the per-run ratios.
-        let runs: Vec<(Duration, Usage, Duration)> = (0..options.runs)
-            .map(|_| {
-                let input_floor = floor_in_fresh_process("--floor", &dir);
-                let usage = run(Command::new(&options.bin).arg("build").arg(&dir), &out_file).expect("peerpods-build runs");
-                (input_floor, usage, floor_in_fresh_process("--output-floor", &out_file))
-            })
-            .collect();
+        let runs = paired_runs(&options.bin, &dir, &out_file, options.runs);
         let floor = median(runs.iter().map(|r| r.0.as_secs_f64()));
         let output_floor = median(runs.iter().map(|r| r.2.as_secs_f64()));
         let output_wall_ratio = median(runs.iter().map(|(_, u, f)| u.wall.as_secs_f64() / f.as_secs_f64()));
@@ -270,6 +262,19 @@ fn main() {
     if different > 0 {
         std::process::exit(1);
     }
+}
+
+/// `runs` builds of `dir` (output to `out`), each between its input floor and its output floor:
+/// paired, so a noisy moment weighs on all three; ratios are taken as the medians of the
+/// per-run ratios.
+pub(crate) fn paired_runs(bin: &Path, dir: &Path, out: &Path, runs: usize) -> Vec<(Duration, Usage, Duration)> {
+    (0..runs)
+        .map(|_| {
+            let input_floor = floor_in_fresh_process("--floor", dir);
+            let usage = run(Command::new(bin).arg("build").arg(dir), out).unwrap_or_else(|e| panic!("build {}: {e}", dir.display()));
+            (input_floor, usage, floor_in_fresh_process("--output-floor", out))
+        })
+        .collect()
 }
 
 /// kubectl's usage (when it ran now) and whether our output equals its output.

@@ -10,10 +10,10 @@
 //! the whole build would cost its untransformed CPU time plus what printing the larger output
 //! adds (the difference of the two output floors).
 use std::path::Path;
-use std::process::Command;
+use std::time::Duration;
 
 use super::untransformed_tree::write_untransformed;
-use super::{floor_in_fresh_process, median, run, seconds};
+use super::{median, paired_runs, seconds, Usage};
 
 pub fn bench(bin: &Path, work: &Path, apps: usize, runs: usize) {
     let dir = super::first_environment(work, apps);
@@ -28,22 +28,16 @@ pub fn bench(bin: &Path, work: &Path, apps: usize, runs: usize) {
     let mut measured = Vec::new();
     for (name, dir) in [("as it is", &dir), ("untransformed", &bare_dir)] {
         let out = work.join(format!("untransformed-bench-{}.yaml", measured.len()));
-        let rounds: Vec<_> = (0..runs)
-            .map(|_| {
-                let input_floor = floor_in_fresh_process("--floor", dir);
-                let usage = run(Command::new(bin).arg("build").arg(dir), &out).unwrap_or_else(|e| panic!("build {}: {e}", dir.display()));
-                (input_floor.as_secs_f64(), usage, floor_in_fresh_process("--output-floor", &out).as_secs_f64())
-            })
-            .collect();
-        let of = |f: &dyn Fn(&(f64, super::Usage, f64)) -> f64| median(rounds.iter().map(f));
-        let (input_floor, output_floor) = (of(&|r| r.0), of(&|r| r.2));
+        let rounds = paired_runs(bin, dir, &out, runs);
+        let of = |f: &dyn Fn(&(Duration, Usage, Duration)) -> f64| median(rounds.iter().map(f));
+        let (input_floor, output_floor) = (of(&|r| r.0.as_secs_f64()), of(&|r| r.2.as_secs_f64()));
         let (wall, cpu, kernel) = (of(&|r| r.1.wall.as_secs_f64()), of(&|r| r.1.cpu.as_secs_f64()), of(&|r| r.1.kernel.as_secs_f64()));
         let bytes = std::fs::metadata(&out).map_or(0, |m| m.len());
         println!(
             "| {name} | {:.1} MB | {input_floor:.3} s | {output_floor:.3} s | {wall:.3} s | {cpu:.3} s | {kernel:.3} s | {:.2} | {:.2} |",
             bytes as f64 / 1e6,
-            of(&|r| r.1.cpu.as_secs_f64() / r.0),
-            of(&|r| r.1.cpu.as_secs_f64() / r.2),
+            of(&|r| r.1.cpu.as_secs_f64() / r.0.as_secs_f64()),
+            of(&|r| r.1.cpu.as_secs_f64() / r.2.as_secs_f64()),
         );
         measured.push((cpu, output_floor));
     }
@@ -51,12 +45,12 @@ pub fn bench(bin: &Path, work: &Path, apps: usize, runs: usize) {
     let printing = output_floor - bare_output_floor;
     println!(
         "\n- the transformers and what they add to print: {} of CPU (the output floor grows by {} with the larger output)",
-        seconds(std::time::Duration::from_secs_f64((cpu - bare_cpu).max(0.0))),
-        seconds(std::time::Duration::from_secs_f64(printing.max(0.0))),
+        seconds(Duration::from_secs_f64((cpu - bare_cpu).max(0.0))),
+        seconds(Duration::from_secs_f64(printing.max(0.0))),
     );
     println!(
         "- were the transformers free: {} of CPU, {:.2}x the output floor",
-        seconds(std::time::Duration::from_secs_f64(bare_cpu + printing)),
+        seconds(Duration::from_secs_f64(bare_cpu + printing)),
         (bare_cpu + printing) / output_floor
     );
 }
